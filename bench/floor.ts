@@ -1,0 +1,65 @@
+/**
+ * The floor: a bare Bun.serve doing the same work as an authenticated
+ * `GET /v1/conversations?limit=20` with postgres.js directly — key lookup by SHA-256, the
+ * limiter's statement, the list query — and answering the same JSON and headers. No framework,
+ * no ORM, no validation layer: what the request costs at the bottom of our own stack.
+ */
+import postgres from "postgres";
+
+const sql = postgres(process.env.DATABASE_URL!, { max: 10, onnotice: () => {} });
+const hex = (buf: ArrayBuffer) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("");
+const b64url = (s: string) => btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+const server = Bun.serve({
+  port: 0,
+  hostname: "127.0.0.1",
+  async fetch(req) {
+    const secret = /^Bearer (\S+)$/.exec(req.headers.get("authorization") ?? "")?.[1];
+    if (!secret) return new Response("{}", { status: 401 });
+    const hash = hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
+    const [key] = await sql`select id, rpm, rpd from api_keys where hash = ${hash} and revoked_at is null`;
+    if (!key) return new Response("{}", { status: 401 });
+    const now = Date.now();
+    const day = new Date(now).toISOString().slice(0, 10);
+    // The limiter's statement as src/ratelimit/service.ts builds it (1 s buckets: the key's limit is high).
+    const cur = now - (now % 1000);
+    const cut = now - 60_000 - 999;
+    const [rl] = await sql`
+      insert into rate_limits as r (key_id, hits, counts, day, day_count) values (${key.id}, array[${cur}::bigint], array[1], ${day}::date, 1)
+      on conflict (key_id) do update set
+        hits = array(select b from unnest(r.hits, r.counts) as u(b, c) where b > ${cut} and b <> ${cur} order by b) || ${cur}::bigint,
+        counts = array(select coalesce(c, 1) from unnest(r.hits, r.counts) as u(b, c) where b > ${cut} and b <> ${cur} order by b)
+          || (1 + coalesce((select sum(coalesce(c, 1)) from unnest(r.hits, r.counts) as u(b, c) where b = ${cur}), 0))::integer,
+        day = ${day}::date,
+        day_count = case when r.day = ${day}::date then r.day_count + 1 else 1 end
+      where (select coalesce(sum(coalesce(c, 1)), 0) from unnest(r.hits, r.counts) as u(b, c) where b > ${cut}) < ${key.rpm}
+        and (r.day <> ${day}::date or r.day_count < ${key.rpd})
+      returning hits, counts, day_count`;
+    if (!rl) return new Response("{}", { status: 429 });
+    const limit = Number(new URL(req.url).searchParams.get("limit") ?? 20);
+    const rows = await sql`select id, title, created_at, updated_at from conversations where key_id = ${key.id}
+      order by created_at desc, id desc limit ${limit + 1}`;
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const body = {
+      data: page.map((c) => ({ id: c.id, created_at: c.created_at.toISOString(), updated_at: c.updated_at.toISOString(), title: c.title })),
+      pagination: {
+        has_more: rows.length > limit,
+        next_cursor: rows.length > limit && last ? b64url(JSON.stringify({ v: 1, t: last.created_at.getTime(), id: last.id })) : null,
+      },
+    };
+    return Response.json(body, {
+      headers: {
+        "x-request-id": crypto.randomUUID(),
+        "ratelimit-policy": `"minute";q=${key.rpm};w=60, "day";q=${key.rpd};w=86400`,
+        ratelimit: `"minute";r=${key.rpm - rl.counts.reduce((a: number, b: number) => a + b, 0)};t=60, "day";r=${key.rpd - rl.day_count};t=1`,
+      },
+    });
+  },
+});
+console.log(`ready ${server.port}`);
+process.on("SIGTERM", async () => {
+  server.stop(true);
+  await sql.end({ timeout: 2 });
+  process.exit(0);
+});

@@ -1,0 +1,128 @@
+/**
+ * `bun run bench`: Parley against the floor of its own stack, side by side, in one run.
+ * Seeds its own data in a throwaway PostgreSQL database (and PGlite folders), cleans up, and
+ * writes bench/results.json and bench/results.md. Loopback only; every load is time-bounded.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { createKey, findKeyBySecret } from "../src/auth/service.ts";
+import { openPostgres } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { benchChatFloor, benchPagination, benchStreaming } from "./sections.ts";
+import { ensureWrk, ROOT, running, sideBySide, startServer, wrk } from "./lib.ts";
+
+const started = Date.now();
+ensureWrk();
+const admin = process.env.BENCH_PG_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const dbName = `parley_bench_${process.pid}`;
+const adminSql = postgres(admin, { max: 1, onnotice: () => {} });
+await adminSql.unsafe(`create database ${dbName}`);
+const dbUrl = admin.replace(/\/[^/]*$/, `/${dbName}`);
+const tmp = mkdtempSync(join(tmpdir(), "parley-bench-"));
+const results: Record<string, unknown> = {};
+// BENCH_ONLY=streaming (etc.) runs one section while working on it; results files need a full run.
+const only = process.env.BENCH_ONLY;
+const want = (name: string) => !only || only.split(",").includes(name);
+const log = (s: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0)}s] ${s}`);
+
+try {
+  const store = openPostgres(dbUrl, { max: 4 });
+  await migrate(store);
+  const big = { plan: "enterprise" as const, rpm: 1_000_000_000, rpd: 1_000_000_000 };
+  const { secret: key } = await createKey(store.db, { name: "bench", ...big });
+  const auth = { authorization: `Bearer ${key}` };
+  // 20 conversations so a page is full.
+  const { id: keyId } = (await findKeyBySecret(store.db, key))!;
+  const sql = postgres(dbUrl, { max: 4, onnotice: () => {} });
+  await sql`insert into conversations (id, key_id, title, created_at, updated_at)
+    select 'conv_1' || lpad(i::text, 25, '0'), ${keyId}, 'seed ' || i, now() - i * interval '1 second', now() - i * interval '1 second'
+    from generate_series(1, 40) i`;
+
+  if (want("overhead")) {
+  log("1+2: GET /v1/conversations — limiter on/off, and Parley vs the floor (PostgreSQL)");
+  const on = await startServer("bench/server.ts", { DATABASE_URL: dbUrl });
+  const off = await startServer("bench/server.ts", { DATABASE_URL: dbUrl, RATE_LIMIT: "off" });
+  const floor = await startServer("bench/floor.ts", { DATABASE_URL: dbUrl });
+  // 64 keys taking turns, as many clients would; and one hot key, the per-key ceiling.
+  const keys = [key];
+  for (let i = 1; i < 64; i++) keys.push((await createKey(store.db, { name: `bench${i}`, ...big })).secret);
+  for (const k of keys.slice(1)) {
+    const { id } = (await findKeyBySecret(store.db, k))!;
+    await sql`insert into conversations (id, key_id, title, created_at, updated_at)
+      select 'conv_2' || lpad(i::text, 20, '0') || right(${id}, 5), ${id}, 'seed ' || i, now() - i * interval '1 second', now()
+      from generate_series(1, 20) i`;
+  }
+  const manyKeys = { script: join(ROOT, "bench/keys.lua"), env: { BENCH_KEYS: keys.join(",") } };
+  const get = (s: { url: string }) => () => wrk(`${s.url}/v1/conversations?limit=20`, { seconds: 4, connections: 16, ...manyKeys });
+  const getHot = (s: { url: string }) => () => wrk(`${s.url}/v1/conversations?limit=20`, { seconds: 4, connections: 16, headers: auth });
+  const limiter = sideBySide(3, get(on), get(off));
+  const hot = sideBySide(3, getHot(on), getHot(off));
+  const overhead = sideBySide(3, get(on), get(floor));
+  await Promise.all([on.stop(), off.stop(), floor.stop()]);
+  results.limiter = { on: limiter.a, off: limiter.b, rpsRatio: limiter.a.rps / limiter.b.rps, p99Ratio: limiter.a.p99 / limiter.b.p99 };
+  results.limiterHotKey = { on: hot.a, off: hot.b, rpsRatio: hot.a.rps / hot.b.rps, p99Ratio: hot.a.p99 / hot.b.p99 };
+  results.overhead = { parley: overhead.a, floor: overhead.b, rpsRatio: overhead.a.rps / overhead.b.rps, p99Ratio: overhead.b.p99 / overhead.a.p99 };
+  }
+
+  if (want("streaming")) {
+    log("3: streaming — one 1,000-token reply; 1,000 idle streams and a broadcast");
+    results.streaming = await benchStreaming(dbUrl, key);
+  }
+  if (want("pagination")) {
+    log("4: pagination depth — 200,000 conversations under one key");
+    results.pagination = await benchPagination(dbUrl, sql, store);
+  }
+  if (want("chat")) {
+    log("5: non-stream chat with the retrieval agent, PostgreSQL and PGlite, vs the database's own floor");
+    results.chat = await benchChatFloor(dbUrl, sql, store, tmp);
+  }
+  if (want("binary")) {
+    log("6: compiled binary");
+    results.binary = await benchBinary(tmp);
+  }
+  await sql.end();
+  await store.close();
+} finally {
+  await Promise.all([...running].map((s) => s.stop()));
+  await adminSql.unsafe(`drop database if exists ${dbName} with (force)`);
+  await adminSql.end();
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+async function benchBinary(dir: string) {
+  const bin = join(ROOT, "dist/parley");
+  if (!(await Bun.file(bin).exists())) return { built: false };
+  const dataDir = join(dir, "bin-data");
+  const time = async () => {
+    const port = 30_000 + Math.floor(Math.random() * 20_000);
+    const t0 = performance.now();
+    const p = Bun.spawn([bin, "serve"], { env: { PATH: "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error" } });
+    while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(5);
+    const ms = performance.now() - t0;
+    p.kill("SIGTERM");
+    await p.exited;
+    return ms;
+  };
+  const firstStartMs = await time();
+  const warm = [await time(), await time(), await time()].sort((a, b) => a - b);
+  return { built: true, sizeMiB: Bun.file(bin).size / 1048576, firstStartMs, startToFirst200Ms: warm[1] };
+}
+
+const git = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
+const meta = {
+  date: new Date().toISOString(),
+  commit: git,
+  machine: { cores: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30) },
+  bun: Bun.version,
+  durationSeconds: Math.round((Date.now() - started) / 1000),
+};
+if (only) {
+  console.log(JSON.stringify(results, null, 2));
+  process.exit(0);
+}
+writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify({ ...meta, ...results }, null, 2)}\n`);
+const { renderMarkdown } = await import("./report.ts");
+writeFileSync(join(ROOT, "bench/results.md"), renderMarkdown({ ...meta, ...results }));
+log(`done: bench/results.md, bench/results.json`);

@@ -1,0 +1,2 @@
+DROP INDEX "conversations_key_created_idx";--> statement-breakpoint
+CREATE INDEX "conversations_key_created_idx" ON "conversations" USING btree ("key_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);

@@ -1,0 +1,71 @@
+/**
+ * CI step: the compiled binary, copied alone into an empty folder and run with an empty PATH
+ * (no Bun, no node_modules, no repo), runs every CLI command and serves the API on its embedded
+ * PGlite. Exits non-zero on the first thing that does not hold.
+ */
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createParser } from "eventsource-parser";
+
+const dir = mkdtempSync(join(tmpdir(), "parley-bin-"));
+const bin = join(dir, "parley");
+copyFileSync(resolve("dist/parley"), bin);
+const env = { PATH: "", HOME: dir, DATA_DIR: "./data", LOG_LEVEL: "warn" };
+
+function check(cond: unknown, what: string): asserts cond {
+  if (!cond) throw new Error(`binary smoke: ${what}`);
+  console.log(`ok - ${what}`);
+}
+
+function run(args: string[]) {
+  const r = Bun.spawnSync([bin, ...args], { cwd: dir, env, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode, out: r.stdout.toString(), err: r.stderr.toString() };
+}
+
+try {
+  check(run(["migrate"]).code === 0, "migrate");
+  const created = run(["keys", "create", "--name", "smoke", "--plan", "pro"]);
+  const key = created.out.trim().split("\n").at(-1)!;
+  check(created.code === 0 && /^prl_/.test(key), "keys create prints the secret last");
+  check(!run(["keys", "list"]).out.includes(key), "keys list hides secrets");
+  writeFileSync(join(dir, "kb.md"), "---\nurl: https://smoke.test/kb\n---\n# Wombats\nWombats dig burrows with their strong claws.");
+  check(run(["ingest", "kb.md"]).out.includes("ingested 1"), "ingest");
+
+  const port = 21_000 + Math.floor(Math.random() * 20_000);
+  const server = Bun.spawn([bin, "serve"], { cwd: dir, env: { ...env, PORT: String(port), HOST: "127.0.0.1" }, stderr: "inherit" });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) {
+      if (i > 600) throw new Error("server did not start");
+      await Bun.sleep(50);
+    }
+    const health = Bun.spawnSync([bin, "healthcheck"], { cwd: dir, env: { ...env, PORT: String(port) } });
+    check(health.exitCode === 0, "healthcheck (the Dockerfile's HEALTHCHECK)");
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const chat = await fetch(`${base}/v1/chat`, { method: "POST", headers, body: JSON.stringify({ message: "How do wombats dig?" }) });
+    const reply = (await chat.json()) as { conversation_id: string; content: string };
+    check(chat.status === 200 && reply.content.includes("burrows"), "chat (JSON) answers from the ingested document");
+
+    const stream = await fetch(`${base}/v1/chat`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ message: "Tell me more about wombats", conversation_id: reply.conversation_id, stream: true }),
+    });
+    const types: string[] = [];
+    const parser = createParser({ onEvent: (e) => types.push(JSON.parse(e.data).type) });
+    parser.feed(await stream.text());
+    check(types[0] === "start" && types.at(-1) === "end" && types.includes("token") && types.includes("sources"), "chat (stream)");
+
+    const list = (await (await fetch(`${base}/v1/conversations`, { headers })).json()) as { data: { id: string }[] };
+    check(list.data.length === 1 && list.data[0]!.id === reply.conversation_id, "list");
+    const conv = (await (await fetch(`${base}/v1/conversations/${reply.conversation_id}`, { headers })).json()) as { messages: unknown[] };
+    check(conv.messages.length === 4, "get");
+  } finally {
+    server.kill("SIGTERM");
+    check((await server.exited) === 0, "SIGTERM stops the server cleanly");
+  }
+  check(run(["keys", "list"]).code === 0, "the data folder is reusable after the stop");
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,30 @@
+/**
+ * The one seam between HTTP and whatever produces replies. HTTP code never knows which agent
+ * runs; a model-backed agent implements the same interface.
+ */
+
+/** A turn of the conversation so far, oldest first. */
+export interface ChatTurn {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** What the agent is asked. `signal` aborts generation (shutdown, cancel). */
+export interface AgentInput {
+  history: ChatTurn[];
+  message: string;
+  signal: AbortSignal;
+}
+
+/** A piece of the reply: text tokens in order, and (once) the source URLs used. */
+export type AgentChunk = { type: "token"; content: string } | { type: "sources"; sources: string[] };
+
+/** Produces a reply as a stream of chunks; throwing fails the generation. */
+export interface Agent {
+  respond(input: AgentInput): AsyncIterable<AgentChunk>;
+}
+
+/** Splits text into tokens that concatenate back to exactly the text: each word with the space before it. */
+export function tokenize(text: string): string[] {
+  return text.match(/\s*\S+/g) ?? [];
+}

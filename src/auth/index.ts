@@ -1,0 +1,49 @@
+/**
+ * The gate every /v1 route goes through, in this order: the Bearer key is resolved to its
+ * live key (401 otherwise), then the key's limits admit the request or answer 429. Both run as
+ * scoped derives, i.e. before the body is validated, so every authenticated request counts.
+ */
+import { Elysia } from "elysia";
+import type { ParleyOptions } from "../config/options.ts";
+import type { Db } from "../db/client.ts";
+import { ApiError } from "../http/errors.ts";
+import { rateLimitHeaders } from "../ratelimit/headers.ts";
+import { limitsFor } from "../ratelimit/plans.ts";
+import { consume } from "../ratelimit/service.ts";
+import { bearerSecret } from "./keys.ts";
+import { findKeyBySecret } from "./service.ts";
+
+/** What the gate needs. */
+export interface GuardDeps {
+  db: Db;
+  options: ParleyOptions;
+  now: () => number;
+}
+
+const unauthorized = (message: string) =>
+  new ApiError("unauthorized", message, { headers: { "www-authenticate": 'Bearer realm="parley"' } });
+
+export const guard = ({ db, options, now }: GuardDeps) =>
+  new Elysia()
+    .derive({ as: "scoped" }, async ({ request }) => {
+      const header = request.headers.get("authorization");
+      if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
+      const secret = bearerSecret(header);
+      if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
+      const apiKey = await findKeyBySecret(db, secret);
+      if (!apiKey) throw unauthorized("Invalid or revoked API key.");
+      return { apiKey };
+    })
+    .derive({ as: "scoped" }, async ({ apiKey, set }) => {
+      if (!options.rateLimit) return {};
+      const at = now();
+      const decision = await consume(db, apiKey.id, limitsFor(apiKey, options.plans), at);
+      const headers = rateLimitHeaders(decision, at);
+      if (!decision.allowed) {
+        throw decision.refusedBy === "day"
+          ? new ApiError("daily_quota_exceeded", `Daily quota of ${decision.day.limit} requests reached; it resets at midnight UTC.`, { headers })
+          : new ApiError("rate_limit_exceeded", `Rate limit of ${decision.minute.limit} requests per minute exceeded; retry after ${headers["retry-after"]} s.`, { headers });
+      }
+      Object.assign(set.headers, headers);
+      return {};
+    });

@@ -1,0 +1,121 @@
+/** Key management and lookup. Plain arguments in, plain rows out: no HTTP here. */
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { apiKeys } from "../db/schema.ts";
+import { newId } from "../ids.ts";
+import { DISPLAY_PREFIX_LENGTH, generateSecret, hashSecret } from "./keys.ts";
+
+/** A key's plan; enterprise keys carry their own limits. */
+export type Plan = "free" | "pro" | "enterprise";
+export const PLANS: readonly Plan[] = ["free", "pro", "enterprise"];
+
+/** What an authenticated request knows about its caller. */
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  plan: Plan;
+  rpm: number | null;
+  rpd: number | null;
+}
+
+/** A key as `keys list` shows it: never the secret. */
+export interface ApiKeyListing extends ApiKeyInfo {
+  prefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface KeyLimits {
+  plan: Plan;
+  rpm?: number | null;
+  rpd?: number | null;
+}
+
+function checkLimits({ plan, rpm, rpd }: KeyLimits): void {
+  if (!PLANS.includes(plan)) throw new Error(`plan must be one of ${PLANS.join(", ")}`);
+  for (const [name, v] of [["rpm", rpm], ["rpd", rpd]] as const) {
+    if (v != null && (!Number.isSafeInteger(v) || v < 1)) throw new Error(`${name} must be a positive integer`);
+  }
+  if (plan === "enterprise" && (rpm == null || rpd == null)) {
+    throw new Error("an enterprise key needs its own --rpm and --rpd");
+  }
+}
+
+/** Creates a key and returns its secret; the secret is not stored and cannot be shown again. */
+export async function createKey(
+  db: Db,
+  input: KeyLimits & { name: string },
+  now = new Date(),
+): Promise<{ id: string; secret: string; prefix: string }> {
+  checkLimits(input);
+  const secret = generateSecret();
+  const row = {
+    id: newId("key"),
+    name: input.name,
+    hash: await hashSecret(secret),
+    prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
+    plan: input.plan,
+    rpm: input.rpm ?? null,
+    rpd: input.rpd ?? null,
+    createdAt: now,
+  };
+  await db.insert(apiKeys).values(row);
+  return { id: row.id, secret, prefix: row.prefix };
+}
+
+export async function listKeys(db: Db): Promise<ApiKeyListing[]> {
+  return db
+    .select({
+      id: apiKeys.id,
+      name: apiKeys.name,
+      plan: apiKeys.plan,
+      rpm: apiKeys.rpm,
+      rpd: apiKeys.rpd,
+      prefix: apiKeys.prefix,
+      createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt,
+    })
+    .from(apiKeys)
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+}
+
+/** Revokes a key; false when no live key has that id. Takes effect on the next request. */
+export async function revokeKey(db: Db, id: string, now = new Date()): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+  return rows.length === 1;
+}
+
+/** Changes a key's plan or limits; false when no live key has that id. */
+export async function updateKey(db: Db, id: string, limits: Partial<KeyLimits>): Promise<boolean> {
+  const [current] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+  if (!current) return false;
+  const next = {
+    plan: limits.plan ?? current.plan,
+    rpm: limits.rpm !== undefined ? limits.rpm : current.rpm,
+    rpd: limits.rpd !== undefined ? limits.rpd : current.rpd,
+  };
+  checkLimits(next);
+  const rows = await db.update(apiKeys).set(next).where(eq(apiKeys.id, id)).returning({ id: apiKeys.id });
+  return rows.length === 1;
+}
+
+/** Every request runs this lookup: prepared once per database, so only the hash is bound. */
+const lookups = new WeakMap<Db, ReturnType<typeof lookupStatement>>();
+const lookupStatement = (db: Db) =>
+  db
+    .select({ id: apiKeys.id, name: apiKeys.name, plan: apiKeys.plan, rpm: apiKeys.rpm, rpd: apiKeys.rpd })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.hash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+    .prepare("parley_key_lookup");
+
+/** The live key whose secret hashes to the stored hash, or null. No cache: revocation is immediate. */
+export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyInfo | null> {
+  let lookup = lookups.get(db);
+  if (!lookup) lookups.set(db, (lookup = lookupStatement(db)));
+  const [row] = await lookup.execute({ hash: await hashSecret(secret) });
+  return row ?? null;
+}

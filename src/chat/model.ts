@@ -1,0 +1,43 @@
+/** Wire schemas of POST /chat, including the SSE events (documented for OpenAPI). */
+import { t } from "elysia";
+import { ErrorPayload } from "../http/model.ts";
+
+export const chatBody = (maxMessageChars: number) =>
+  t.Object({
+    message: t.String({
+      minLength: 1,
+      maxLength: maxMessageChars,
+      description: `The user's message (1–${maxMessageChars} characters).`,
+      error: `Invalid field 'message': it must be a non-empty string of at most ${maxMessageChars} characters.`,
+    }),
+    conversation_id: t.Optional(
+      t.Union([t.String(), t.Null()], {
+        description: "Continue this conversation; omit to start a new one.",
+        error: "Invalid field 'conversation_id': it must be a conversation id string.",
+      }),
+    ),
+    stream: t.Optional(t.Boolean({
+        default: false,
+        description: "true: Server-Sent Events; false: one JSON reply.",
+        error: "Invalid field 'stream': it must be true or false.",
+      })),
+  });
+
+export const ChatMessage = t.Object({
+  id: t.String({ description: "msg_… identifier of the assistant message" }),
+  conversation_id: t.String({ description: "conv_… identifier" }),
+  content: t.String(),
+  created_at: t.String({ format: "date-time" }),
+});
+
+/** One `data:` line of the stream. */
+export const StreamEvent = t.Union(
+  [
+    t.Object({ type: t.Literal("start"), conversation_id: t.String() }),
+    t.Object({ type: t.Literal("token"), content: t.String() }),
+    t.Object({ type: t.Literal("sources"), sources: t.Array(t.String({ format: "uri" })) }),
+    t.Object({ type: t.Literal("end"), message_id: t.String() }),
+    t.Object({ type: t.Literal("error"), error: t.Omit(ErrorPayload, ["param"]) }),
+  ],
+  { description: "Each SSE event is `data: <one of these as JSON>` followed by a blank line." },
+);

@@ -1,0 +1,142 @@
+/**
+ * A generation run: drives the agent, owns the reply's events, and stores the assistant
+ * message when the agent finishes or fails. It does not depend on any HTTP connection: a
+ * response only subscribes, and a client that leaves only unsubscribes.
+ */
+import type { Agent, ChatTurn } from "../agent/types.ts";
+import type { Logger } from "../config/logger.ts";
+import { addMessage, type MessageRow } from "../conversations/service.ts";
+import type { Db } from "../db/client.ts";
+import { ApiError, type ErrorPayload, sqlState, toApiError } from "../http/errors.ts";
+import { newId } from "../ids.ts";
+
+/** The SSE events of a reply, in order: start, token*, sources, end — or error at any point after start. */
+export type RunEvent =
+  | { type: "start"; conversation_id: string }
+  | { type: "token"; content: string }
+  | { type: "sources"; sources: string[] }
+  | { type: "end"; message_id: string }
+  | { type: "error"; error: ErrorPayload };
+
+/** How a run ended: the stored assistant message, or the error it failed with. */
+export type RunOutcome = { ok: true; message: MessageRow } | { ok: false; error: ApiError };
+
+/** What a run needs: where to store, who answers, where to log, what time it is. */
+export interface RunDeps {
+  db: Db;
+  agent: Agent;
+  logger: Logger;
+  now: () => number;
+}
+
+export class Run {
+  readonly id = newId("msg");
+  readonly events: RunEvent[] = [];
+  readonly done: Promise<RunOutcome>;
+  private readonly listeners = new Set<(e: RunEvent) => void>();
+  private readonly abort = new AbortController();
+
+  constructor(
+    deps: RunDeps,
+    readonly conversationId: string,
+    history: ChatTurn[],
+    message: string,
+  ) {
+    this.emit({ type: "start", conversation_id: conversationId });
+    this.done = this.execute(deps, history, message);
+  }
+
+  /** Replays the events so far, then forwards new ones until unsubscribed. */
+  subscribe(listener: (e: RunEvent) => void): () => void {
+    for (const e of this.events) listener(e);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops generation; the run still stores what it has, as a failed message. */
+  cancel(reason: ApiError): void {
+    this.abort.abort(reason);
+  }
+
+  private emit(e: RunEvent): void {
+    this.events.push(e);
+    for (const l of this.listeners) l(e);
+  }
+
+  private async execute({ db, agent, logger, now }: RunDeps, history: ChatTurn[], message: string): Promise<RunOutcome> {
+    await Promise.resolve(); // let the caller subscribe before the first token
+    let content = "";
+    let sources: string[] = [];
+    let failure: ApiError | null = null;
+    try {
+      for await (const chunk of agent.respond({ history, message, signal: this.abort.signal })) {
+        if (chunk.type === "token") {
+          content += chunk.content;
+          this.emit(chunk);
+        } else {
+          sources = [...new Set(chunk.sources)];
+        }
+      }
+    } catch (error) {
+      const reason = this.abort.signal.reason;
+      failure = reason instanceof ApiError ? reason : new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
+      logger.error("generation failed", { conversation_id: this.conversationId, error });
+    }
+    if (!failure) this.emit({ type: "sources", sources });
+    // Let the sockets take what was just emitted before this run spends CPU on persisting: when
+    // many runs wake at once, their tokens go out first instead of after every run's writes.
+    await new Promise((r) => setTimeout(r, 0));
+    try {
+      const stored = await addMessage(db, {
+        id: this.id,
+        conversationId: this.conversationId,
+        role: "assistant",
+        content,
+        sources,
+        status: failure ? "failed" : "completed",
+        createdAt: new Date(now()),
+      });
+      if (!failure) {
+        this.emit({ type: "end", message_id: stored.id });
+        return { ok: true, message: stored };
+      }
+    } catch (error) {
+      if (sqlState(error) === "23503") {
+        // foreign_key_violation: the conversation was deleted while the reply was generated.
+        failure ??= new ApiError("not_found", "The conversation was deleted before the reply could be stored.");
+      } else {
+        logger.error("storing the reply failed", { conversation_id: this.conversationId, error });
+        failure ??= toApiError(error);
+      }
+    }
+    this.emit({ type: "error", error: failure.toPayload() });
+    return { ok: false, error: failure };
+  }
+}
+
+/** The runs alive in this process, so shutdown can let them finish (or end them). */
+export class RunRegistry {
+  private readonly runs = new Set<Run>();
+
+  track(run: Run): Run {
+    this.runs.add(run);
+    void run.done.finally(() => this.runs.delete(run));
+    return run;
+  }
+
+  get size(): number {
+    return this.runs.size;
+  }
+
+  /** Waits up to `graceMs` for runs to finish, then cancels the rest and waits for them to store. */
+  async drain(graceMs: number): Promise<void> {
+    const all = () => Promise.all([...this.runs].map((r) => r.done));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<"expired">((r) => (timer = setTimeout(() => r("expired"), graceMs)));
+    const first = await Promise.race([all(), expired]);
+    clearTimeout(timer);
+    if (first !== "expired") return;
+    for (const run of this.runs) run.cancel(new ApiError("service_unavailable", "The server is shutting down; the reply was cut short."));
+    await all();
+  }
+}

@@ -1,0 +1,72 @@
+/** `keys create|list|revoke|update`. The secret is printed once, as the last line of stdout. */
+import { parseArgs } from "node:util";
+import { createKey, listKeys, type Plan, PLANS, revokeKey, updateKey } from "../auth/service.ts";
+import type { Store } from "../db/client.ts";
+
+const USAGE = `usage:
+  keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N]
+  keys list
+  keys revoke KEY_ID
+  keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default]`;
+
+function limit(v: string | undefined, name: string): number | null | undefined {
+  if (v === undefined) return undefined;
+  if (v === "default") return null;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer (or 'default')`);
+  return n;
+}
+
+function plan(v: string | undefined): Plan | undefined {
+  if (v === undefined) return undefined;
+  if (!PLANS.includes(v as Plan)) throw new Error(`--plan must be one of ${PLANS.join(", ")}`);
+  return v as Plan;
+}
+
+export async function keysCommand(store: Store, argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { name: { type: "string" }, plan: { type: "string" }, rpm: { type: "string" }, rpd: { type: "string" } },
+  });
+  switch (sub) {
+    case "create": {
+      if (!values.name?.trim()) throw new Error(`--name is required\n${USAGE}`);
+      const p = plan(values.plan);
+      if (!p) throw new Error(`--plan is required\n${USAGE}`);
+      const key = await createKey(store.db, { name: values.name.trim(), plan: p, rpm: limit(values.rpm, "rpm"), rpd: limit(values.rpd, "rpd") });
+      console.log(`created ${key.id} (${p}); the secret is shown once, store it now:`);
+      console.log(key.secret);
+      return 0;
+    }
+    case "list": {
+      const rows = await listKeys(store.db);
+      if (rows.length === 0) console.log("no keys");
+      for (const k of rows) {
+        const limits = `${k.rpm ?? "plan"}/min ${k.rpd ?? "plan"}/day`;
+        const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
+        console.log(`${k.id}  ${k.prefix}…  ${k.plan.padEnd(10)} ${limits.padEnd(22)} ${state.padEnd(32)} ${k.name}`);
+      }
+      return 0;
+    }
+    case "revoke": {
+      const id = positionals[0];
+      if (!id) throw new Error(`a key id is required\n${USAGE}`);
+      if (!(await revokeKey(store.db, id))) throw new Error(`no active key ${id}`);
+      console.log(`revoked ${id}`);
+      return 0;
+    }
+    case "update": {
+      const id = positionals[0];
+      if (!id) throw new Error(`a key id is required\n${USAGE}`);
+      const ok = await updateKey(store.db, id, { plan: plan(values.plan), rpm: limit(values.rpm, "rpm"), rpd: limit(values.rpd, "rpd") });
+      if (!ok) throw new Error(`no active key ${id}`);
+      console.log(`updated ${id}`);
+      return 0;
+    }
+    default:
+      console.error(USAGE);
+      return 2;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The typed Parley client (`parley/client`): Web-standard fetch and streams only, so it runs in
+ * Bun, Deno, Node and browsers. Non-2xx answers throw `ParleyError`.
+ *
+ *   const parley = createClient({ baseUrl: "http://localhost:3000", apiKey });
+ *   const reply = await parley.chat({ message: "Hi" });
+ *   for await (const e of parley.chatStream({ message: "Hi" })) if (e.type === "token") write(e.content);
+ *   for await (const c of parley.conversations.list()) console.log(c.id);   // every page
+ */
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import { ParleyError } from "./errors.ts";
+import type { ChatEvent, ChatInput, ChatReply, Conversation, ConversationPage, ConversationSummary } from "./types.ts";
+
+export { ParleyError } from "./errors.ts";
+export type * from "./types.ts";
+
+/** How to reach a Parley server. */
+export interface ClientOptions {
+  /** Up to and excluding `/v1`, e.g. `https://chat.example.com` or `http://host/prefix`. */
+  baseUrl: string;
+  apiKey: string;
+  /** A fetch to use instead of the global one (tests, proxies, retries). */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+}
+
+type Wire = Record<string, unknown>;
+
+const summary = (c: Wire): ConversationSummary => ({
+  id: c.id as string,
+  createdAt: c.created_at as string,
+  updatedAt: c.updated_at as string,
+  title: c.title as string,
+});
+
+function toEvent(e: Wire): ChatEvent {
+  switch (e.type) {
+    case "start":
+      return { type: "start", conversationId: e.conversation_id as string };
+    case "end":
+      return { type: "end", messageId: e.message_id as string };
+    default:
+      return e as ChatEvent; // token, sources and error share the wire's field names
+  }
+}
+
+export function createClient(options: ClientOptions) {
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const doFetch = options.fetch ?? fetch;
+
+  async function request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    const res = await doFetch(`${base}/v1${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+    });
+    if (!res.ok) throw await ParleyError.fromResponse(res);
+    return res;
+  }
+
+  const chatBody = (input: ChatInput, stream: boolean) => ({
+    message: input.message,
+    ...(input.conversationId ? { conversation_id: input.conversationId } : {}),
+    stream,
+  });
+
+  async function page(query: { limit?: number; cursor?: string } = {}): Promise<ConversationPage> {
+    const params = new URLSearchParams();
+    if (query.limit !== undefined) params.set("limit", String(query.limit));
+    if (query.cursor) params.set("cursor", query.cursor);
+    const qs = params.size ? `?${params}` : "";
+    const json = (await (await request("GET", `/conversations${qs}`)).json()) as {
+      data: Wire[];
+      pagination: { has_more: boolean; next_cursor: string | null };
+    };
+    return { data: json.data.map(summary), hasMore: json.pagination.has_more, nextCursor: json.pagination.next_cursor };
+  }
+
+  return {
+    /** Sends a message and waits for the whole reply. */
+    async chat(input: ChatInput): Promise<ChatReply> {
+      const r = (await (await request("POST", "/chat", chatBody(input, false), input.signal)).json()) as Wire;
+      return { id: r.id as string, conversationId: r.conversation_id as string, content: r.content as string, createdAt: r.created_at as string };
+    },
+
+    /**
+     * Sends a message and yields the reply's events as they arrive. Aborting `signal` ends the
+     * iteration (the server still completes and stores the reply). A stream that closes without
+     * `end` or `error` throws `ParleyError` with code `stream_interrupted`.
+     */
+    async *chatStream(input: ChatInput): AsyncGenerator<ChatEvent> {
+      const res = await request("POST", "/chat", chatBody(input, true), input.signal);
+      const events = res
+        .body!.pipeThrough(new TextDecoderStream())
+        .pipeThrough(new EventSourceParserStream())
+        .getReader();
+      try {
+        for (;;) {
+          const { done, value } = await events.read();
+          if (done) break;
+          const event = toEvent(JSON.parse(value.data) as Wire);
+          yield event;
+          if (event.type === "end" || event.type === "error") return;
+        }
+      } catch (error) {
+        if (input.signal?.aborted) return;
+        throw error;
+      } finally {
+        await events.cancel().catch(() => {});
+      }
+      if (input.signal?.aborted) return;
+      throw new ParleyError(0, "stream_interrupted", "The stream closed before its end or error event.", {
+        requestId: res.headers.get("x-request-id") ?? undefined,
+      });
+    },
+
+    conversations: {
+      /** One page, newest first; pass `nextCursor` back as `cursor` for the next. */
+      page,
+
+      /** Every conversation, newest first, fetching page after page as the loop asks. */
+      async *list(query: { limit?: number } = {}): AsyncGenerator<ConversationSummary> {
+        let cursor: string | undefined;
+        do {
+          const p = await page({ limit: query.limit, cursor });
+          yield* p.data;
+          cursor = p.hasMore ? (p.nextCursor ?? undefined) : undefined;
+        } while (cursor);
+      },
+
+      async get(id: string): Promise<Conversation> {
+        const c = (await (await request("GET", `/conversations/${encodeURIComponent(id)}`)).json()) as Wire & { messages: Wire[] };
+        return {
+          ...summary(c),
+          messages: c.messages.map((m) => ({
+            id: m.id as string,
+            role: m.role as "user" | "assistant",
+            content: m.content as string,
+            sources: m.sources as string[],
+            status: m.status as "completed" | "failed",
+            createdAt: m.created_at as string,
+          })),
+        };
+      },
+
+      async delete(id: string): Promise<void> {
+        await request("DELETE", `/conversations/${encodeURIComponent(id)}`);
+      },
+    },
+  };
+}
+
+/** The client `createClient` returns. */
+export type ParleyClient = ReturnType<typeof createClient>;

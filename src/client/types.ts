@@ -1,0 +1,54 @@
+/** What the client returns: the wire's objects in camelCase. */
+
+/** An assistant reply (`chat`). */
+export interface ChatReply {
+  id: string;
+  conversationId: string;
+  content: string;
+  createdAt: string;
+}
+
+/** One event of a streamed reply (`chatStream`), in order: start, token*, sources, end — or error. */
+export type ChatEvent =
+  | { type: "start"; conversationId: string }
+  | { type: "token"; content: string }
+  | { type: "sources"; sources: string[] }
+  | { type: "end"; messageId: string }
+  | { type: "error"; error: { type: string; code: string; message: string } };
+
+/** A conversation in a list. */
+export interface ConversationSummary {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  title: string;
+}
+
+/** A message of a conversation. */
+export interface Message {
+  id: string;
+  role: "user" | "assistant";
+  content: string;
+  sources: string[];
+  status: "completed" | "failed";
+  createdAt: string;
+}
+
+/** A conversation with its messages, oldest first. */
+export interface Conversation extends ConversationSummary {
+  messages: Message[];
+}
+
+/** One page of conversations. */
+export interface ConversationPage {
+  data: ConversationSummary[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** What `chat` and `chatStream` send. */
+export interface ChatInput {
+  message: string;
+  conversationId?: string;
+  signal?: AbortSignal;
+}

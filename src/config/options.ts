@@ -1,0 +1,33 @@
+/**
+ * The library's own settings. The server fills them from the environment (config/env.ts);
+ * a host app embedding the plugin passes them directly. Every field has a default.
+ */
+import type { Plan } from "../auth/service.ts";
+
+/** Requests per minute and per day. */
+export interface PlanLimits {
+  rpm: number;
+  rpd: number;
+}
+
+/** Settings of one Parley plugin instance. */
+export interface ParleyOptions {
+  /** Longest accepted `message`, in characters. */
+  maxMessageChars: number;
+  /** Largest accepted request body, in bytes. */
+  maxBodyBytes: number;
+  /** Comment keep-alive interval on idle SSE streams (must stay below the server's idle timeout). */
+  keepAliveMs: number;
+  /** Default limits per plan; an enterprise key always carries its own. */
+  plans: Record<Exclude<Plan, "enterprise">, PlanLimits>;
+  /** Switches the limiter off (benchmarks only: it measures what the limiter costs). */
+  rateLimit: boolean;
+}
+
+export const DEFAULT_OPTIONS: ParleyOptions = {
+  maxMessageChars: 32_000,
+  maxBodyBytes: 256 * 1024,
+  keepAliveMs: 15_000,
+  plans: { free: { rpm: 20, rpd: 1_000 }, pro: { rpm: 100, rpd: 10_000 } },
+  rateLimit: true,
+};

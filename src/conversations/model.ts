@@ -1,0 +1,65 @@
+/** Wire schemas of the conversation routes (validation and OpenAPI from one source). */
+import { t } from "elysia";
+import type { ConversationRow, MessageRow } from "./service.ts";
+
+export const ConversationSummary = t.Object({
+  id: t.String({ description: "conv_… identifier", examples: ["conv_01jd5x8r7mf6sb1b2k3n4p5q6r"] }),
+  created_at: t.String({ format: "date-time" }),
+  updated_at: t.String({ format: "date-time" }),
+  title: t.String({ description: "First line of the first message, shortened." }),
+});
+
+export const Message = t.Object({
+  id: t.String({ description: "msg_… identifier" }),
+  role: t.Union([t.Literal("user"), t.Literal("assistant")]),
+  content: t.String(),
+  sources: t.Array(t.String({ format: "uri" }), { description: "URLs the reply drew on (empty for user messages)." }),
+  status: t.Union([t.Literal("completed"), t.Literal("failed")]),
+  created_at: t.String({ format: "date-time" }),
+});
+
+export const ConversationDetail = t.Composite([ConversationSummary, t.Object({ messages: t.Array(Message) })]);
+
+export const ConversationList = t.Object({
+  data: t.Array(ConversationSummary),
+  pagination: t.Object({
+    has_more: t.Boolean(),
+    next_cursor: t.Union([t.String(), t.Null()], { description: "Pass as `cursor` for the next page; null on the last page." }),
+  }),
+});
+
+export const LIMIT_MESSAGE = "Invalid query parameter 'limit': it must be an integer from 1 to 100.";
+
+export const ListQuery = t.Object({
+  limit: t.Optional(t.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+      description: "Items per page, 1–100.",
+      error: LIMIT_MESSAGE,
+    }),),
+  cursor: t.Optional(
+    t.String({
+      description: "pagination.next_cursor of the previous page.",
+      error: "Invalid query parameter 'cursor': pass pagination.next_cursor from a previous page as it is.",
+    }),
+  ),
+});
+
+export const IdParams = t.Object({ id: t.String({ description: "conv_… identifier" }) });
+
+export const toSummary = (c: ConversationRow) => ({
+  id: c.id,
+  created_at: c.createdAt.toISOString(),
+  updated_at: c.updatedAt.toISOString(),
+  title: c.title,
+});
+
+export const toMessage = (m: MessageRow) => ({
+  id: m.id,
+  role: m.role,
+  content: m.content,
+  sources: m.sources,
+  status: m.status,
+  created_at: m.createdAt.toISOString(),
+});

@@ -1,0 +1,117 @@
+/**
+ * The one Drizzle schema. The same tables, migrations and queries serve PGlite and PostgreSQL.
+ * Timestamps are written by the app (millisecond precision, injectable clock) so that the
+ * keyset cursor, which carries milliseconds, compares exactly with what is stored.
+ */
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  customType,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
+
+/** API keys: only the SHA-256 of the secret is stored, plus a short prefix to recognise it by. */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    hash: text("hash").notNull(),
+    prefix: text("prefix").notNull(),
+    plan: text("plan", { enum: ["free", "pro", "enterprise"] }).notNull(),
+    /** Per-key overrides; null means "the plan's default". */
+    rpm: integer("rpm"),
+    rpd: integer("rpd"),
+    createdAt: ts("created_at").notNull(),
+    revokedAt: ts("revoked_at"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash)],
+);
+
+/**
+ * One row per key: the last minute's admitted requests as (time bucket, count) pairs — a sliding
+ * log, see ratelimit/service.ts — and the day's count. A single INSERT … ON CONFLICT … DO
+ * UPDATE … WHERE decides and records.
+ */
+export const rateLimits = pgTable("rate_limits", {
+  keyId: text("key_id")
+    .primaryKey()
+    .references(() => apiKeys.id, { onDelete: "cascade" }),
+  /** Bucket start times (ms since the epoch), ascending. */
+  hits: bigint("hits", { mode: "number" }).array().notNull(),
+  /** Requests admitted in each bucket (parallel to `hits`). */
+  counts: integer("counts").array().notNull().default(sql`'{}'::integer[]`),
+  day: date("day", { mode: "string" }).notNull(),
+  dayCount: integer("day_count").notNull(),
+});
+
+export const conversations = pgTable(
+  "conversations",
+  {
+    id: text("id").primaryKey(),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    createdAt: ts("created_at").notNull(),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  // Keyset pagination walks this index. Plain DESC (= NULLS FIRST) on purpose: only then does it
+  // match `ORDER BY created_at DESC, id DESC`, so the page is an index range scan at any depth.
+  (t) => [index("conversations_key_created_idx").on(t.keyId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())],
+);
+
+export const messages = pgTable(
+  "messages",
+  {
+    id: text("id").primaryKey(),
+    conversationId: text("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
+    role: text("role", { enum: ["user", "assistant"] }).notNull(),
+    content: text("content").notNull(),
+    sources: jsonb("sources").$type<string[]>().notNull().default([]),
+    status: text("status", { enum: ["completed", "failed"] }).notNull(),
+    createdAt: ts("created_at").notNull(),
+  },
+  (t) => [index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id)],
+);
+
+/** Knowledge-base documents, unique by URL: re-ingesting a URL replaces it. */
+export const documents = pgTable("documents", {
+  id: text("id").primaryKey(),
+  url: text("url").notNull().unique(),
+  title: text("title").notNull(),
+  content: text("content").notNull(),
+  updatedAt: ts("updated_at").notNull(),
+});
+
+/** Passages of documents, the unit of retrieval; `tsv` is maintained by PostgreSQL itself. */
+export const chunks = pgTable(
+  "chunks",
+  {
+    id: text("id").primaryKey(),
+    documentId: text("document_id")
+      .notNull()
+      .references(() => documents.id, { onDelete: "cascade" }),
+    ord: integer("ord").notNull(),
+    heading: text("heading").notNull(),
+    content: text("content").notNull(),
+    tsv: tsvector("tsv")
+      .notNull()
+      .generatedAlwaysAs(
+        sql`setweight(to_tsvector('english', coalesce(heading, '')), 'A') || setweight(to_tsvector('english', content), 'B')`,
+      ),
+  },
+  (t) => [index("chunks_tsv_idx").using("gin", t.tsv), index("chunks_document_idx").on(t.documentId, t.ord)],
+);

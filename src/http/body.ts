@@ -1,0 +1,67 @@
+/**
+ * Reads a JSON request body within a byte limit, with Web-standard streams only.
+ * Problems are not thrown here: they are returned as a `BodyProblem` and raised after
+ * authentication, so a caller without a key always hears 401 first (see http/index.ts).
+ */
+import { ApiError } from "./errors.ts";
+
+/** A body that could not be accepted; the transform hook raises it after auth. */
+export class BodyProblem {
+  constructor(readonly error: ApiError) {}
+}
+
+const isJsonType = (contentType: string) =>
+  /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim());
+
+async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array | null> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) return null;
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    parts.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** The parsed JSON body, or a BodyProblem saying what is wrong with it. */
+export async function readJsonBody(
+  request: Request,
+  contentType: string,
+  maxBytes: number,
+): Promise<unknown | BodyProblem> {
+  const problem = (code: ConstructorParameters<typeof ApiError>[0], message: string) =>
+    new BodyProblem(new ApiError(code, message));
+  const bytes = await readLimited(request, maxBytes);
+  if (bytes === null) return problem("payload_too_large", `The request body exceeds ${maxBytes} bytes.`);
+  if (bytes.byteLength === 0) return problem("invalid_request", "A JSON request body is required.");
+  if (!isJsonType(contentType)) {
+    return problem("unsupported_media_type", "Request bodies must be sent with Content-Type: application/json.");
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return problem("invalid_json", "The request body is not valid UTF-8.");
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return problem("invalid_json", `The request body is not valid JSON: ${(e as Error).message}`);
+  }
+}

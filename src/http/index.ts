@@ -1,0 +1,104 @@
+/**
+ * The HTTP surface shared by every feature plugin: request ids, the one error handler, JSON
+ * bodies read within limits, and the /v1 fallback for unknown routes (404) and methods (405).
+ * Each feature plugin `.use(httpCore(...))`s; the hooks are scoped, so they cover that
+ * plugin's routes and never leak into a host app that mounts Parley.
+ */
+import { Elysia, ValidationError } from "elysia";
+import type { Logger } from "../config/logger.ts";
+import { BodyProblem, readJsonBody } from "./body.ts";
+import { ApiError, toApiError } from "./errors.ts";
+import { requestIdOf } from "./request-id.ts";
+
+/** Turns Elysia's validation error into our `invalid_request` with the offending field. */
+function fromValidation(error: ValidationError): ApiError {
+  // A schema's own `error` text wins; by convention it names the field in quotes.
+  const custom = (error as unknown as { customError?: unknown }).customError;
+  if (typeof custom === "string") {
+    return new ApiError("invalid_request", custom, { param: /'([\w.]+)'/.exec(custom)?.[1] });
+  }
+  const first = (error as unknown as { valueError?: { path?: string; message?: string } }).valueError;
+  const param = first?.path?.replace(/^\//, "").replace(/\//g, ".") || undefined;
+  const where = error.type === "query" ? "query parameter" : error.type === "params" ? "path parameter" : "field";
+  const message = param
+    ? `Invalid ${where} '${param}': ${first?.message ?? "invalid value"}.`
+    : `Invalid request: ${first?.message ?? "invalid value"}.`;
+  return new ApiError("invalid_request", message, { param });
+}
+
+/** Maps anything thrown in a route to the standard error response, logging server faults. */
+export function errorResponse(error: unknown, request: Request, logger: Logger, code?: string): Response {
+  const api =
+    error instanceof ValidationError || code === "VALIDATION"
+      ? fromValidation(error as ValidationError)
+      : code === "PARSE"
+        ? new ApiError("invalid_json", "The request body could not be parsed.")
+        : code === "NOT_FOUND"
+          ? new ApiError("not_found", "No such route.")
+          : toApiError(error);
+  const requestId = requestIdOf(request);
+  if (api.status >= 500) {
+    logger.error("request failed", {
+      request_id: requestId,
+      method: request.method,
+      path: new URL(request.url).pathname,
+      code: api.code,
+      error: api.options.cause ?? api,
+    });
+  }
+  return api.toResponse(requestId, { "x-request-id": requestId });
+}
+
+/** Request ids and the error handler, for one feature plugin. */
+export const httpCore = (logger: Logger) =>
+  new Elysia()
+    .onError({ as: "scoped" }, ({ error, code, request }) => errorResponse(error, request, logger, String(code)))
+    .derive({ as: "scoped" }, ({ request, set }) => {
+      const requestId = requestIdOf(request);
+      set.headers["x-request-id"] = requestId;
+      return { requestId };
+    });
+
+/**
+ * JSON bodies within `maxBytes`. Register after the auth guard: body problems are raised in
+ * the transform stage, after the guard's derives, so 401/429 come before 400/413/415.
+ */
+export const jsonBody = (maxBytes: number) =>
+  new Elysia()
+    .onParse({ as: "scoped" }, ({ request, contentType }) => readJsonBody(request, contentType, maxBytes))
+    .onTransform({ as: "scoped" }, ({ body }) => {
+      if (body instanceof BodyProblem) throw body.error;
+    });
+
+/** A route as the fallback sees it: method plus path with `:params`. */
+export interface RouteRef {
+  method: string;
+  path: string;
+}
+
+/** Catch-all for the API prefix: 405 with Allow when the path exists, else 404. */
+export const fallback = (logger: Logger, routes: () => RouteRef[]) => {
+  let patterns: { method: string; re: RegExp }[] | undefined;
+  return new Elysia().use(httpCore(logger)).all("/*", ({ request }) => {
+    patterns ??= routes()
+      .filter((r) => r.method !== "ALL")
+      .map((r) => ({ method: r.method, re: pathPattern(r.path) }));
+    const path = new URL(request.url).pathname.replace(/\/+$/, "");
+    const allowed = patterns.filter((r) => r.re.test(path)).map((r) => r.method);
+    if (allowed.length > 0) {
+      throw new ApiError("method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(", ")}.`, {
+        headers: { allow: allowed.join(", ") },
+      });
+    }
+    throw new ApiError("not_found", `No route ${request.method} ${path}.`);
+  });
+};
+
+function pathPattern(path: string): RegExp {
+  const body = path
+    .split("/")
+    .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  // Routes are matched wherever the plugin is mounted, so only the end of the path is fixed.
+  return new RegExp(`${body}$`);
+}

@@ -1,0 +1,58 @@
+/**
+ * Parley as a library: `createParley({ store })` returns an Elysia plugin serving the whole
+ * /v1 API. Mount it in your own app (under any prefix) on Bun or Deno. Web-standard APIs only.
+ */
+import { Elysia } from "elysia";
+import type { Agent } from "./agent/types.ts";
+import { retrievalAgent } from "./agent/retrieval.ts";
+import { chatRoutes } from "./chat/index.ts";
+import { RunRegistry } from "./chat/run.ts";
+import { createLogger, type Logger } from "./config/logger.ts";
+import { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
+import { conversationRoutes } from "./conversations/index.ts";
+import type { Store } from "./db/client.ts";
+import { fallback, type RouteRef } from "./http/index.ts";
+
+/** What `createParley` needs; only `store` is required. */
+export interface ParleyConfig {
+  store: Store;
+  /** Defaults to the retrieval agent over the store's knowledge base. */
+  agent?: Agent;
+  options?: Partial<ParleyOptions>;
+  logger?: Logger;
+  /** Milliseconds since the epoch; injectable so tests can move time (rate-limit windows). */
+  now?: () => number;
+  /** Share one registry with the server so shutdown can drain streams. */
+  runs?: RunRegistry;
+}
+
+/** The Parley /v1 API as an Elysia plugin. */
+export function createParley(config: ParleyConfig) {
+  const options: ParleyOptions = { ...DEFAULT_OPTIONS, ...config.options };
+  const deps = {
+    db: config.store.db,
+    agent: config.agent ?? retrievalAgent(config.store.db),
+    logger: config.logger ?? createLogger("info"),
+    now: config.now ?? Date.now,
+    runs: config.runs ?? new RunRegistry(),
+    options,
+  };
+  let routes: RouteRef[] = [];
+  const api = new Elysia({ prefix: "/v1" })
+    .use(chatRoutes(deps))
+    .use(conversationRoutes(deps))
+    .use(fallback(deps.logger, () => routes));
+  routes = api.routes.map((r) => ({ method: r.method, path: r.path }));
+  return api;
+}
+
+export type { Agent, AgentChunk, AgentInput, ChatTurn } from "./agent/types.ts";
+export { retrievalAgent } from "./agent/retrieval.ts";
+export { createKey, listKeys, revokeKey, updateKey, type Plan } from "./auth/service.ts";
+export { RunRegistry } from "./chat/run.ts";
+export { createLogger, type Logger } from "./config/logger.ts";
+export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
+export { openPglite, openPostgres, type Store } from "./db/client.ts";
+export { migrate } from "./db/migrate.ts";
+export { ingestDocuments } from "./knowledge/service.ts";
+export { parseJsonl, parseMarkdown, type KnowledgeDoc } from "./knowledge/parse.ts";

@@ -1,0 +1,83 @@
+/** The default retrieval agent against the real Elysia docs corpus. */
+import { describe, expect, test } from "bun:test";
+import { retrievalAgent } from "../src/agent/retrieval.ts";
+import type { AgentChunk, ChatTurn } from "../src/agent/types.ts";
+import { testStore } from "./helpers/store.ts";
+
+const store = await testStore();
+const agent = retrievalAgent(store.db);
+
+async function ask(message: string, history: ChatTurn[] = []) {
+  const chunks: AgentChunk[] = [];
+  for await (const c of agent.respond({ message, history, signal: new AbortController().signal })) chunks.push(c);
+  const text = chunks.flatMap((c) => (c.type === "token" ? [c.content] : [])).join("");
+  const sources = chunks.find((c) => c.type === "sources");
+  return { text, sources: sources?.type === "sources" ? sources.sources : undefined, chunks };
+}
+
+describe("retrieval agent", () => {
+  test("answers from the matching documents and cites them", async () => {
+    const { text, sources } = await ask("How do I set up OpenAPI documentation with Swagger?");
+    expect(sources!.length).toBeGreaterThan(0);
+    expect(sources!.some((u) => /openapi|swagger/.test(u))).toBe(true);
+    expect(text.toLowerCase()).toContain("openapi");
+  });
+
+  test("different questions draw on different documents", async () => {
+    const a = await ask("How do I deploy Elysia to Cloudflare Workers?");
+    const b = await ask("How do I write unit tests for my Elysia app?");
+    expect(a.sources!.some((u) => u.includes("cloudflare"))).toBe(true);
+    expect(b.sources!.some((u) => u.includes("test"))).toBe(true);
+    expect(a.text).not.toBe(b.text);
+  });
+
+  test("says so plainly, with empty sources, when nothing matches", async () => {
+    const { text, sources } = await ask("zxqwv plorbnik glimmerfax");
+    expect(sources).toEqual([]);
+    expect(text).toContain("could not find");
+  });
+
+  test("a follow-up uses the conversation so far", async () => {
+    const history: ChatTurn[] = [
+      { role: "user", content: "How do I use cookies in Elysia?" },
+      { role: "assistant", content: "…" },
+    ];
+    const alone = await ask("How do I sign it?");
+    const followUp = await ask("How do I sign it?", history);
+    expect(followUp.sources!.some((u) => u.includes("cookie"))).toBe(true);
+    expect(followUp.sources).not.toEqual(alone.sources);
+  });
+
+  test("the sample knowledge base answers questions about Parley", async () => {
+    const { sources, text } = await ask("What happens when I exceed the daily quota of my plan?");
+    expect(sources).toContain("https://parley.example/docs/rate-limits");
+    expect(text).toContain("daily_quota_exceeded");
+  });
+
+  test("tokens concatenate to the text; sources come last, once", async () => {
+    const { chunks } = await ask("What is a macro?");
+    expect(chunks.at(-1)!.type).toBe("sources");
+    expect(chunks.filter((c) => c.type === "sources")).toHaveLength(1);
+    expect(chunks.filter((c) => c.type === "token").length).toBeGreaterThan(5);
+  });
+
+  test("stops when aborted", async () => {
+    const abort = new AbortController();
+    const seen: AgentChunk[] = [];
+    const run = (async () => {
+      for await (const c of agent.respond({ message: "How do lifecycle hooks work?", history: [], signal: abort.signal })) {
+        seen.push(c);
+        if (seen.length === 3) abort.abort(new Error("stop"));
+      }
+    })();
+    await expect(run).rejects.toThrow("stop");
+    expect(seen).toHaveLength(3);
+  });
+
+  test("question text cannot inject tsquery syntax", async () => {
+    for (const q of ["a & | ! ( ) :* '", "'); drop table chunks; --", "\\\\ \u0000 <-> !!!"]) {
+      const r = await ask(q);
+      expect(r.sources).toBeDefined();
+    }
+  });
+});

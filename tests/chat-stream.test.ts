@@ -1,0 +1,138 @@
+/** POST /v1/chat with stream: true, over a real HTTP connection, read with a real SSE parser. */
+import { afterAll, describe, expect, test } from "bun:test";
+import { expectStatus, harness, type Harness } from "./helpers/app.ts";
+import { scriptedAgent } from "./helpers/agents.ts";
+import { readSse } from "./helpers/sse.ts";
+
+const servers: { stop(): unknown }[] = [];
+afterAll(() => servers.forEach((s) => s.stop()));
+
+function listen(h: Harness): string {
+  const app = h.app.listen({ port: 0, hostname: "127.0.0.1" });
+  servers.push(app);
+  return `http://127.0.0.1:${app.server!.port}`;
+}
+
+const chat = (base: string, key: string, body: unknown, signal?: AbortSignal) =>
+  fetch(`${base}/v1/chat`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+    signal,
+  });
+
+async function eventually<T>(fn: () => Promise<T | undefined>, ms = 5_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("POST /v1/chat (stream)", () => {
+  test("start, tokens, sources, end — tokens concatenate to the stored reply", async () => {
+    const h = await harness();
+    const base = listen(h);
+    const key = await h.key();
+    const res = await chat(base, key, { message: "How do I use server-sent events with a generator?", stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("text/event-stream");
+    expect(res.headers.get("cache-control")).toBe("no-cache");
+    expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+    const { events, raw } = await readSse(res);
+
+    expect(raw).toStartWith('data: {"type":"start"');
+    expect(raw.split("\n\n").filter(Boolean).every((f) => f.startsWith("data: ") && !f.includes("\n"))).toBe(true);
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe("start");
+    expect(types.slice(1, -2).every((t) => t === "token")).toBe(true);
+    expect(types.slice(-2)).toEqual(["sources", "end"]);
+    expect(types.filter((t) => t === "token").length).toBeGreaterThan(10);
+
+    const start = events[0];
+    const sources = events.at(-2).sources;
+    const end = events.at(-1);
+    expect(sources.length).toBeGreaterThan(0);
+    for (const s of sources) expect(() => new URL(s)).not.toThrow();
+    const text = events.filter((e) => e.type === "token").map((e) => e.content).join("");
+
+    const conv = await h.call("GET", `/v1/conversations/${start.conversation_id}`, { key });
+    expectStatus(conv, 200);
+    const reply = conv.json.messages.find((m: any) => m.id === end.message_id);
+    expect(reply).toMatchObject({ role: "assistant", status: "completed", content: text, sources });
+  });
+
+  test("continuing a conversation reports its id in start", async () => {
+    const h = await harness();
+    const base = listen(h);
+    const key = await h.key();
+    const first = await h.call("POST", "/v1/chat", { key, json: { message: "What is Elysia?" } });
+    const res = await chat(base, key, { message: "And how do I install it?", conversation_id: first.json.conversation_id, stream: true });
+    const { events } = await readSse(res);
+    expect(events[0]).toEqual({ type: "start", conversation_id: first.json.conversation_id });
+    expect(events.at(-1).type).toBe("end");
+  });
+
+  test("a failure mid-stream sends exactly one error event and stores a failed message", async () => {
+    const h = await harness({ agent: scriptedAgent(["one", " two", " three"], { failAfter: 2 }) });
+    const base = listen(h);
+    const key = await h.key();
+    const { events } = await readSse(await chat(base, key, { message: "fail", stream: true }));
+    expect(events.map((e) => e.type)).toEqual(["start", "token", "token", "error"]);
+    expect(events.at(-1).error).toMatchObject({ code: "generation_failed", type: "api_error" });
+    expect(typeof events.at(-1).error.message).toBe("string");
+    const conv = await h.call("GET", `/v1/conversations/${events[0].conversation_id}`, { key });
+    expect(conv.json.messages[1]).toMatchObject({ status: "failed", content: "one two" });
+  });
+
+  test("keep-alive comments flow while the agent is silent", async () => {
+    const h = await harness({ agent: scriptedAgent(["late"], { silenceMs: 350 }), options: { keepAliveMs: 100 } });
+    const base = listen(h);
+    const key = await h.key();
+    const { events, comments } = await readSse(await chat(base, key, { message: "wait", stream: true }));
+    expect(comments.filter((c) => c === "ping").length).toBeGreaterThanOrEqual(2);
+    expect(events.map((e) => e.type)).toEqual(["start", "token", "sources", "end"]);
+  });
+
+  test("a client that disconnects mid-stream does not lose the reply", async () => {
+    const tokens = Array.from({ length: 40 }, (_, i) => ` t${i}`);
+    const h = await harness({ agent: scriptedAgent(tokens, { delayMs: 10, sources: ["https://example.com/a"] }) });
+    const base = listen(h);
+    const key = await h.key();
+    const abort = new AbortController();
+    const res = await chat(base, key, { message: "long one", stream: true }, abort.signal);
+    const { events } = await readSse(res, { stopAfter: 3 });
+    abort.abort();
+    const convId = events[0].conversation_id;
+    const stored = await eventually(async () => {
+      const conv = await h.call("GET", `/v1/conversations/${convId}`, { key });
+      return conv.json.messages.length === 2 ? conv.json.messages[1] : undefined;
+    });
+    expect(stored).toMatchObject({ status: "completed", content: tokens.join(""), sources: ["https://example.com/a"] });
+  });
+
+  test("deleting the conversation mid-stream ends the stream with one not_found error event", async () => {
+    const h = await harness({ agent: scriptedAgent(["a", " b", " c", " d"], { delayMs: 30 }) });
+    const base = listen(h);
+    const key = await h.key();
+    const res = await chat(base, key, { message: "slow", stream: true });
+    const reading = readSse(res);
+    await Bun.sleep(40);
+    const list = await h.call("GET", "/v1/conversations", { key });
+    expectStatus(await h.call("DELETE", `/v1/conversations/${list.json.data[0].id}`, { key }), 204);
+    const { events } = await reading;
+    expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "not_found" } });
+    expect(events.filter((e) => e.type === "end" || e.type === "error")).toHaveLength(1);
+  });
+
+  test("validation errors on a stream request are plain JSON errors", async () => {
+    const h = await harness();
+    const base = listen(h);
+    const key = await h.key();
+    const res = await chat(base, key, { message: "", stream: true });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toContain("application/json");
+  });
+});

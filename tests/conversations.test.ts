@@ -1,0 +1,174 @@
+/** GET/DELETE /v1/conversations: listing, keyset pagination under change, detail, ownership. */
+import { describe, expect, test } from "bun:test";
+import { findKeyBySecret } from "../src/auth/service.ts";
+import { encodeCursor } from "../src/conversations/cursor.ts";
+import { createConversation } from "../src/conversations/service.ts";
+import { expectError, expectStatus, harness } from "./helpers/app.ts";
+
+const h = await harness();
+
+/** Creates n conversations for the key; every third shares its timestamp with the previous one. */
+async function seed(key: string, n: number, base = Date.UTC(2026, 0, 1)): Promise<string[]> {
+  const { id: keyId } = (await findKeyBySecret(h.store.db, key))!;
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = new Date(base + Math.floor(i - i / 3) * 1000);
+    ids.push((await createConversation(h.store.db, keyId, `c${i}`, at)).id);
+  }
+  return ids;
+}
+
+async function page(key: string, query: string) {
+  const r = await h.call("GET", `/v1/conversations${query}`, { key });
+  expectStatus(r, 200);
+  return r.json as { data: { id: string; created_at: string }[]; pagination: { has_more: boolean; next_cursor: string | null } };
+}
+
+describe("GET /v1/conversations", () => {
+  test("empty list for a new key", async () => {
+    const key = await h.key();
+    expect(await page(key, "")).toEqual({ data: [], pagination: { has_more: false, next_cursor: null } });
+  });
+
+  test("default page size 20, newest first, shape of items", async () => {
+    const key = await h.key();
+    await seed(key, 25);
+    const p = await page(key, "");
+    expect(p.data).toHaveLength(20);
+    expect(p.pagination.has_more).toBe(true);
+    expect(typeof p.pagination.next_cursor).toBe("string");
+    expect(Object.keys(p.data[0]!).sort()).toEqual(["created_at", "id", "title", "updated_at"]);
+    const order = p.data.map((c) => [c.created_at, c.id].join("|"));
+    expect(order).toEqual([...order].sort().reverse());
+  });
+
+  test("limit bounds: 1 and 100 accepted, anything else is 400 naming limit", async () => {
+    const key = await h.key();
+    await seed(key, 3);
+    expect((await page(key, "?limit=1")).data).toHaveLength(1);
+    expect((await page(key, "?limit=100")).data).toHaveLength(3);
+    for (const bad of ["0", "101", "-1", "1.5", "abc", "", "1e2", "%00", "0x10", "+5", "%205"]) {
+      const r = await h.call("GET", `/v1/conversations?limit=${bad}`, { key });
+      expectError(r, 400, "invalid_request");
+      expect(r.json.error.param).toBe("limit");
+    }
+  });
+
+  test("cursors not produced by the server are 400, never 500", async () => {
+    const key = await h.key();
+    const forged = [
+      "abc",
+      "",
+      "!!!",
+      btoa("not json"),
+      btoa(JSON.stringify({ v: 1, t: "x", id: "conv_01jd5x8r7mf6sb1b2k3n4p5q6r" })),
+      btoa(JSON.stringify({ v: 2, t: 1, id: "conv_01jd5x8r7mf6sb1b2k3n4p5q6r" })),
+      btoa(JSON.stringify({ v: 1, t: 1, id: "conv_'; drop table x" })),
+      btoa(JSON.stringify({ v: 1, t: 1e300, id: "conv_01jd5x8r7mf6sb1b2k3n4p5q6r" })),
+      "a".repeat(5000),
+    ];
+    for (const cursor of forged) {
+      const r = await h.call("GET", `/v1/conversations?cursor=${encodeURIComponent(cursor)}`, { key });
+      expectError(r, 400, "invalid_cursor");
+      expect(r.json.error.param).toBe("cursor");
+    }
+  });
+
+  test("paging through everything: no duplicates, no gaps, ties broken by id", async () => {
+    const key = await h.key();
+    const ids = await seed(key, 95);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const p = await page(key, `?limit=10${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...p.data.map((c) => c.id));
+      cursor = p.pagination.has_more ? p.pagination.next_cursor : null;
+      if (!p.pagination.has_more) expect(p.pagination.next_cursor).toBeNull();
+    } while (cursor);
+    expect(seen).toHaveLength(95);
+    expect(new Set(seen).size).toBe(95);
+    expect([...seen].sort()).toEqual([...ids].sort());
+  });
+
+  test("inserts and deletes between pages: every surviving original once, nothing twice", async () => {
+    const key = await h.key();
+    const ids = await seed(key, 60);
+    const deleted = new Set<string>();
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let round = 0;
+    do {
+      const p = await page(key, `?limit=7${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...p.data.map((c) => c.id));
+      cursor = p.pagination.has_more ? p.pagination.next_cursor : null;
+      // Between pages: a new conversation (newer than all), and a delete ahead and behind the cursor.
+      await h.call("POST", "/v1/chat", { key, json: { message: `new ${round}` } });
+      const ahead = ids[ids.length - 1 - (round * 7 + 10)];
+      const behind = seen[0];
+      for (const id of [ahead, behind]) {
+        if (id && !deleted.has(id)) {
+          expectStatus(await h.call("DELETE", `/v1/conversations/${id}`, { key }), 204);
+          deleted.add(id);
+        }
+      }
+      round++;
+    } while (cursor);
+    expect(new Set(seen).size).toBe(seen.length);
+    const survivors = ids.filter((id) => !deleted.has(id));
+    for (const id of survivors) expect(seen).toContain(id);
+    for (const id of seen) expect(ids).toContain(id);
+  });
+
+  test("a cursor cannot reach another key's conversations", async () => {
+    const a = await h.key();
+    const b = await h.key();
+    const idsA = await seed(a, 5);
+    const cursor = encodeCursor({ createdAt: Date.UTC(2030, 0, 1), id: "conv_7zzzzzzzzzzzzzzzzzzzzzzzzz" });
+    const p = await page(b, `?cursor=${cursor}`);
+    expect(p.data).toEqual([]);
+    expect((await page(a, `?cursor=${cursor}`)).data.map((c) => c.id).sort()).toEqual([...idsA].sort());
+  });
+});
+
+describe("GET/DELETE /v1/conversations/:id", () => {
+  test("detail has messages oldest first with their fields", async () => {
+    const key = await h.key();
+    const r = await h.call("POST", "/v1/chat", { key, json: { message: "How do I handle errors?" } });
+    const conv = await h.call("GET", `/v1/conversations/${r.json.conversation_id}`, { key });
+    expectStatus(conv, 200);
+    expect(Object.keys(conv.json).sort()).toEqual(["created_at", "id", "messages", "title", "updated_at"]);
+    const [user, assistant] = conv.json.messages;
+    expect(Object.keys(user).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status"]);
+    expect(user).toMatchObject({ role: "user", sources: [], status: "completed" });
+    expect(assistant.created_at >= user.created_at).toBe(true);
+    expect(conv.json.updated_at >= conv.json.created_at).toBe(true);
+  });
+
+  test("unknown, malformed and other key's ids are 404 (no hint of existence)", async () => {
+    const owner = await h.key();
+    const other = await h.key();
+    const r = await h.call("POST", "/v1/chat", { key: owner, json: { message: "secret stuff" } });
+    const id = r.json.conversation_id;
+    for (const bad of [id, "conv_01jd5x8r7mf6sb1b2k3n4p5q6r", "x", "%27%20or%201=1"]) {
+      expectError(await h.call("GET", `/v1/conversations/${bad}`, { key: other }), 404, "not_found");
+      expectError(await h.call("DELETE", `/v1/conversations/${bad}`, { key: other }), 404, "not_found");
+    }
+    expectStatus(await h.call("GET", `/v1/conversations/${id}`, { key: owner }), 200);
+  });
+
+  test("delete removes the conversation and its messages; a second delete is 404", async () => {
+    const key = await h.key();
+    const r = await h.call("POST", "/v1/chat", { key, json: { message: "delete me" } });
+    const id = r.json.conversation_id;
+    const del = await h.call("DELETE", `/v1/conversations/${id}`, { key });
+    expectStatus(del, 204);
+    expect(del.text).toBe("");
+    expectError(await h.call("GET", `/v1/conversations/${id}`, { key }), 404, "not_found");
+    expectError(await h.call("DELETE", `/v1/conversations/${id}`, { key }), 404, "not_found");
+    expectError(
+      await h.call("POST", "/v1/chat", { key, json: { message: "again", conversation_id: id } }),
+      404,
+      "not_found",
+    );
+  });
+});

@@ -1,0 +1,26 @@
+/** Agents with known behaviour, for testing the run and the wire (not stand-ins for the default agent). */
+import type { Agent, AgentChunk } from "../../src/agent/types.ts";
+
+export interface ScriptOptions {
+  delayMs?: number;
+  /** Throw after this many tokens. */
+  failAfter?: number;
+  sources?: string[];
+  /** Wait this long before the first token (to exercise keep-alives). */
+  silenceMs?: number;
+}
+
+export function scriptedAgent(tokens: string[], o: ScriptOptions = {}): Agent {
+  return {
+    async *respond({ signal }): AsyncIterable<AgentChunk> {
+      if (o.silenceMs) await new Promise((r) => setTimeout(r, o.silenceMs));
+      for (const [i, content] of tokens.entries()) {
+        if (o.failAfter !== undefined && i === o.failAfter) throw new Error("scripted failure");
+        signal.throwIfAborted();
+        if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
+        yield { type: "token", content };
+      }
+      yield { type: "sources", sources: o.sources ?? [] };
+    },
+  };
+}

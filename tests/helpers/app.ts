@@ -1,0 +1,96 @@
+/** Builds the app in process on the shared store, with keys and a request helper. */
+import { expect } from "bun:test";
+import type { Agent } from "../../src/agent/types.ts";
+import { createKey, type Plan } from "../../src/auth/service.ts";
+import { RunRegistry } from "../../src/chat/run.ts";
+import { createLogger } from "../../src/config/logger.ts";
+import type { ParleyOptions } from "../../src/config/options.ts";
+import type { Store } from "../../src/db/client.ts";
+import { createApp } from "../../src/http/app.ts";
+import { testStore } from "./store.ts";
+
+export interface Harness {
+  app: ReturnType<typeof createApp>;
+  store: Store;
+  runs: RunRegistry;
+  /** A new key; by default with limits no test reaches. */
+  key(plan?: Plan, limits?: { rpm?: number; rpd?: number }): Promise<string>;
+  call(method: string, path: string, init?: CallInit): Promise<Reply>;
+}
+
+export interface CallInit {
+  key?: string | null;
+  json?: unknown;
+  body?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+/** A response read once: status, headers, parsed JSON (when JSON) and raw text. */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export async function harness(
+  opts: { now?: () => number; options?: Partial<ParleyOptions>; agent?: Agent; store?: Store } = {},
+): Promise<Harness> {
+  const store = opts.store ?? (await testStore());
+  const runs = new RunRegistry();
+  const app = createApp({ store, runs, now: opts.now, options: opts.options, agent: opts.agent, logger: createLogger("silent") });
+  return {
+    app,
+    store,
+    runs,
+    async key(plan = "enterprise", limits = {}) {
+      const big = plan === "enterprise" ? { rpm: 1_000_000, rpd: 10_000_000 } : {};
+      const { secret } = await createKey(store.db, { name: "test", plan, ...big, ...limits });
+      return secret;
+    },
+    call: (method, path, init = {}) => send(app, method, path, init),
+  };
+}
+
+export async function send(
+  app: { handle(r: Request): Promise<Response> },
+  method: string,
+  path: string,
+  init: CallInit = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  let body = init.body;
+  if (init.json !== undefined) {
+    body = JSON.stringify(init.json);
+    headers["content-type"] ??= "application/json";
+  }
+  const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
+  return read(res);
+}
+
+export async function read(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** Asserts the status, printing the body when it differs. */
+export function expectStatus(reply: Reply, status: number): void {
+  expect({ status: reply.status, body: reply.json ?? reply.text }).toMatchObject({ status });
+}
+
+/** Asserts a standard error body with this status and code. */
+export function expectError(reply: Reply, status: number, code: string): void {
+  expectStatus(reply, status);
+  expect(reply.json?.error?.code, reply.text).toBe(code);
+  expect(typeof reply.json.error.message).toBe("string");
+  expect(typeof reply.json.error.type).toBe("string");
+  expect(reply.json.request_id).toBe(reply.headers.get("x-request-id"));
+  expect(reply.headers.get("content-type")).toContain("application/json");
+}

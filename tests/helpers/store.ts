@@ -1,0 +1,38 @@
+/**
+ * One store for the whole run, shared by every test file (PGlite's cold start costs seconds).
+ * DATABASE_URL set → that PostgreSQL database (.ci/run creates a fresh one per run and drops
+ * it); unset → an in-memory PGlite. Tests isolate themselves by creating their own keys.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { openPglite, openPostgres, type Store } from "../../src/db/client.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { parseJsonl } from "../../src/knowledge/parse.ts";
+import { SAMPLE_DOCS } from "../../src/knowledge/sample.ts";
+import { ingestDocuments } from "../../src/knowledge/service.ts";
+
+export const CORPUS = fileURLToPath(new URL("../../../shared/corpora/elysia-docs.jsonl", import.meta.url));
+export const onPostgres = Boolean(process.env.DATABASE_URL);
+
+let shared: Promise<Store> | undefined;
+
+async function open(): Promise<Store> {
+  const store = onPostgres ? openPostgres(process.env.DATABASE_URL!, { max: 20 }) : await openPglite();
+  await migrate(store);
+  const { docs } = parseJsonl(readFileSync(CORPUS, "utf8"), CORPUS);
+  await ingestDocuments(store.db, [...SAMPLE_DOCS, ...docs]);
+  return store;
+}
+
+/** The run's store, migrated and loaded with the sample docs and the Elysia corpus. */
+export function testStore(): Promise<Store> {
+  shared ??= open();
+  return shared;
+}
+
+/** A second, independent connection to the same database (PostgreSQL), or the same store (PGlite). */
+export async function secondStore(): Promise<Store> {
+  if (!onPostgres) return testStore();
+  await testStore();
+  return openPostgres(process.env.DATABASE_URL!, { max: 20 });
+}

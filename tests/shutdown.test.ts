@@ -1,0 +1,47 @@
+/** Graceful shutdown: running replies finish within the grace period, or end with an error event. */
+import { afterAll, describe, expect, test } from "bun:test";
+import { harness } from "./helpers/app.ts";
+import { scriptedAgent } from "./helpers/agents.ts";
+import { readSse } from "./helpers/sse.ts";
+
+const stops: (() => unknown)[] = [];
+afterAll(() => stops.forEach((s) => s()));
+
+async function streamingServer(delayMs: number, tokens: number) {
+  const h = await harness({ agent: scriptedAgent(Array.from({ length: tokens }, (_, i) => ` w${i}`), { delayMs }) });
+  const srv = h.app.listen({ port: 0, hostname: "127.0.0.1" });
+  stops.push(() => srv.stop(true));
+  const key = await h.key();
+  const open = () =>
+    fetch(`http://127.0.0.1:${srv.server!.port}/v1/chat`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ message: "go", stream: true }),
+    });
+  return { h, key, open };
+}
+
+describe("drain", () => {
+  test("replies that finish within the grace period end normally", async () => {
+    const { h, open } = await streamingServer(5, 10);
+    const reading = readSse(await open());
+    await h.runs.drain(2_000);
+    const { events } = await reading;
+    expect(events.at(-1).type).toBe("end");
+    expect(h.runs.size).toBe(0);
+  });
+
+  test("replies still running after the grace period end with one error event and are stored as failed", async () => {
+    const { h, key, open } = await streamingServer(20, 500);
+    const reading = readSse(await open());
+    const started = Date.now();
+    await h.runs.drain(150);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    const { events } = await reading;
+    expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "service_unavailable" } });
+    expect(events.filter((e) => e.type === "end" || e.type === "error")).toHaveLength(1);
+    const conv = await h.call("GET", `/v1/conversations/${events[0].conversation_id}`, { key });
+    expect(conv.json.messages[1].status).toBe("failed");
+    expect(conv.json.messages[1].content).toBe(events.filter((e) => e.type === "token").map((e) => e.content).join(""));
+  });
+});
