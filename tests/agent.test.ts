@@ -1,8 +1,10 @@
 /** The default retrieval agent against the real Elysia docs corpus. */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { retrievalAgent } from "../src/agent/retrieval.ts";
 import type { AgentChunk, ChatTurn } from "../src/agent/types.ts";
 import { testStore } from "./helpers/store.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const store = await testStore();
 const agent = retrievalAgent(store.db);

@@ -1,8 +1,10 @@
 /** POST /v1/chat with stream: true, over a real HTTP connection, read with a real SSE parser. */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { expectStatus, harness, type Harness } from "./helpers/app.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { readSse } from "./helpers/sse.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const servers: { stop(): unknown }[] = [];
 afterAll(() => servers.forEach((s) => s.stop()));

@@ -1,7 +1,9 @@
 /** POST /v1/chat as JSON: happy path, validation, ownership. */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { expectError, expectStatus, harness } from "./helpers/app.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const h = await harness();
 const key = await h.key();

@@ -1,9 +1,11 @@
 /** The command line, run as a user would: `bun src/main.ts …` in a temp data folder. */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { onPostgres } from "./helpers/store.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const root = join(import.meta.dir, "..");
 const dirs: string[] = [];

@@ -1,11 +1,13 @@
 /** The typed client against a live server over real HTTP. */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { createClient, ParleyError } from "../src/client/index.ts";
 import type { ChatEvent } from "../src/client/types.ts";
 import { findKeyBySecret } from "../src/auth/service.ts";
 import { createConversation } from "../src/conversations/service.ts";
 import { harness, type Harness } from "./helpers/app.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const stops: (() => unknown)[] = [];
 afterAll(() => stops.forEach((s) => s()));

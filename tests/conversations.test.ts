@@ -1,9 +1,11 @@
 /** GET/DELETE /v1/conversations: listing, keyset pagination under change, detail, ownership. */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { findKeyBySecret } from "../src/auth/service.ts";
 import { encodeCursor } from "../src/conversations/cursor.ts";
 import { createConversation } from "../src/conversations/service.ts";
 import { expectError, expectStatus, harness } from "./helpers/app.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const h = await harness();
 

@@ -1,11 +1,13 @@
 /** Knowledge-base parsing and ingest: bad lines skipped with file:line, re-ingest replaces. */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { eq } from "drizzle-orm";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
 import { ingestDocuments, queryTerms, searchPassages } from "../src/knowledge/service.ts";
 import { chunks, documents } from "../src/db/schema.ts";
 import { testStore } from "./helpers/store.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 describe("parsing", () => {
   test("jsonl: good lines load, bad ones are reported with file:line", () => {

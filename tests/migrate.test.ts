@@ -1,10 +1,12 @@
 /** Migrations: idempotent, and applied once when several instances start together (advisory lock). */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import postgres from "postgres";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { migrations } from "../src/db/migrations.gen.ts";
 import { onPostgres } from "./helpers/store.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 describe("migrate", () => {
   test("PGlite: applying twice changes nothing", async () => {

@@ -1,10 +1,12 @@
 /** The OpenAPI document: valid 3.1, and real responses match the schemas it states. */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { dereference, validate } from "@readme/openapi-parser";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { expectStatus, harness, type Reply } from "./helpers/app.ts";
 import { readSse } from "./helpers/sse.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const h = await harness();
 const key = await h.key();

@@ -1,5 +1,5 @@
 /** Plans and limits: sliding minute, UTC day, headers, concurrency, two instances, store outage. */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { eq } from "drizzle-orm";
 import { findKeyBySecret } from "../src/auth/service.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
@@ -9,6 +9,8 @@ import { migrate } from "../src/db/migrate.ts";
 import { expectError, expectStatus, harness, read, type Reply } from "./helpers/app.ts";
 import { onPostgres, secondStore } from "./helpers/store.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const NOON = Date.UTC(2026, 5, 1, 12, 0, 0);
 const list = "/v1/conversations?limit=1";

@@ -1,8 +1,10 @@
 /** Graceful shutdown: running replies finish within the grace period, or end with an error event. */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { harness } from "./helpers/app.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { readSse } from "./helpers/sse.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const stops: (() => unknown)[] = [];
 afterAll(() => stops.forEach((s) => s()));
