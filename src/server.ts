@@ -34,14 +34,23 @@ export async function serve(env: Env): Promise<void> {
     stopping = true;
     logger.info("shutting down", { signal, running_replies: runs.size, grace_ms: env.SHUTDOWN_GRACE_MS });
     const deadline = Date.now() + env.SHUTDOWN_GRACE_MS;
-    void server.stop(false); // no new connections; open streams carry on
-    await runs.drain(env.SHUTDOWN_GRACE_MS);
-    // Requests not yet at the run stage (auth, storing the question) finish too, within the grace.
-    while (server.pendingRequests > 0 && Date.now() < deadline + 1_000) await Bun.sleep(10);
-    await server.stop(true);
-    await store.close();
-    logger.info("stopped");
-    process.exit(0);
+    let code = 0;
+    try {
+      void server.stop(false); // no new connections; open streams carry on
+      await runs.drain(env.SHUTDOWN_GRACE_MS);
+      // Requests not yet at the run stage (auth, storing the question) finish too, within the grace;
+      // a run one of them starts now is drained (or cut off) like the others.
+      while (server.pendingRequests > 0 && Date.now() < deadline + 1_000) await Bun.sleep(10);
+      await runs.drain(Math.max(0, deadline - Date.now()));
+      await server.stop(true);
+      await store.close();
+      logger.info("stopped");
+    } catch (error) {
+      // An unclean close can leave the PGlite folder damaged: say so, and exit non-zero.
+      logger.error("shutdown failed", { error });
+      code = 1;
+    }
+    process.exit(code);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

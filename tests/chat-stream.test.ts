@@ -3,6 +3,7 @@ import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { expectStatus, harness, type Harness } from "./helpers/app.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { readSse } from "./helpers/sse.ts";
+import { sseResponse } from "../src/http/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -96,6 +97,27 @@ describe("POST /v1/chat (stream)", () => {
     const { events, comments } = await readSse(await chat(base, key, { message: "wait", stream: true }));
     expect(comments.filter((c) => c === "ping").length).toBeGreaterThanOrEqual(2);
     expect(events.map((e) => e.type)).toEqual(["start", "token", "sources", "end"]);
+  });
+
+  test("the gap between writes never exceeds the keep-alive interval, whatever came before", async () => {
+    // An event shortly after the start, then silence: the ping must follow that event by one
+    // interval, not wait for the next fixed tick (which would leave almost two intervals quiet).
+    const interval = 300;
+    const listeners = new Set<(e: { n: number }) => void>();
+    const source = { subscribe: (l: (e: { n: number }) => void) => (listeners.add(l), () => listeners.delete(l)) };
+    const res = sseResponse(source, { keepAliveMs: interval, isLast: (e) => e.n === 2 });
+    const reader = res.body!.getReader();
+    const stamps: number[] = [];
+    const reading = (async () => {
+      while (!(await reader.read()).done) stamps.push(Date.now());
+    })();
+    const started = Date.now();
+    setTimeout(() => listeners.forEach((l) => l({ n: 1 })), interval / 2);
+    await new Promise((r) => setTimeout(r, interval * 3));
+    listeners.forEach((l) => l({ n: 2 }));
+    await reading;
+    const gaps = [started, ...stamps].slice(1).map((t, i) => t - [started, ...stamps][i]!);
+    expect({ gaps, max: Math.max(...gaps) < interval * 1.4 }).toMatchObject({ max: true });
   });
 
   test("a client that disconnects mid-stream does not lose the reply", async () => {

@@ -61,6 +61,7 @@ describe("POST /v1/chat (JSON)", () => {
     ["missing message", {}, "message"],
     ["empty message", { message: "" }, "message"],
     ["white space only", { message: "  \n\t " }, "message"],
+    ["NUL character (PostgreSQL text cannot hold it)", { message: "a\u0000b" }, "message"],
     ["message not a string", { message: 42 }, "message"],
     ["message too long", { message: "x".repeat(32_001) }, "message"],
     ["stream not a boolean", { message: "hi", stream: "yes" }, "stream"],

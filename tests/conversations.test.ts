@@ -2,7 +2,7 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { findKeyBySecret } from "../src/auth/service.ts";
 import { encodeCursor } from "../src/conversations/cursor.ts";
-import { createConversation } from "../src/conversations/service.ts";
+import { addMessage, createConversation } from "../src/conversations/service.ts";
 import { expectError, expectStatus, harness } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -67,6 +67,8 @@ describe("GET /v1/conversations", () => {
       btoa(JSON.stringify({ v: 2, t: 1, id: "conv_01jd5x8r7mf6sb1b2k3n4p5q6r" })),
       btoa(JSON.stringify({ v: 1, t: 1, id: "conv_'; drop table x" })),
       btoa(JSON.stringify({ v: 1, t: 1e300, id: "conv_01jd5x8r7mf6sb1b2k3n4p5q6r" })),
+      // Past 9999-12-31: a valid JS date the database cannot take.
+      btoa(JSON.stringify({ v: 1, t: 253402300800000, id: "conv_01jd5x8r7mf6sb1b2k3n4p5q6r" })),
       "a".repeat(5000),
     ];
     for (const cursor of forged) {
@@ -151,11 +153,23 @@ describe("GET/DELETE /v1/conversations/:id", () => {
     const other = await h.key();
     const r = await h.call("POST", "/v1/chat", { key: owner, json: { message: "secret stuff" } });
     const id = r.json.conversation_id;
-    for (const bad of [id, "conv_01jd5x8r7mf6sb1b2k3n4p5q6r", "x", "%27%20or%201=1"]) {
+    for (const bad of [id, "conv_01jd5x8r7mf6sb1b2k3n4p5q6r", "x", "%27%20or%201=1", "%E0%A4%A", "%zz"]) {
       expectError(await h.call("GET", `/v1/conversations/${bad}`, { key: other }), 404, "not_found");
       expectError(await h.call("DELETE", `/v1/conversations/${bad}`, { key: other }), 404, "not_found");
     }
     expectStatus(await h.call("GET", `/v1/conversations/${id}`, { key: owner }), 200);
+  });
+
+  test("sources read back as stored, whatever characters the document URL had", async () => {
+    const key = await h.key();
+    const { id: keyId } = (await findKeyBySecret(h.store.db, key))!;
+    const conv = await createConversation(h.store.db, keyId, "odd urls", new Date());
+    // What a custom agent might report: not every source is a well-formed URI.
+    const sources = ["https://a.test/über uns", "not a url", "https://a.test/%E2%9C%93"];
+    await addMessage(h.store.db, { conversationId: conv.id, role: "assistant", content: "x", sources, status: "completed", createdAt: new Date() });
+    const r = await h.call("GET", `/v1/conversations/${conv.id}`, { key });
+    expectStatus(r, 200);
+    expect(r.json.messages[0].sources).toEqual(sources);
   });
 
   test("delete removes the conversation and its messages; a second delete is 404", async () => {

@@ -26,6 +26,19 @@ describe("parsing", () => {
     expect(problems.map((p) => p.where)).toEqual(["kb.jsonl:2", "kb.jsonl:3", "kb.jsonl:5", "kb.jsonl:7"]);
   });
 
+  test("URLs are stored in canonical form; NUL characters make a line a problem, not a failed ingest", () => {
+    const text = [
+      JSON.stringify({ url: " https://a.test/über uns ", content: "spaces and umlauts" }),
+      JSON.stringify({ url: "https://a.test/nul", content: "a\u0000b" }),
+      JSON.stringify({ url: "https://a.test/nul-title", title: "t\u0000", content: "fine" }),
+      JSON.stringify({ url: "https://a.test/\u0000", content: "fine" }),
+    ].join("\n");
+    const { docs, problems } = parseJsonl(text, "kb.jsonl");
+    expect(docs.map((d) => d.url)).toEqual(["https://a.test/%C3%BCber%20uns"]);
+    expect(problems.map((p) => p.where)).toEqual(["kb.jsonl:2", "kb.jsonl:3", "kb.jsonl:4"]);
+    expect(parseMarkdown("---\nurl: https://a.test/x\n---\nnul \u0000 here", "n.md").problem?.reason).toContain("NUL");
+  });
+
   test("markdown: url from front matter, title from front matter or first heading", () => {
     const a = parseMarkdown("---\nurl: https://a.test/md\ntitle: \"Hello\"\n---\n# Ignored\nbody", "a.md");
     expect(a.doc).toEqual({ url: "https://a.test/md", title: "Hello", content: "# Ignored\nbody" });
@@ -48,6 +61,20 @@ describe("parsing", () => {
 });
 
 describe("ingest", () => {
+  test("a document the database refuses is reported and the others still load", async () => {
+    const store = await testStore();
+    const ok = `https://partial.test/${crypto.randomUUID()}`;
+    const failed: string[] = [];
+    // A NUL that bypassed the parser: PostgreSQL refuses it (22021/22P05).
+    const docs = [
+      { url: `${ok}-bad`, title: "Bad", content: "x\u0000y" },
+      { url: ok, title: "Good", content: "the numbatword lives here" },
+    ];
+    const n = await ingestDocuments(store.db, docs, { onError: (doc) => failed.push(doc.url) });
+    expect({ n, failed }).toEqual({ n: 1, failed: [`${ok}-bad`] });
+    expect((await searchPassages(store.db, ["numbatword"])).map((h) => h.url)).toContain(ok);
+  });
+
   test("re-ingesting a URL replaces the document and its passages", async () => {
     const store = await testStore();
     const url = `https://replace.test/${crypto.randomUUID()}`;

@@ -1,7 +1,7 @@
 /** Graceful shutdown: running replies finish within the grace period, or end with an error event. */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { harness } from "./helpers/app.ts";
-import { scriptedAgent } from "./helpers/agents.ts";
+import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
 import { readSse } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -9,8 +9,8 @@ setDefaultTimeout(30_000); // per file: see bunfig.toml
 const stops: (() => unknown)[] = [];
 afterAll(() => stops.forEach((s) => s()));
 
-async function streamingServer(delayMs: number, tokens: number) {
-  const h = await harness({ agent: scriptedAgent(Array.from({ length: tokens }, (_, i) => ` w${i}`), { delayMs }) });
+async function streamingServer(delayMs: number, tokens: number, agent = scriptedAgent(Array.from({ length: tokens }, (_, i) => ` w${i}`), { delayMs })) {
+  const h = await harness({ agent });
   const srv = h.app.listen({ port: 0, hostname: "127.0.0.1" });
   stops.push(() => srv.stop(true));
   const key = await h.key();
@@ -45,5 +45,17 @@ describe("drain", () => {
     const conv = await h.call("GET", `/v1/conversations/${events[0].conversation_id}`, { key });
     expect(conv.json.messages[1].status).toBe("failed");
     expect(conv.json.messages[1].content).toBe(events.filter((e) => e.type === "token").map((e) => e.content).join(""));
+  });
+
+  test("an agent that ignores its abort signal cannot hold shutdown: its reply is cut off and stored", async () => {
+    const { h, key, open } = await streamingServer(0, 0, stuckAgent(["half", " a reply"]));
+    const reading = readSse(await open());
+    const started = Date.now();
+    await h.runs.drain(150, 2_000);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    const { events } = await reading;
+    expect(events.map((e) => e.type)).toEqual(["start", "token", "token", "error"]);
+    const conv = await h.call("GET", `/v1/conversations/${events[0].conversation_id}`, { key });
+    expect(conv.json.messages[1]).toMatchObject({ status: "failed", content: "half a reply" });
   });
 });

@@ -25,6 +25,10 @@ export const chatRoutes = (deps: ChatDeps) =>
         if (!body.message.trim()) {
           throw new ApiError("invalid_request", "Invalid field 'message': it must contain more than white space.", { param: "message" });
         }
+        if (body.message.includes("\0")) {
+          // PostgreSQL text cannot store U+0000; say so instead of failing at the insert.
+          throw new ApiError("invalid_request", "Invalid field 'message': it must not contain NUL (U+0000) characters.", { param: "message" });
+        }
         const turn = await beginTurn(deps.db, apiKey.id, body.message, body.conversation_id, new Date(deps.now()));
         const run = deps.runs.track(new Run(deps, turn.conversation.id, turn.history, body.message));
         if (body.stream) {

@@ -35,7 +35,7 @@ export const StreamEvent = t.Union(
   [
     t.Object({ type: t.Literal("start"), conversation_id: t.String() }),
     t.Object({ type: t.Literal("token"), content: t.String() }),
-    t.Object({ type: t.Literal("sources"), sources: t.Array(t.String({ format: "uri" })) }),
+    t.Object({ type: t.Literal("sources"), sources: t.Array(t.String({ description: "URL" })) }),
     t.Object({ type: t.Literal("end"), message_id: t.String() }),
     t.Object({ type: t.Literal("error"), error: t.Omit(ErrorPayload, ["param"]) }),
   ],

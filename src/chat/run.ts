@@ -60,7 +60,38 @@ export class Run {
 
   private emit(e: RunEvent): void {
     this.events.push(e);
-    for (const l of this.listeners) l(e);
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // A listener's failure is its connection's problem; the run and the others go on.
+        this.listeners.delete(l);
+      }
+    }
+  }
+
+  /**
+   * The agent's chunks, until it ends or the run is cancelled. Each `next()` races the abort,
+   * so an agent that ignores its signal cannot hold the run (or shutdown) hostage.
+   */
+  private async *chunks(agent: Agent, history: ChatTurn[], message: string) {
+    const signal = this.abort.signal;
+    const iterator = agent.respond({ history, message, signal })[Symbol.asyncIterator]();
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+    aborted.catch(() => {}); // observed by the race below; never unhandled
+    try {
+      while (true) {
+        const r = await Promise.race([iterator.next(), aborted]);
+        if (r.done) return;
+        yield r.value;
+      }
+    } finally {
+      // Not awaited: an agent stuck in `next()` would never settle its `return()` either.
+      iterator.return?.()?.catch(() => {});
+    }
   }
 
   private async execute({ db, agent, logger, now }: RunDeps, history: ChatTurn[], message: string): Promise<RunOutcome> {
@@ -69,7 +100,7 @@ export class Run {
     let sources: string[] = [];
     let failure: ApiError | null = null;
     try {
-      for await (const chunk of agent.respond({ history, message, signal: this.abort.signal })) {
+      for await (const chunk of this.chunks(agent, history, message)) {
         if (chunk.type === "token") {
           content += chunk.content;
           this.emit(chunk);
@@ -117,10 +148,13 @@ export class Run {
 /** The runs alive in this process, so shutdown can let them finish (or end them). */
 export class RunRegistry {
   private readonly runs = new Set<Run>();
+  private cutOff: ApiError | null = null;
 
   track(run: Run): Run {
     this.runs.add(run);
     void run.done.finally(() => this.runs.delete(run));
+    // A request already inside the handler when shutdown cut runs off still gets cut off.
+    if (this.cutOff) run.cancel(this.cutOff);
     return run;
   }
 
@@ -128,15 +162,27 @@ export class RunRegistry {
     return this.runs.size;
   }
 
-  /** Waits up to `graceMs` for runs to finish, then cancels the rest and waits for them to store. */
-  async drain(graceMs: number): Promise<void> {
-    const all = () => Promise.all([...this.runs].map((r) => r.done));
+  /**
+   * Waits up to `graceMs` for runs to finish, then cancels the rest and gives them up to
+   * `storeMs` to store what they have (a cancelled run ends at once; only its write remains).
+   */
+  async drain(graceMs: number, storeMs = 5_000): Promise<void> {
+    if (await this.settled(graceMs)) return;
+    this.cutOff = new ApiError("service_unavailable", "The server is shutting down; the reply was cut short.");
+    for (const run of this.runs) run.cancel(this.cutOff);
+    await this.settled(storeMs);
+  }
+
+  /** Whether every run (including ones started meanwhile) finished within `ms`. */
+  private async settled(ms: number): Promise<boolean> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<"expired">((r) => (timer = setTimeout(() => r("expired"), graceMs)));
-    const first = await Promise.race([all(), expired]);
+    const expired = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+    const all = async (): Promise<true> => {
+      while (this.runs.size) await Promise.all([...this.runs].map((r) => r.done));
+      return true;
+    };
+    const result = await Promise.race([all(), expired]);
     clearTimeout(timer);
-    if (first !== "expired") return;
-    for (const run of this.runs) run.cancel(new ApiError("service_unavailable", "The server is shutting down; the reply was cut short."));
-    await all();
+    return result;
   }
 }

@@ -12,7 +12,7 @@ import {
   titleFrom,
 } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, sqlState } from "../http/errors.ts";
 import { isId } from "../ids.ts";
 
 /** The conversation a new message goes to, and what the agent should know of it. */
@@ -20,6 +20,8 @@ export interface Turn {
   conversation: ConversationRow;
   history: ChatTurn[];
 }
+
+const notFound = (id: string) => new ApiError("not_found", `No conversation '${id}'.`, { param: "conversation_id" });
 
 export async function beginTurn(
   db: Db,
@@ -33,7 +35,7 @@ export async function beginTurn(
   if (conversationId != null) {
     conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
     if (!conversation) {
-      throw new ApiError("not_found", `No conversation '${conversationId}'.`, { param: "conversation_id" });
+      throw notFound(conversationId);
     }
     history = (await listMessages(db, conversation.id))
       .filter((m) => m.status === "completed")
@@ -41,6 +43,12 @@ export async function beginTurn(
   } else {
     conversation = await createConversation(db, keyId, titleFrom(message), at);
   }
-  await addMessage(db, { conversationId: conversation.id, role: "user", content: message, status: "completed", createdAt: at });
+  try {
+    await addMessage(db, { conversationId: conversation.id, role: "user", content: message, status: "completed", createdAt: at });
+  } catch (error) {
+    // foreign_key_violation: a DELETE of this conversation won the race since we found it.
+    if (sqlState(error) === "23503") throw notFound(conversationId ?? conversation.id);
+    throw error;
+  }
   return { conversation, history };
 }

@@ -4,6 +4,7 @@ import { extname, join } from "node:path";
 import type { Store } from "../db/client.ts";
 import { type KnowledgeDoc, type ParseProblem, parseJsonl, parseMarkdown } from "../knowledge/parse.ts";
 import { ingestDocuments } from "../knowledge/service.ts";
+import { isStoreUnavailable, sqlState } from "../http/errors.ts";
 
 const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt"]);
 
@@ -36,7 +37,17 @@ export async function ingestCommand(store: Store, paths: string[]): Promise<numb
     }
   }
   for (const p of problems) console.error(`skipped ${p.where}: ${p.reason}`);
-  const n = await ingestDocuments(store.db, docs);
-  console.log(`ingested ${n} document(s)${problems.length ? `, skipped ${problems.length}` : ""}`);
-  return 0;
+  let failed = 0;
+  const n = await ingestDocuments(store.db, docs, {
+    // Only the SQLSTATE and message: a driver error's full text can carry the query's parameters.
+    onError: (doc, error) => {
+      if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown }).cause)) throw error;
+      failed++;
+      const e = error as { code?: string; cause?: { code?: string; message?: string }; message?: string };
+      console.error(`failed ${doc.url}: ${e.cause?.message ?? e.message ?? String(error)}${sqlState(error) ? ` (${sqlState(error)})` : ""}`);
+    },
+  });
+  const skipped = problems.length + failed;
+  console.log(`ingested ${n} document(s)${skipped ? `, skipped ${skipped}` : ""}`);
+  return failed && n === 0 ? 1 : 0;
 }

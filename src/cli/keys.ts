@@ -9,11 +9,16 @@ const USAGE = `usage:
   keys revoke KEY_ID
   keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default]`;
 
+const MAX_LIMIT = 2_147_483_647;
+
 function limit(v: string | undefined, name: string): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === "default") return null;
   const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer (or 'default')`);
+  // The column is a PostgreSQL integer: anything larger would fail at the insert.
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_LIMIT) {
+    throw new Error(`--${name} must be an integer from 1 to ${MAX_LIMIT} (or 'default')`);
+  }
   return n;
 }
 

@@ -70,7 +70,8 @@ export function createClient(options: ClientOptions) {
     const params = new URLSearchParams();
     if (query.limit !== undefined) params.set("limit", String(query.limit));
     if (query.cursor) params.set("cursor", query.cursor);
-    const qs = params.size ? `?${params}` : "";
+    // Not `params.size`: older browsers and runtimes lack it.
+    const qs = params.toString() ? `?${params}` : "";
     const json = (await (await request("GET", `/conversations${qs}`)).json()) as {
       data: Wire[];
       pagination: { has_more: boolean; next_cursor: string | null };

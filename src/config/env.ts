@@ -6,7 +6,8 @@ import { createEnv } from "@t3-oss/env-core";
 import { z } from "zod";
 import { DEFAULT_OPTIONS, type ParleyOptions } from "./options.ts";
 
-const int = (def: number, min = 1) => z.coerce.number().int().min(min).default(def);
+const INT4_MAX = 2_147_483_647;
+const int = (def: number, min = 1, max = INT4_MAX) => z.coerce.number().int().min(min).max(max).default(def);
 
 export function loadEnv(source: Record<string, string | undefined>) {
   const env = createEnv({
@@ -20,7 +21,8 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
       MAX_MESSAGE_CHARS: int(DEFAULT_OPTIONS.maxMessageChars),
       MAX_BODY_BYTES: int(DEFAULT_OPTIONS.maxBodyBytes, 1024),
-      KEEPALIVE_MS: int(DEFAULT_OPTIONS.keepAliveMs, 100).refine((v) => v < 30_000, "must be below 30000 (the idle timeout)"),
+      // Well below the server's 30 s idle timeout, so a busy event loop cannot push a ping past it.
+      KEEPALIVE_MS: int(DEFAULT_OPTIONS.keepAliveMs, 100, 25_000),
       SHUTDOWN_GRACE_MS: int(10_000, 0),
       DB_POOL_MAX: int(10),
       FREE_RPM: int(DEFAULT_OPTIONS.plans.free.rpm),

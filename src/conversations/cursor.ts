@@ -17,6 +17,9 @@ export function encodeCursor(c: Cursor): string {
   return toB64url(JSON.stringify({ v: 1, t: c.createdAt, id: c.id }));
 }
 
+// 9999-12-31T23:59:59.999Z: later instants have no four-digit-year ISO form the database accepts.
+const MAX_TIME = 253402300799999;
+
 const invalid = () =>
   new ApiError("invalid_cursor", "The cursor is not valid; pass pagination.next_cursor from a previous page as it is.", {
     param: "cursor",
@@ -39,7 +42,7 @@ export function decodeCursor(raw: string): Cursor {
     typeof p.t !== "number" ||
     !Number.isSafeInteger(p.t) ||
     p.t < 0 ||
-    p.t > 8.64e15 ||
+    p.t > MAX_TIME ||
     typeof p.id !== "string" ||
     !isId("conv", p.id)
   ) {

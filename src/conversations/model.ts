@@ -13,7 +13,8 @@ export const Message = t.Object({
   id: t.String({ description: "msg_… identifier" }),
   role: t.Union([t.Literal("user"), t.Literal("assistant")]),
   content: t.String(),
-  sources: t.Array(t.String({ format: "uri" }), { description: "URLs the reply drew on (empty for user messages)." }),
+  // No `format: "uri"`: responses are validated, and a custom agent's odd source must not break reads.
+  sources: t.Array(t.String(), { description: "URLs the reply drew on (empty for user messages)." }),
   status: t.Union([t.Literal("completed"), t.Literal("failed")]),
   created_at: t.String({ format: "date-time" }),
 });

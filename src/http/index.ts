@@ -26,16 +26,24 @@ function fromValidation(error: ValidationError): ApiError {
   return new ApiError("invalid_request", message, { param });
 }
 
+/** Which ApiError a thrown value (or Elysia's error `code`) stands for. */
+function classify(error: unknown, code?: string): ApiError {
+  if (error instanceof ValidationError || code === "VALIDATION") {
+    const type = (error as ValidationError).type;
+    // Our own answer failed its schema: a server fault, not the client's request.
+    if (type === "response") return new ApiError("internal_error", "An internal error occurred.", { cause: error });
+    // Path ids are opaque: one that cannot even be decoded names nothing, like any unknown id.
+    if (type === "params") return new ApiError("not_found", "No such resource.");
+    return fromValidation(error as ValidationError);
+  }
+  if (code === "PARSE") return new ApiError("invalid_json", "The request body could not be parsed.");
+  if (code === "NOT_FOUND") return new ApiError("not_found", "No such route.");
+  return toApiError(error);
+}
+
 /** Maps anything thrown in a route to the standard error response, logging server faults. */
 export function errorResponse(error: unknown, request: Request, logger: Logger, code?: string): Response {
-  const api =
-    error instanceof ValidationError || code === "VALIDATION"
-      ? fromValidation(error as ValidationError)
-      : code === "PARSE"
-        ? new ApiError("invalid_json", "The request body could not be parsed.")
-        : code === "NOT_FOUND"
-          ? new ApiError("not_found", "No such route.")
-          : toApiError(error);
+  const api = classify(error, code);
   const requestId = requestIdOf(request);
   if (api.status >= 500) {
     logger.error("request failed", {

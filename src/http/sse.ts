@@ -23,22 +23,34 @@ const PING = encoder.encode(": ping\n\n");
 
 export function sseResponse<E>(source: EventSource<E>, { keepAliveMs, isLast, headers }: SseOptions<E>): Response {
   let unsubscribe = () => {};
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const stop = () => {
     unsubscribe();
-    clearInterval(timer);
+    clearTimeout(timer);
   };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      let quiet = true;
+      let lastWrite = Date.now();
       let closed = false;
-      timer = setInterval(() => {
-        if (quiet && !closed) controller.enqueue(PING);
-        quiet = true;
-      }, keepAliveMs);
+      // One timer per stream, due exactly `keepAliveMs` after the last write: the gap between
+      // two writes never exceeds the interval, however events and pings interleave.
+      const schedule = (delay: number) => {
+        timer = setTimeout(() => {
+          if (closed) return;
+          const quietFor = Date.now() - lastWrite;
+          if (quietFor >= keepAliveMs) {
+            controller.enqueue(PING);
+            lastWrite = Date.now();
+            schedule(keepAliveMs);
+          } else {
+            schedule(keepAliveMs - quietFor);
+          }
+        }, delay);
+      };
+      schedule(keepAliveMs);
       unsubscribe = source.subscribe((e) => {
         if (closed) return;
-        quiet = false;
+        lastWrite = Date.now();
         controller.enqueue(frame(e));
         if (isLast(e)) {
           closed = true;

@@ -17,14 +17,22 @@ export interface ParseProblem {
   reason: string;
 }
 
-const isUrl = (v: unknown): v is string => {
-  if (typeof v !== "string") return false;
+/**
+ * The URL in its canonical form (`new URL(v).href`: spaces and non-ASCII percent-encoded), so
+ * every source we report is a valid URI; undefined unless it is an http(s) URL.
+ */
+function canonicalUrl(v: unknown): string | undefined {
+  if (typeof v !== "string" || v.includes("\0")) return undefined;
   try {
-    return /^https?:$/.test(new URL(v).protocol);
+    const url = new URL(v.trim());
+    return /^https?:$/.test(url.protocol) ? url.href : undefined;
   } catch {
-    return false;
+    return undefined;
   }
-};
+}
+
+// PostgreSQL text cannot hold NUL; a document carrying one is a bad line, not a failed ingest.
+const hasNul = (s: string) => s.includes("\0");
 
 export function parseJsonl(text: string, file: string): { docs: KnowledgeDoc[]; problems: ParseProblem[] } {
   const docs: KnowledgeDoc[] = [];
@@ -40,12 +48,14 @@ export function parseJsonl(text: string, file: string): { docs: KnowledgeDoc[]; 
       return;
     }
     if (!v || typeof v !== "object") return void problems.push({ where, reason: "not a JSON object" });
-    if (!isUrl(v.url)) return void problems.push({ where, reason: "`url` must be an http(s) URL" });
+    const url = canonicalUrl(v.url);
+    if (!url) return void problems.push({ where, reason: "`url` must be an http(s) URL" });
     if (typeof v.content !== "string" || !v.content.trim()) {
       return void problems.push({ where, reason: "`content` must be a non-empty string" });
     }
-    const title = typeof v.title === "string" && v.title.trim() ? v.title.trim() : v.url;
-    docs.push({ url: v.url, title, content: v.content });
+    const title = typeof v.title === "string" && v.title.trim() ? v.title.trim() : url;
+    if (hasNul(v.content) || hasNul(title)) return void problems.push({ where, reason: "contains a NUL character" });
+    docs.push({ url, title, content: v.content });
   });
   return { docs, problems };
 }
@@ -58,10 +68,11 @@ export function parseMarkdown(text: string, file: string): { doc?: KnowledgeDoc;
     const kv = /^(\w+):\s*(.*?)\s*$/.exec(line);
     if (kv) fields.set(kv[1]!.toLowerCase(), kv[2]!.replace(/^(["'])(.*)\1$/, "$2"));
   }
-  const url = fields.get("url");
-  if (!isUrl(url)) return { problem: { where: `${file}:1`, reason: "front matter needs `url: https://…`" } };
+  const url = canonicalUrl(fields.get("url"));
+  if (!url) return { problem: { where: `${file}:1`, reason: "front matter needs `url: https://…`" } };
   const content = fm ? text.slice(fm[0].length) : text;
   if (!content.trim()) return { problem: { where: file, reason: "empty document" } };
   const title = fields.get("title") || /^#\s+(.+)$/m.exec(content)?.[1]?.trim() || url;
+  if (hasNul(text)) return { problem: { where: file, reason: "contains a NUL character" } };
   return { doc: { url, title, content } };
 }

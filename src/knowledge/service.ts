@@ -15,29 +15,47 @@ export interface SearchHit {
   rank: number;
 }
 
-/** Stores documents; a URL already present is replaced (its passages too). */
-export async function ingestDocuments(db: Db, docs: KnowledgeDoc[], now = new Date()): Promise<number> {
+/** How `ingestDocuments` stamps documents and what it does with one that fails to store. */
+export interface IngestOptions {
+  now?: Date;
+  /** Called for a document the database refused; the rest still load. Without it the error is thrown. */
+  onError?: (doc: KnowledgeDoc, error: unknown) => void;
+}
+
+/** Stores documents, returning how many were stored; a URL already present is replaced (its passages too). */
+export async function ingestDocuments(db: Db, docs: KnowledgeDoc[], { now = new Date(), onError }: IngestOptions = {}): Promise<number> {
+  let stored = 0;
   for (const doc of docs) {
-    const passages = splitIntoPassages(doc.title, doc.content);
-    // One short transaction per document: never spans anything but these statements.
-    await db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(documents)
-        .values({ id: newId("doc"), url: doc.url, title: doc.title, content: doc.content, updatedAt: now })
-        .onConflictDoUpdate({
-          target: documents.url,
-          set: { title: doc.title, content: doc.content, updatedAt: now },
-        })
-        .returning({ id: documents.id });
-      await tx.delete(chunks).where(eq(chunks.documentId, row!.id));
-      if (passages.length) {
-        await tx.insert(chunks).values(
-          passages.map((p, ord) => ({ id: newId("chunk"), documentId: row!.id, ord, heading: p.heading, content: p.content })),
-        );
-      }
-    });
+    try {
+      await storeDocument(db, doc, now);
+      stored++;
+    } catch (error) {
+      if (!onError) throw error;
+      onError(doc, error);
+    }
   }
-  return docs.length;
+  return stored;
+}
+
+async function storeDocument(db: Db, doc: KnowledgeDoc, now: Date): Promise<void> {
+  const passages = splitIntoPassages(doc.title, doc.content);
+  // One short transaction per document: never spans anything but these statements.
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(documents)
+      .values({ id: newId("doc"), url: doc.url, title: doc.title, content: doc.content, updatedAt: now })
+      .onConflictDoUpdate({
+        target: documents.url,
+        set: { title: doc.title, content: doc.content, updatedAt: now },
+      })
+      .returning({ id: documents.id });
+    await tx.delete(chunks).where(eq(chunks.documentId, row!.id));
+    if (passages.length) {
+      await tx.insert(chunks).values(
+        passages.map((p, ord) => ({ id: newId("chunk"), documentId: row!.id, ord, heading: p.heading, content: p.content })),
+      );
+    }
+  });
 }
 
 export async function countDocuments(db: Db): Promise<number> {

@@ -24,3 +24,13 @@ export function scriptedAgent(tokens: string[], o: ScriptOptions = {}): Agent {
     },
   };
 }
+
+/** Yields its tokens, then waits forever and never looks at its AbortSignal: the worst an agent can do. */
+export function stuckAgent(tokens: string[]): Agent {
+  return {
+    async *respond(): AsyncIterable<AgentChunk> {
+      for (const content of tokens) yield { type: "token", content };
+      await new Promise(() => {});
+    },
+  };
+}
