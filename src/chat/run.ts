@@ -3,7 +3,7 @@
  * message when the agent finishes or fails. It does not depend on any HTTP connection: a
  * response only subscribes, and a client that leaves only unsubscribes.
  */
-import type { Agent, ChatTurn } from "../agent/types.ts";
+import type { Agent, AgentChunk, ChatTurn } from "../agent/types.ts";
 import type { Logger } from "../config/logger.ts";
 import { addMessage, type MessageRow } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
@@ -71,27 +71,27 @@ export class Run {
   }
 
   /**
-   * The agent's chunks, until it ends or the run is cancelled. Each `next()` races the abort,
-   * so an agent that ignores its signal cannot hold the run (or shutdown) hostage.
+   * Feeds the agent's chunks to `onChunk` until it ends or the run is cancelled. The whole
+   * consumption races the abort (once per run, not per token), so an agent that ignores its
+   * signal cannot hold the run, or shutdown, hostage; whatever it yields after that is dropped.
    */
-  private async *chunks(agent: Agent, history: ChatTurn[], message: string) {
+  private async generate(agent: Agent, history: ChatTurn[], message: string, onChunk: (c: AgentChunk) => void): Promise<void> {
     const signal = this.abort.signal;
-    const iterator = agent.respond({ history, message, signal })[Symbol.asyncIterator]();
-    const aborted = new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-    });
-    aborted.catch(() => {}); // observed by the race below; never unhandled
-    try {
-      while (true) {
-        const r = await Promise.race([iterator.next(), aborted]);
-        if (r.done) return;
-        yield r.value;
+    const consume = (async () => {
+      for await (const chunk of agent.respond({ history, message, signal })) {
+        if (signal.aborted) return; // leaving the loop calls the agent's return()
+        onChunk(chunk);
       }
-    } finally {
-      // Not awaited: an agent stuck in `next()` would never settle its `return()` either.
-      iterator.return?.()?.catch(() => {});
-    }
+    })();
+    const aborted = new Promise<never>((_, reject) => {
+      const fail = () => reject(signal.reason);
+      if (signal.aborted) fail();
+      else signal.addEventListener("abort", fail, { once: true });
+    });
+    // Whichever loses the race settles unobserved; neither may become an unhandled rejection.
+    consume.catch(() => {});
+    aborted.catch(() => {});
+    await Promise.race([consume, aborted]);
   }
 
   private async execute({ db, agent, logger, now }: RunDeps, history: ChatTurn[], message: string): Promise<RunOutcome> {
@@ -100,14 +100,14 @@ export class Run {
     let sources: string[] = [];
     let failure: ApiError | null = null;
     try {
-      for await (const chunk of this.chunks(agent, history, message)) {
+      await this.generate(agent, history, message, (chunk) => {
         if (chunk.type === "token") {
           content += chunk.content;
           this.emit(chunk);
         } else {
           sources = [...new Set(chunk.sources)];
         }
-      }
+      });
     } catch (error) {
       const reason = this.abort.signal.reason;
       failure = reason instanceof ApiError ? reason : new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
