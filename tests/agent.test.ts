@@ -50,6 +50,15 @@ describe("retrieval agent", () => {
     expect(followUp.sources).not.toEqual(alone.sources);
   });
 
+  test("a follow-up that names a new topic is answered on that topic", async () => {
+    const history: ChatTurn[] = [
+      { role: "user", content: "How do I stream a reply?" },
+      { role: "assistant", content: "…" },
+    ];
+    const { sources } = await ask("And what are the rate limits?", history);
+    expect(sources![0]).toBe("https://parley.example/docs/rate-limits");
+  });
+
   test("the sample knowledge base answers questions about Parley", async () => {
     const { sources, text } = await ask("What happens when I exceed the daily quota of my plan?");
     expect(sources).toContain("https://parley.example/docs/rate-limits");

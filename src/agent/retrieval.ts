@@ -1,8 +1,9 @@
 /**
  * The default agent: retrieves passages from the knowledge base with PostgreSQL full-text
  * search and answers extractively, quoting the best paragraph of each top passage and citing
- * the documents' URLs. Follow-ups ("and how do I test it?") borrow terms from the previous
- * question, so a short question keeps the conversation's topic.
+ * the documents' URLs. Follow-ups that point back ("and how do I test it?") or find nothing on
+ * their own borrow terms from the previous question; one that names a new topic ("and what are
+ * the rate limits?") is answered on that topic.
  */
 import type { Db } from "../db/client.ts";
 import { distinctiveTerms, queryTerms, type SearchHit, searchPassages } from "../knowledge/service.ts";
@@ -13,7 +14,8 @@ const STOP = new Set(
     " ",
   ),
 );
-const FOLLOW_UP = /^(and|also|what about|how about|but|so|then)\b|\b(it|its|that|this|those|them|they|one)\b/i;
+// Words that refer back to the conversation's topic rather than naming one.
+const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
 const MAX_PASSAGES = 3;
 const MAX_PARAGRAPH_CHARS = 600;
 const MIN_RELATIVE_RANK = 0.3;
@@ -34,8 +36,7 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
       const previous = [...history].reverse().find((t) => t.role === "user")?.content;
       let terms = await distinctiveTerms(db, queryTerms(message));
       let hits = await searchPassages(db, terms);
-      const contentTerms = terms.filter((t) => !STOP.has(t));
-      if (previous && (hits.length === 0 || contentTerms.length <= 3 || FOLLOW_UP.test(message))) {
+      if (previous && (hits.length === 0 || REFERS_BACK.test(message))) {
         // The combined query still contains every word of the message; the earlier question
         // supplies the topic that "it" or "that" refers to.
         terms = await distinctiveTerms(db, queryTerms(`${message} ${previous}`));
