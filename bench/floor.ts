@@ -22,19 +22,19 @@ const server = Bun.serve({
     const now = Date.now();
     const day = new Date(now).toISOString().slice(0, 10);
     // The limiter's statement as src/ratelimit/service.ts builds it (1 s buckets: the key's limit is high).
-    const cur = now - (now % 1000);
-    const cut = now - 60_000 - 999;
+    const cur = now - (now % 1000) + 999;
+    const cut = now - 60_000;
     const [rl] = await sql`
       insert into rate_limits as r (key_id, hits, counts, day, day_count) values (${key.id}, array[${cur}::bigint], array[1], ${day}::date, 1)
       on conflict (key_id) do update set
         hits = array(select b from unnest(r.hits, r.counts) as u(b, c) where b > ${cut} and b <> ${cur} order by b) || ${cur}::bigint,
         counts = array(select coalesce(c, 1) from unnest(r.hits, r.counts) as u(b, c) where b > ${cut} and b <> ${cur} order by b)
           || (1 + coalesce((select sum(coalesce(c, 1)) from unnest(r.hits, r.counts) as u(b, c) where b = ${cur}), 0))::integer,
-        day = ${day}::date,
-        day_count = case when r.day = ${day}::date then r.day_count + 1 else 1 end
+        day = greatest(r.day, ${day}::date),
+        day_count = case when r.day < ${day}::date then 1 else r.day_count + 1 end
       where (select coalesce(sum(coalesce(c, 1)), 0) from unnest(r.hits, r.counts) as u(b, c) where b > ${cut}) < ${key.rpm}
-        and (r.day <> ${day}::date or r.day_count < ${key.rpd})
-      returning hits, counts, day_count`;
+        and (r.day < ${day}::date or r.day_count < ${key.rpd})
+      returning hits, counts, day, day_count`;
     if (!rl) return new Response("{}", { status: 429 });
     const limit = Number(new URL(req.url).searchParams.get("limit") ?? 20);
     const rows = await sql`select id, title, created_at, updated_at from conversations where key_id = ${key.id}

@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import type { Agent } from "./agent/types.ts";
 import { retrievalAgent } from "./agent/retrieval.ts";
+import { checkLimit } from "./auth/service.ts";
 import { chatRoutes } from "./chat/index.ts";
 import { RunRegistry } from "./chat/run.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
@@ -29,6 +30,11 @@ export interface ParleyConfig {
 /** The Parley /v1 API as an Elysia plugin. */
 export function createParley(config: ParleyConfig) {
   const options: ParleyOptions = { ...DEFAULT_OPTIONS, ...config.options };
+  // A host app passes these directly: refuse nonsense at start, not on the first request.
+  for (const [plan, l] of Object.entries(options.plans)) {
+    checkLimit(`options.plans.${plan}.rpm`, l.rpm);
+    checkLimit(`options.plans.${plan}.rpd`, l.rpd);
+  }
   const deps = {
     db: config.store.db,
     agent: config.agent ?? retrievalAgent(config.store.db),

@@ -1,7 +1,7 @@
 /** Plans and limits: sliding minute, UTC day, headers, concurrency, two instances, store outage. */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { eq } from "drizzle-orm";
-import { findKeyBySecret } from "../src/auth/service.ts";
+import { eq, sql } from "drizzle-orm";
+import { findKeyBySecret, updateKey } from "../src/auth/service.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { rateLimits } from "../src/db/schema.ts";
 import { EXACT_LOG_MAX } from "../src/ratelimit/service.ts";
@@ -154,6 +154,75 @@ describe("per-day quota", () => {
   });
 });
 
+describe("edges", () => {
+  test("a day refusal's Retry-After also waits out a minute that is still full after midnight", async () => {
+    const { h, clock } = await clocked(Date.UTC(2026, 5, 1, 23, 59, 59, 400));
+    const key = await h.key("enterprise", { rpm: 2, rpd: 2 });
+    expectStatus(await h.call("GET", list, { key }), 200);
+    clock.t += 100;
+    expectStatus(await h.call("GET", list, { key }), 200);
+    clock.t += 100; // 23:59:59.600: both windows are spent
+    const refused = await h.call("GET", list, { key });
+    expectError(refused, 429, "daily_quota_exceeded");
+    // The minute frees a slot at 00:00:59.400, not at midnight.
+    const retry = Number(refused.headers.get("retry-after"));
+    expect(retry).toBe(60);
+    expect(refused.headers.get("x-ratelimit-reset")).toBe(String(Date.UTC(2026, 5, 2) / 1000));
+    clock.t += retry * 1000;
+    expectStatus(await h.call("GET", list, { key }), 200);
+  });
+
+  test("when the last request spends both windows, X-RateLimit-* point at the one that frees later", async () => {
+    const { h } = await clocked();
+    const key = await h.key("enterprise", { rpm: 2, rpd: 2 });
+    expectStatus(await h.call("GET", list, { key }), 200);
+    const last = await h.call("GET", list, { key });
+    expectStatus(last, 200);
+    expect(last.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect(last.headers.get("x-ratelimit-limit")).toBe("2");
+    expect(last.headers.get("x-ratelimit-reset")).toBe(String(Date.UTC(2026, 5, 2) / 1000)); // midnight, not NOON + 60
+  });
+
+  test("lowering a limit across the 1 s bucket boundary does not shorten the buckets already written", async () => {
+    const { h, clock } = await clocked(NOON);
+    const key = await h.key("enterprise", { rpm: EXACT_LOG_MAX + 1, rpd: 1_000_000 });
+    const keyId = (await findKeyBySecret(h.store.db, key))!.id;
+    clock.t = NOON + 900;
+    for (let i = 0; i < EXACT_LOG_MAX; i++) {
+      const r = await h.call("GET", list, { key });
+      if (r.status !== 200) expectStatus(r, 200);
+    }
+    expect(await updateKey(h.store.db, keyId, { rpm: EXACT_LOG_MAX })).toBe(true);
+    // The 1,000 requests sat in the bucket [NOON, NOON + 999]: they count until NOON + 60.999 s.
+    clock.t = NOON + 60_000;
+    expectError(await h.call("GET", list, { key }), 429, "rate_limit_exceeded");
+    clock.t = NOON + 60_999;
+    expectStatus(await h.call("GET", list, { key }), 200);
+  });
+
+  test("instances whose clocks straddle midnight cannot reset each other's day count", async () => {
+    const early = { t: Date.UTC(2026, 5, 1, 23, 59, 59) };
+    const late = { t: Date.UTC(2026, 5, 2, 0, 0, 1) }; // 2 s ahead: already the next day
+    const a = await harness({ now: () => late.t });
+    const b = await harness({ now: () => early.t, store: a.store });
+    const key = await a.key("enterprise", { rpm: 1_000, rpd: 5 });
+    const replies = [];
+    for (let i = 0; i < 10; i++) replies.push(await (i % 2 ? b : a).call("GET", list, { key }));
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(5);
+    for (const r of replies.filter((r) => r.status !== 200)) expectError(r, 429, "daily_quota_exceeded");
+  });
+
+  test("a new plan drops the limits the key had under its old one", async () => {
+    const { h } = await clocked();
+    const key = await h.key("enterprise", { rpm: 5_000, rpd: 9_000_000 });
+    const keyId = (await findKeyBySecret(h.store.db, key))!.id;
+    expect(await updateKey(h.store.db, keyId, { plan: "free" })).toBe(true);
+    const r = await h.call("GET", list, { key });
+    expect(r.headers.get("ratelimit-policy")).toBe('"minute";q=20;w=60, "day";q=1000;w=86400');
+    await expect(updateKey(h.store.db, keyId, { plan: "enterprise" })).rejects.toThrow(/--rpm and --rpd/);
+  });
+});
+
 describe("headers", () => {
   test("RateLimit-Policy, RateLimit and X-RateLimit-* follow the counts", async () => {
     const { h, clock } = await clocked();
@@ -233,6 +302,27 @@ describe("limiter store failure", () => {
     expectStatus(await h.call("GET", list, { key }), 200);
     await store.close();
     expectError(await h.call("GET", list, { key }), 503, "service_unavailable");
+  });
+
+  test("the limiter's own statement failing (key lookup fine) → 503, never a silent pass; served once it works", async () => {
+    const h = await harness();
+    const key = await h.key("free");
+    const keyId = (await findKeyBySecret(h.store.db, key))!.id;
+    // A read-only standby or a full disk fails only the write: make exactly this key's write fail.
+    const fn = `parley_test_fail_${keyId}`;
+    await h.store.db.execute(sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
+      begin raise exception 'cannot write' using errcode = '25006'; end $$`));
+    await h.store.db.execute(sql.raw(`create trigger ${fn} before insert or update on rate_limits
+      for each row when (new.key_id = '${keyId}') execute function ${fn}()`));
+    try {
+      const refused = await h.call("GET", list, { key });
+      expectError(refused, 503, "service_unavailable");
+      expect(refused.json.error.message).toContain("rate limiter");
+    } finally {
+      await h.store.db.execute(sql.raw(`drop trigger ${fn} on rate_limits`));
+      await h.store.db.execute(sql.raw(`drop function ${fn}()`));
+    }
+    expectStatus(await h.call("GET", list, { key }), 200);
   });
 
   test.skipIf(!onPostgres)("PostgreSQL outage: 503 while down, served again once it is back", async () => {

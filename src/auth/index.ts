@@ -9,7 +9,7 @@ import type { Db } from "../db/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
 import { limitsFor } from "../ratelimit/plans.ts";
-import { consume } from "../ratelimit/service.ts";
+import { consume, type Decision } from "../ratelimit/service.ts";
 import { bearerSecret } from "./keys.ts";
 import { findKeyBySecret } from "./service.ts";
 
@@ -37,7 +37,14 @@ export const guard = ({ db, options, now }: GuardDeps) =>
     .derive({ as: "scoped" }, async ({ apiKey, set }) => {
       if (!options.rateLimit) return {};
       const at = now();
-      const decision = await consume(db, apiKey.id, limitsFor(apiKey, options.plans), at);
+      let decision: Decision;
+      try {
+        decision = await consume(db, apiKey.id, limitsFor(apiKey, options.plans), at);
+      } catch (error) {
+        // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
+        // is never served, and the next request tries the store again.
+        throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", { cause: error });
+      }
       const headers = rateLimitHeaders(decision, at);
       if (!decision.allowed) {
         throw decision.refusedBy === "day"

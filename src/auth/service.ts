@@ -31,11 +31,18 @@ export interface KeyLimits {
   rpd?: number | null;
 }
 
+/** Largest per-minute or per-day limit: the columns are PostgreSQL integers. */
+export const MAX_LIMIT = 2_147_483_647;
+
+/** Throws unless `v` is a usable limit (a whole number from 1 to MAX_LIMIT). */
+export function checkLimit(name: string, v: number): void {
+  if (!Number.isSafeInteger(v) || v < 1 || v > MAX_LIMIT) throw new Error(`${name} must be an integer from 1 to ${MAX_LIMIT}`);
+}
+
 function checkLimits({ plan, rpm, rpd }: KeyLimits): void {
   if (!PLANS.includes(plan)) throw new Error(`plan must be one of ${PLANS.join(", ")}`);
-  for (const [name, v] of [["rpm", rpm], ["rpd", rpd]] as const) {
-    if (v != null && (!Number.isSafeInteger(v) || v < 1)) throw new Error(`${name} must be a positive integer`);
-  }
+  if (rpm != null) checkLimit("rpm", rpm);
+  if (rpd != null) checkLimit("rpd", rpd);
   if (plan === "enterprise" && (rpm == null || rpd == null)) {
     throw new Error("an enterprise key needs its own --rpm and --rpd");
   }
@@ -89,14 +96,18 @@ export async function revokeKey(db: Db, id: string, now = new Date()): Promise<b
   return rows.length === 1;
 }
 
-/** Changes a key's plan or limits; false when no live key has that id. */
+/**
+ * Changes a key's plan or limits; false when no live key has that id. A new plan starts from
+ * its own defaults: limits the key carried under its old plan are dropped unless given again.
+ */
 export async function updateKey(db: Db, id: string, limits: Partial<KeyLimits>): Promise<boolean> {
   const [current] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
   if (!current) return false;
+  const keep = limits.plan === undefined || limits.plan === current.plan;
   const next = {
     plan: limits.plan ?? current.plan,
-    rpm: limits.rpm !== undefined ? limits.rpm : current.rpm,
-    rpd: limits.rpd !== undefined ? limits.rpd : current.rpd,
+    rpm: limits.rpm !== undefined ? limits.rpm : keep ? current.rpm : null,
+    rpd: limits.rpd !== undefined ? limits.rpd : keep ? current.rpd : null,
   };
   checkLimits(next);
   const rows = await db.update(apiKeys).set(next).where(eq(apiKeys.id, id)).returning({ id: apiKeys.id });

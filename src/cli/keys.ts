@@ -1,6 +1,6 @@
 /** `keys create|list|revoke|update`. The secret is printed once, as the last line of stdout. */
 import { parseArgs } from "node:util";
-import { createKey, listKeys, type Plan, PLANS, revokeKey, updateKey } from "../auth/service.ts";
+import { checkLimit, createKey, listKeys, type Plan, PLANS, revokeKey, updateKey } from "../auth/service.ts";
 import type { Store } from "../db/client.ts";
 
 const USAGE = `usage:
@@ -9,15 +9,15 @@ const USAGE = `usage:
   keys revoke KEY_ID
   keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default]`;
 
-const MAX_LIMIT = 2_147_483_647;
-
 function limit(v: string | undefined, name: string): number | null | undefined {
   if (v === undefined) return undefined;
   if (v === "default") return null;
-  const n = Number(v);
-  // The column is a PostgreSQL integer: anything larger would fail at the insert.
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_LIMIT) {
-    throw new Error(`--${name} must be an integer from 1 to ${MAX_LIMIT} (or 'default')`);
+  // Plain digits only: Number() would also take "0x10", "1e3" or " 5 ".
+  const n = /^\d{1,10}$/.test(v) ? Number(v) : NaN;
+  try {
+    checkLimit(`--${name}`, n);
+  } catch (error) {
+    throw new Error(`${(error as Error).message} (or 'default')`);
   }
   return n;
 }

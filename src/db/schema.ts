@@ -47,7 +47,7 @@ export const rateLimits = pgTable("rate_limits", {
   keyId: text("key_id")
     .primaryKey()
     .references(() => apiKeys.id, { onDelete: "cascade" }),
-  /** Bucket start times (ms since the epoch), ascending. */
+  /** Each bucket's last millisecond (ms since the epoch); see ratelimit/service.ts. */
   hits: bigint("hits", { mode: "number" }).array().notNull(),
   /** Requests admitted in each bucket (parallel to `hits`). */
   counts: integer("counts").array().notNull().default(sql`'{}'::integer[]`),

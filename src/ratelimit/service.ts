@@ -7,7 +7,13 @@
  * The log keeps (bucket, count) pairs. Up to EXACT_LOG_MAX requests per minute the bucket is
  * 1 ms: an exact sliding window. Above it the bucket is 1 s, so the row stays at most 61 pairs
  * however high the limit: a bucket counts while any part of it is inside the window, so the
- * limit still holds in every rolling 60 s; a request may be refused up to 1 s early.
+ * limit still holds in every rolling 60 s; a request may be refused up to 1 s early. A bucket
+ * is stored as its LAST millisecond, so how long it counts never depends on the key's current
+ * limit: lowering a limit across EXACT_LOG_MAX cannot shorten the life of the buckets it wrote.
+ *
+ * The day only moves forward: a request stamped with an earlier day than the row's (an instance
+ * whose clock lags the others' around midnight) counts against the row's day instead of
+ * resetting it, so skewed instances cannot reset each other's count back and forth.
  */
 import { eq, sql } from "drizzle-orm";
 import type { PlanLimits } from "../config/options.ts";
@@ -38,7 +44,8 @@ export interface Decision {
 }
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const untilMidnight = (ms: number) => DAY_MS - (ms % DAY_MS);
+/** Milliseconds from `now` to the end of the UTC day `day` (YYYY-MM-DD). */
+const untilEndOf = (day: string, now: number) => Date.parse(`${day}T00:00:00Z`) + DAY_MS - now;
 export const bucketMs = (rpm: number) => (rpm <= EXACT_LOG_MAX ? 1 : 1_000);
 
 const p = (name: string) => sql.placeholder(name);
@@ -46,7 +53,7 @@ const p = (name: string) => sql.placeholder(name);
 /**
  * The admission statement, prepared once per database: building this query is most of its cost
  * on the JS side, so the hot path only binds values. Placeholders: key, cur (the current
- * bucket), edge (a bucket counts while b + edge > 0, i.e. its last ms is inside the window),
+ * bucket's last ms), edge (a bucket counts while b + edge > 0, i.e. b is inside the window),
  * rpm, rpd, day.
  */
 function admissionStatement(db: Db) {
@@ -65,12 +72,12 @@ function admissionStatement(db: Db) {
         hits: sql`array(select b from ${pairs} where ${inWindow} and b <> ${cur} order by b) || ${cur}`,
         counts: sql`array(select coalesce(c, 1) from ${pairs} where ${inWindow} and b <> ${cur} order by b)
           || (1 + coalesce((select sum(coalesce(c, 1)) from ${pairs} where b = ${cur}), 0))::integer`,
-        day: sql`${day}`,
-        dayCount: sql`case when ${rateLimits.day} = ${day} then ${rateLimits.dayCount} + 1 else 1 end`,
+        day: sql`greatest(${rateLimits.day}, ${day})`,
+        dayCount: sql`case when ${rateLimits.day} < ${day} then 1 else ${rateLimits.dayCount} + 1 end`,
       },
-      setWhere: sql`${liveSum} < ${p("rpm")}::integer and (${rateLimits.day} <> ${day} or ${rateLimits.dayCount} < ${p("rpd")}::integer)`,
+      setWhere: sql`${liveSum} < ${p("rpm")}::integer and (${rateLimits.day} < ${day} or ${rateLimits.dayCount} < ${p("rpd")}::integer)`,
     })
-    .returning({ hits: rateLimits.hits, counts: rateLimits.counts, dayCount: rateLimits.dayCount })
+    .returning({ hits: rateLimits.hits, counts: rateLimits.counts, day: rateLimits.day, dayCount: rateLimits.dayCount })
     .prepare("parley_ratelimit_admit");
 }
 
@@ -82,26 +89,29 @@ export async function consume(db: Db, keyId: string, limits: PlanLimits, now: nu
   const g = bucketMs(limits.rpm);
   let admit = prepared.get(db);
   if (!admit) prepared.set(db, (admit = admissionStatement(db)));
-  // A bucket [b, b+g) counts while its last millisecond is inside (now - 60 s, now].
-  const edge = g - 1 - (now - MINUTE_MS);
-  const admitted = await admit.execute({ key: keyId, cur: now - (now % g), edge, rpm: limits.rpm, rpd: limits.rpd, day });
+  // The current bucket is [now - now % g, … + g - 1], stored as its last ms; a bucket counts
+  // while that ms is inside (now - 60 s, now].
+  const cur = now - (now % g) + g - 1;
+  const admitted = await admit.execute({ key: keyId, cur, edge: MINUTE_MS - now, rpm: limits.rpm, rpd: limits.rpd, day });
 
   if (admitted[0]) return decide(true, admitted[0], limits, now);
 
   // Refused: nothing was written. Read the row once to say which window and for how long.
   const [row] = await db.select().from(rateLimits).where(eq(rateLimits.keyId, keyId));
-  const state = { hits: row?.hits ?? [], counts: row?.counts ?? [], dayCount: row?.day === day ? row.dayCount : 0 };
+  const state = row ?? { hits: [], counts: [], day, dayCount: 0 };
   return decide(false, state, limits, now);
 }
 
-function decide(
-  allowed: boolean,
-  state: { hits: number[]; counts: number[]; dayCount: number },
-  limits: PlanLimits,
-  now: number,
-): Decision {
-  const g = bucketMs(limits.rpm);
-  const expiresIn = (b: number) => b + g - 1 + MINUTE_MS - now; // when the bucket stops counting
+/** A key's row as the decision reads it. */
+interface LimiterState {
+  hits: number[];
+  counts: number[];
+  day: string;
+  dayCount: number;
+}
+
+function decide(allowed: boolean, state: LimiterState, limits: PlanLimits, now: number): Decision {
+  const expiresIn = (b: number) => b + MINUTE_MS - now; // when the bucket stops counting
   const live = state.hits
     .map((b, i) => ({ b, c: state.counts[i] ?? 1 }))
     .filter(({ b }) => expiresIn(b) > 0)
@@ -112,16 +122,30 @@ function decide(
     remaining: Math.max(0, limits.rpm - used),
     resetMs: live[0] ? expiresIn(live[0].b) : 0,
   };
-  const day: WindowState = { limit: limits.rpd, remaining: Math.max(0, limits.rpd - state.dayCount), resetMs: untilMidnight(now) };
+  // The row's day is the counting day; an older one (or a lagging clock's) means a fresh count.
+  const today = utcDay(now);
+  const countingDay = state.day > today ? state.day : today;
+  const dayCount = state.day === countingDay ? state.dayCount : 0;
+  const day: WindowState = {
+    limit: limits.rpd,
+    remaining: Math.max(0, limits.rpd - dayCount),
+    resetMs: untilEndOf(countingDay, now),
+  };
   if (allowed) return { allowed, minute, day };
-  if (state.dayCount >= limits.rpd) return { allowed, refusedBy: "day", retryAfterMs: day.resetMs, minute, day };
   // Admitted again once enough of the oldest buckets have left to bring the count below the limit.
-  let left = used;
-  let retryAfterMs = 1;
-  for (const { b, c } of live) {
-    left -= c;
-    retryAfterMs = Math.max(1, expiresIn(b));
-    if (left < limits.rpm) break;
+  let minuteRetryMs = 0;
+  if (used >= limits.rpm) {
+    let left = used;
+    for (const { b, c } of live) {
+      left -= c;
+      minuteRetryMs = expiresIn(b);
+      if (left < limits.rpm) break;
+    }
   }
-  return { allowed, refusedBy: "minute", retryAfterMs, minute, day };
+  // A day refusal must also wait out the minute if it is still full after midnight: a retry
+  // after Retry-After is admitted.
+  if (dayCount >= limits.rpd) {
+    return { allowed, refusedBy: "day", retryAfterMs: Math.max(day.resetMs, minuteRetryMs), minute, day };
+  }
+  return { allowed, refusedBy: "minute", retryAfterMs: Math.max(1, minuteRetryMs), minute, day };
 }
