@@ -48,7 +48,7 @@ export function createParley(config: ParleyConfig) {
     .use(chatRoutes(deps))
     .use(conversationRoutes(deps))
     .use(fallback(deps.logger, () => routes));
-  routes = api.routes.map((r) => ({ method: r.method, path: r.path }));
+  routes = api.routes.map((r) => ({ method: r.method, path: r.path.slice("/v1".length) }));
   return api;
 }
 

@@ -5,7 +5,7 @@ import { ApiError } from "../http/errors.ts";
 import { httpCore, jsonBody } from "../http/index.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { sseResponse } from "../http/sse.ts";
-import { ChatMessage, chatBody, StreamEvent } from "./model.ts";
+import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
 import { Run, type RunDeps, type RunEvent, type RunRegistry } from "./run.ts";
 import { beginTurn } from "./service.ts";
 
@@ -22,13 +22,8 @@ export const chatRoutes = (deps: ChatDeps) =>
     .post(
       "/chat",
       async ({ body, apiKey }) => {
-        if (!body.message.trim()) {
-          throw new ApiError("invalid_request", "Invalid field 'message': it must contain more than white space.", { param: "message" });
-        }
-        if (body.message.includes("\0")) {
-          // PostgreSQL text cannot store U+0000; say so instead of failing at the insert.
-          throw new ApiError("invalid_request", "Invalid field 'message': it must not contain NUL (U+0000) characters.", { param: "message" });
-        }
+        const problem = messageProblem(body.message);
+        if (problem) throw new ApiError("invalid_request", `Invalid field 'message': ${problem}.`, { param: "message" });
         const turn = await beginTurn(deps.db, apiKey.id, body.message, body.conversation_id, new Date(deps.now()));
         const run = deps.runs.track(new Run(deps, turn.conversation.id, turn.history, body.message));
         if (body.stream) {

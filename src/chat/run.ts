@@ -29,6 +29,14 @@ export interface RunDeps {
   now: () => number;
 }
 
+/**
+ * Agent output as the database can hold it and as it is streamed: a string, without NUL
+ * (PostgreSQL text rejects it) and without lone surrogates (stored as U+FFFD otherwise), so
+ * the streamed tokens always concatenate to exactly the stored reply.
+ */
+const storable = (v: unknown): string =>
+  String(v ?? "").toWellFormed().replaceAll("\0", "\uFFFD");
+
 export class Run {
   readonly id = newId("msg");
   readonly events: RunEvent[] = [];
@@ -102,10 +110,12 @@ export class Run {
     try {
       await this.generate(agent, history, message, (chunk) => {
         if (chunk.type === "token") {
-          content += chunk.content;
-          this.emit(chunk);
-        } else {
-          sources = [...new Set(chunk.sources)];
+          const text = storable(chunk.content);
+          if (!text) return;
+          content += text;
+          this.emit({ type: "token", content: text });
+        } else if (Array.isArray(chunk.sources)) {
+          sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
         }
       });
     } catch (error) {

@@ -13,6 +13,7 @@ import {
 } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError, sqlState } from "../http/errors.ts";
+import { clip } from "../http/index.ts";
 import { isId } from "../ids.ts";
 
 /** The conversation a new message goes to, and what the agent should know of it. */
@@ -21,7 +22,7 @@ export interface Turn {
   history: ChatTurn[];
 }
 
-const notFound = (id: string) => new ApiError("not_found", `No conversation '${id}'.`, { param: "conversation_id" });
+const notFound = (id: string) => new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "conversation_id" });
 
 export async function beginTurn(
   db: Db,

@@ -3,14 +3,15 @@ import { Elysia } from "elysia";
 import { guard, type GuardDeps } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { ApiError } from "../http/errors.ts";
-import { httpCore } from "../http/index.ts";
+import { clip, httpCore } from "../http/index.ts";
+import { urlOf } from "../http/request-id.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { isId } from "../ids.ts";
 import { decodeCursor } from "./cursor.ts";
 import { ConversationDetail, ConversationList, IdParams, LIMIT_MESSAGE, ListQuery, toMessage, toSummary } from "./model.ts";
 import { deleteConversation, findConversation, listConversations, listMessages } from "./service.ts";
 
-const notFound = (id: string) => new ApiError("not_found", `No conversation '${id}'.`, { param: "id" });
+const notFound = (id: string) => new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "id" });
 
 export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
   new Elysia({ prefix: "/conversations", tags: ["Conversations"] })
@@ -29,8 +30,11 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
       {
         // The schema coerces with Number() ("1e2", "0x10", " 5"); a page size is plain digits.
         transform({ request }) {
-          const raw = new URL(request.url).searchParams.get("limit");
-          if (raw !== null && !/^\d{1,3}$/.test(raw)) throw new ApiError("invalid_request", LIMIT_MESSAGE, { param: "limit" });
+          const raw = urlOf(request).searchParams.getAll("limit");
+          // Twice is ambiguous (and the schema would check only one of them): refuse it.
+          if (raw.length > 1 || (raw.length === 1 && !/^\d{1,3}$/.test(raw[0]!))) {
+            throw new ApiError("invalid_request", LIMIT_MESSAGE, { param: "limit" });
+          }
         },
         query: ListQuery,
         response: { 200: ConversationList, ...ErrorResponses },
@@ -60,6 +64,8 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         set.status = 204;
       },
       {
+        // A DELETE carries no body: never read one (nor answer 400 for it before the key is checked).
+        parse: "none",
         params: IdParams,
         response: ErrorResponses,
         detail: { summary: "Delete a conversation", description: "Deletes the conversation and its messages. 204 on success." },

@@ -24,10 +24,12 @@ const TITLE_CHARS = 80;
 
 /** A title from the first user message: its first line, cut at a word near 80 characters. */
 export function titleFrom(message: string): string {
-  const line = message.trim().split("\n")[0]!.trim();
-  if (line.length <= TITLE_CHARS) return line;
+  // By code point, so an emoji is never cut in half.
+  const line = [...message.trim().split("\n")[0]!.trim()];
+  if (line.length <= TITLE_CHARS) return line.join("");
   const cut = line.slice(0, TITLE_CHARS);
-  return `${cut.slice(0, cut.lastIndexOf(" ") > 40 ? cut.lastIndexOf(" ") : TITLE_CHARS).trimEnd()}…`;
+  const space = cut.lastIndexOf(" ");
+  return `${cut.slice(0, space > 40 ? space : TITLE_CHARS).join("").trimEnd()}…`;
 }
 
 export async function createConversation(db: Db, keyId: string, title: string, at: Date): Promise<ConversationRow> {

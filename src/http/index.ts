@@ -8,7 +8,7 @@ import { Elysia, ValidationError } from "elysia";
 import type { Logger } from "../config/logger.ts";
 import { BodyProblem, readJsonBody } from "./body.ts";
 import { ApiError, toApiError } from "./errors.ts";
-import { requestIdOf } from "./request-id.ts";
+import { requestIdOf, urlOf } from "./request-id.ts";
 
 /** Turns Elysia's validation error into our `invalid_request` with the offending field. */
 function fromValidation(error: ValidationError): ApiError {
@@ -49,7 +49,7 @@ export function errorResponse(error: unknown, request: Request, logger: Logger, 
     logger.error("request failed", {
       request_id: requestId,
       method: request.method,
-      path: new URL(request.url).pathname,
+      path: urlOf(request).pathname,
       code: api.code,
       error: api.options.cause ?? api,
     });
@@ -78,35 +78,48 @@ export const jsonBody = (maxBytes: number) =>
       if (body instanceof BodyProblem) throw body.error;
     });
 
-/** A route as the fallback sees it: method plus path with `:params`. */
+/** A route as the fallback sees it: method plus path with `:params`, relative to the API's base. */
 export interface RouteRef {
   method: string;
   path: string;
 }
 
-/** Catch-all for the API prefix: 405 with Allow when the path exists, else 404. */
+/**
+ * Catch-all for the API prefix: 405 with Allow when the path exists, else 404. The body is
+ * never read (`parse: "none"`): a route that does not exist must not spend memory on it, nor
+ * answer 400 for it.
+ */
 export const fallback = (logger: Logger, routes: () => RouteRef[]) => {
   let patterns: { method: string; re: RegExp }[] | undefined;
-  return new Elysia().use(httpCore(logger)).all("/*", ({ request }) => {
-    patterns ??= routes()
-      .filter((r) => r.method !== "ALL")
-      .map((r) => ({ method: r.method, re: pathPattern(r.path) }));
-    const path = new URL(request.url).pathname.replace(/\/+$/, "");
-    const allowed = patterns.filter((r) => r.re.test(path)).map((r) => r.method);
-    if (allowed.length > 0) {
-      throw new ApiError("method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(", ")}.`, {
-        headers: { allow: allowed.join(", ") },
-      });
-    }
-    throw new ApiError("not_found", `No route ${request.method} ${path}.`);
-  });
+  return new Elysia().use(httpCore(logger)).all(
+    "/*",
+    ({ request, route }) => {
+      patterns ??= routes()
+        .filter((r) => r.method !== "ALL")
+        .map((r) => ({ method: r.method, re: pathPattern(r.path) }));
+      // `route` is this catch-all as mounted ("/api/v1/*" under a host's "/api"): what follows its
+      // base is the path within the API. One trailing slash is as good as none, like on real routes.
+      const pathname = urlOf(request).pathname;
+      const path = pathname.slice(route.length - 2).replace(/\/$/, "");
+      const allowed = patterns.filter((r) => r.re.test(path)).map((r) => r.method);
+      if (allowed.length > 0 && !allowed.includes(request.method)) {
+        throw new ApiError("method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(", ")}.`, {
+          headers: { allow: allowed.join(", ") },
+        });
+      }
+      throw new ApiError("not_found", `No route ${request.method} ${clip(pathname)}.`);
+    },
+    { parse: "none" },
+  );
 };
+
+/** An echo of client input in a message, cut to a readable length. */
+export const clip = (s: string, max = 80) => (s.length > max ? `${s.slice(0, max)}…` : s);
 
 function pathPattern(path: string): RegExp {
   const body = path
     .split("/")
     .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("/");
-  // Routes are matched wherever the plugin is mounted, so only the end of the path is fixed.
-  return new RegExp(`${body}$`);
+  return new RegExp(`^${body}$`);
 }

@@ -17,3 +17,12 @@ export function requestIdOf(request: Request): string {
   }
   return id;
 }
+
+/**
+ * The request's URL. A request whose Host header is empty reaches us with a relative URL, which
+ * `new URL()` alone rejects: resolve against a placeholder origin so such requests still get
+ * a JSON answer instead of a crash in the error handler.
+ */
+export function urlOf(request: Request): URL {
+  return new URL(request.url, "http://localhost");
+}
