@@ -39,6 +39,19 @@ describe("retrieval agent", () => {
     expect(text).toContain("could not find");
   });
 
+  test("a question that shares only a stray word with the documents is not answered from them", async () => {
+    for (const q of ["What is the weather in Paris today?", "Tell me about football", "Can you explain quantum entanglement?"]) {
+      const { text, sources } = await ask(q);
+      expect({ q, sources }).toEqual({ q, sources: [] });
+      expect(text).toContain("could not find");
+    }
+  });
+
+  test("passages that cover more of the question come first", async () => {
+    const { sources } = await ask("How do I install Eden?");
+    expect(sources![0]).toBe("https://elysiajs.com/eden/installation.html");
+  });
+
   test("a follow-up uses the conversation so far", async () => {
     const history: ChatTurn[] = [
       { role: "user", content: "How do I use cookies in Elysia?" },

@@ -3,7 +3,8 @@ import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { eq } from "drizzle-orm";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
-import { ingestDocuments, queryTerms, searchPassages } from "../src/knowledge/service.ts";
+import { ingestDocuments } from "../src/knowledge/service.ts";
+import { queryTerms, searchPassages } from "../src/knowledge/search.ts";
 import { chunks, documents } from "../src/db/schema.ts";
 import { testStore } from "./helpers/store.ts";
 

@@ -6,7 +6,7 @@
  * the rate limits?") is answered on that topic.
  */
 import type { Db } from "../db/client.ts";
-import { distinctiveTerms, queryTerms, type SearchHit, searchPassages } from "../knowledge/service.ts";
+import { queryTerms, type SearchHit, searchPassages, searchTerms, termsNeeded } from "../knowledge/search.ts";
 import { type Agent, type AgentChunk, type AgentInput, tokenize } from "./types.ts";
 
 const STOP = new Set(
@@ -34,17 +34,13 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
   return {
     async *respond({ history, message, signal }: AgentInput): AsyncIterable<AgentChunk> {
       const previous = [...history].reverse().find((t) => t.role === "user")?.content;
-      let terms = await distinctiveTerms(db, queryTerms(message));
-      let hits = await searchPassages(db, terms);
+      let hits = await relevant(db, message);
       if (previous && (hits.length === 0 || REFERS_BACK.test(message))) {
         // The combined query still contains every word of the message; the earlier question
         // supplies the topic that "it" or "that" refers to.
-        terms = await distinctiveTerms(db, queryTerms(`${message} ${previous}`));
-        hits = await searchPassages(db, terms);
+        hits = await relevant(db, `${message} ${previous}`);
       }
-      // Passages far below the best one only match a stray word: leave them out.
-      const top = hits[0]?.rank ?? 0;
-      const chosen = dedupe(hits.filter((h) => h.rank >= top * MIN_RELATIVE_RANK)).slice(0, MAX_PASSAGES);
+      const chosen = dedupe(hits).slice(0, MAX_PASSAGES);
       const answer = compose(message, chosen);
       for (const token of tokenize(answer)) {
         signal.throwIfAborted();
@@ -54,6 +50,18 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
       yield { type: "sources", sources: [...new Set(chosen.map((h) => h.url))] };
     },
   };
+}
+
+/**
+ * Passages about the question: containing enough of its terms (termsNeeded), and not far below
+ * the best one in rank (those only match a stray word).
+ */
+async function relevant(db: Db, question: string): Promise<SearchHit[]> {
+  const terms = await searchTerms(db, queryTerms(question));
+  const need = termsNeeded(terms.length);
+  const hits = (await searchPassages(db, terms)).filter((h) => h.matched >= need);
+  const top = hits[0]?.rank ?? 0;
+  return hits.filter((h) => h.rank >= top * MIN_RELATIVE_RANK);
 }
 
 function dedupe(hits: SearchHit[]): SearchHit[] {
