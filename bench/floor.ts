@@ -8,7 +8,19 @@ import postgres from "postgres";
 
 const sql = postgres(process.env.DATABASE_URL!, { max: 10, onnotice: () => {} });
 const hex = (buf: ArrayBuffer) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("");
-const b64url = (s: string) => btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+// The cursor is signed as src/conversations/cursor.ts signs it, with the same shared key.
+const fresh = b64url(crypto.getRandomValues(new Uint8Array(32)));
+await sql`insert into instance_secrets (name, value) values ('cursor_hmac', ${fresh}) on conflict do nothing`;
+const [{ value }] = (await sql`select value from instance_secrets where name = 'cursor_hmac'`) as unknown as [{ value: string }];
+const raw = Uint8Array.from(atob(value.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+const hmac = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+async function cursor(t: number, id: string): Promise<string> {
+  const payload = new TextEncoder().encode(JSON.stringify({ v: 1, t, id }));
+  const tag = new Uint8Array(await crypto.subtle.sign("HMAC", hmac, payload)).slice(0, 16);
+  return b64url(new Uint8Array([...payload, ...tag]));
+}
 
 const server = Bun.serve({
   port: 0,
@@ -45,7 +57,7 @@ const server = Bun.serve({
       data: page.map((c) => ({ id: c.id, created_at: c.created_at.toISOString(), updated_at: c.updated_at.toISOString(), title: c.title })),
       pagination: {
         has_more: rows.length > limit,
-        next_cursor: rows.length > limit && last ? b64url(JSON.stringify({ v: 1, t: last.created_at.getTime(), id: last.id })) : null,
+        next_cursor: rows.length > limit && last ? await cursor(last.created_at.getTime(), last.id) : null,
       },
     };
     return Response.json(body, {

@@ -94,7 +94,7 @@ export async function benchPagination(dbUrl: string, sql: postgres.Sql, store: S
   await sql`analyze conversations`;
   // Newest first: the row 190,000 from the top is i = n - 190,000 + 1.
   const at = n - 190_000 + 1;
-  const cursor = encodeCursor({ createdAt: base + at, id: id(at) });
+  const cursor = await encodeCursor(store.db, { createdAt: base + at, id: id(at) });
   const server = await startServer("bench/server.ts", { DATABASE_URL: dbUrl, RATE_LIMIT: "off" });
   const auth = { authorization: `Bearer ${secret}` };
   const page = (q: string) => () => wrk(`${server.url}/v1/conversations?limit=20${q}`, { seconds: 3, connections: 4, headers: auth });

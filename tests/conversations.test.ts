@@ -70,7 +70,20 @@ describe("GET /v1/conversations", () => {
       // Past 9999-12-31: a valid JS date the database cannot take.
       btoa(JSON.stringify({ v: 1, t: 253402300800000, id: "conv_01jd5x8r7mf6sb1b2k3n4p5q6r" })),
       "a".repeat(5000),
+      // A position that would decode and query fine, but that the server never signed.
+      b64url(new TextEncoder().encode(JSON.stringify({ v: 1, t: 1e12, id: "conv_01jd5x8r7mf6sb1b2k3n4p5q6r" }))),
     ];
+    // A real cursor, tampered with: its position edited, or its tag.
+    await seed(key, 3);
+    const real = (await page(key, "?limit=1")).pagination.next_cursor!;
+    const bytes = Uint8Array.from(atob(real.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+    const text = new TextDecoder().decode(bytes.slice(0, -16));
+    const edited = new TextEncoder().encode(text.replace(/"t":(\d)/, (_m, d) => `"t":${(Number(d) + 1) % 10}`));
+    forged.push(b64url(new Uint8Array([...edited, ...bytes.slice(-16)])));
+    const flipped = bytes.slice();
+    flipped[flipped.length - 1]! ^= 1;
+    forged.push(b64url(flipped));
+    expectStatus(await h.call("GET", `/v1/conversations?limit=1&cursor=${real}`, { key }), 200);
     for (const cursor of forged) {
       const r = await h.call("GET", `/v1/conversations?cursor=${encodeURIComponent(cursor)}`, { key });
       expectError(r, 400, "invalid_cursor");
@@ -127,12 +140,15 @@ describe("GET /v1/conversations", () => {
     const a = await h.key();
     const b = await h.key();
     const idsA = await seed(a, 5);
-    const cursor = encodeCursor({ createdAt: Date.UTC(2030, 0, 1), id: "conv_7zzzzzzzzzzzzzzzzzzzzzzzzz" });
+    const cursor = await encodeCursor(h.store.db, { createdAt: Date.UTC(2030, 0, 1), id: "conv_7zzzzzzzzzzzzzzzzzzzzzzzzz" });
     const p = await page(b, `?cursor=${cursor}`);
     expect(p.data).toEqual([]);
     expect((await page(a, `?cursor=${cursor}`)).data.map((c) => c.id).sort()).toEqual([...idsA].sort());
   });
 });
+
+const b64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 
 describe("GET/DELETE /v1/conversations/:id", () => {
   test("detail has messages oldest first with their fields", async () => {

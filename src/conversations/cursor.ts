@@ -1,7 +1,12 @@
 /**
- * The list cursor: base64url of the last row's keyset position `(created_at, id)`.
- * Opaque to clients; anything that does not decode to exactly that shape is a 400.
+ * The list cursor: base64url of the last row's keyset position `(created_at, id)` followed by
+ * a 16-byte HMAC-SHA-256 tag, keyed by a secret every instance shares (it lives in the
+ * database). Opaque to clients; anything the server did not produce — a hand-edited position
+ * included — is a 400, never a query.
  */
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { instanceSecrets } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { isId } from "../ids.ts";
 
@@ -11,28 +16,72 @@ export interface Cursor {
   id: string;
 }
 
-const toB64url = (s: string) => btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-
-export function encodeCursor(c: Cursor): string {
-  return toB64url(JSON.stringify({ v: 1, t: c.createdAt, id: c.id }));
-}
-
+const TAG_BYTES = 16;
 // 9999-12-31T23:59:59.999Z: later instants have no four-digit-year ISO form the database accepts.
 const MAX_TIME = 253402300799999;
+
+const toB64url = (bytes: Uint8Array) =>
+  btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join("")).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const fromB64url = (s: string) => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+
+const keys = new WeakMap<Db, Promise<CryptoKey>>();
+
+/** The shared signing key: created by the first instance to need it, then read by all. */
+function signingKey(db: Db): Promise<CryptoKey> {
+  let key = keys.get(db);
+  if (!key) {
+    key = (async () => {
+      const fresh = toB64url(crypto.getRandomValues(new Uint8Array(32)));
+      await db.insert(instanceSecrets).values({ name: "cursor_hmac", value: fresh }).onConflictDoNothing();
+      const [row] = await db.select().from(instanceSecrets).where(eq(instanceSecrets.name, "cursor_hmac"));
+      return crypto.subtle.importKey("raw", fromB64url(row!.value), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    })();
+    // A failed read (database down) must not stick: the next request tries again.
+    key.catch(() => keys.delete(db));
+    keys.set(db, key);
+  }
+  return key;
+}
+
+async function tag(db: Db, payload: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(db), payload)).slice(0, TAG_BYTES);
+}
+
+export async function encodeCursor(db: Db, c: Cursor): Promise<string> {
+  const payload = new TextEncoder().encode(JSON.stringify({ v: 1, t: c.createdAt, id: c.id }));
+  const out = new Uint8Array(payload.length + TAG_BYTES);
+  out.set(payload);
+  out.set(await tag(db, payload), payload.length);
+  return toB64url(out);
+}
 
 const invalid = () =>
   new ApiError("invalid_cursor", "The cursor is not valid; pass pagination.next_cursor from a previous page as it is.", {
     param: "cursor",
   });
 
-export function decodeCursor(raw: string): Cursor {
+export async function decodeCursor(db: Db, raw: string): Promise<Cursor> {
   if (raw.length === 0 || raw.length > 256 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalid();
-  let parsed: unknown;
+  let bytes: Uint8Array;
   try {
-    parsed = JSON.parse(atob(raw.replace(/-/g, "+").replace(/_/g, "/")));
+    bytes = fromB64url(raw);
   } catch {
     throw invalid();
   }
+  if (bytes.length <= TAG_BYTES) throw invalid();
+  const payload = bytes.slice(0, -TAG_BYTES);
+  const expected = await tag(db, payload);
+  // Constant time: how much of a forged tag matched must not show in the timing.
+  let diff = 0;
+  for (let i = 0; i < TAG_BYTES; i++) diff |= expected[i]! ^ bytes[payload.length + i]!;
+  if (diff !== 0) throw invalid();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payload));
+  } catch {
+    throw invalid();
+  }
+  // Signed by us, so the shape holds unless the format changed: check it all the same.
   const p = parsed as { v?: unknown; t?: unknown; id?: unknown } | null;
   if (
     !p ||

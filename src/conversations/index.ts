@@ -20,7 +20,7 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
     .get(
       "",
       async ({ query, apiKey }) => {
-        const cursor = query.cursor === undefined ? null : decodeCursor(query.cursor);
+        const cursor = query.cursor === undefined ? null : await decodeCursor(deps.db, query.cursor);
         const page = await listConversations(deps.db, apiKey.id, query.limit ?? 20, cursor);
         return {
           data: page.rows.map(toSummary),

@@ -86,7 +86,7 @@ export async function listConversations(
   return {
     rows: page,
     hasMore,
-    nextCursor: hasMore && last ? encodeCursor({ createdAt: last.createdAt.getTime(), id: last.id }) : null,
+    nextCursor: hasMore && last ? await encodeCursor(db, { createdAt: last.createdAt.getTime(), id: last.id }) : null,
   };
 }
 

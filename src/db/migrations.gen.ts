@@ -41,5 +41,14 @@ export const migrations = [
     "sql": [
       "ALTER TABLE \"rate_limits\" ADD COLUMN \"counts\" integer[] DEFAULT '{}'::integer[] NOT NULL;"
     ]
+  },
+  {
+    "tag": "0003_instance_secrets",
+    "folderMillis": 1795426794302,
+    "bps": true,
+    "hash": "a12b42725fb48173c8ae3e17b055de00c250bf463e934513e850ec89347f8c7a",
+    "sql": [
+      "CREATE TABLE \"instance_secrets\" (\n\t\"name\" text PRIMARY KEY NOT NULL,\n\t\"value\" text NOT NULL\n);\n"
+    ]
   }
 ];

@@ -115,3 +115,12 @@ export const chunks = pgTable(
   },
   (t) => [index("chunks_tsv_idx").using("gin", t.tsv), index("chunks_document_idx").on(t.documentId, t.ord)],
 );
+
+/**
+ * Secrets every instance shares, made on first use by whichever instance comes first (insert …
+ * on conflict do nothing, then read): e.g. `cursor_hmac`, the key that signs list cursors.
+ */
+export const instanceSecrets = pgTable("instance_secrets", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+});
