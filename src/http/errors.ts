@@ -19,7 +19,7 @@ const CODES = {
   service_unavailable: { status: 503, type: "api_error" },
 } as const;
 
-/** A code from the closed set; see docs/errors.md. */
+/** A code from the closed set; see docs/api.md#errors. */
 export type ErrorCode = keyof typeof CODES;
 export const ERROR_CODES = Object.keys(CODES) as ErrorCode[];
 
@@ -56,7 +56,8 @@ export class ApiError extends Error {
     return payload;
   }
 
-  toResponse(requestId: string, headers: Record<string, string> = {}): Response {
+  /** The HTTP answer. (Not named `toResponse`: Elysia would call that itself, without a request id.) */
+  respond(requestId: string, headers: Record<string, string> = {}): Response {
     const body: ErrorBody = { error: this.toPayload(), request_id: requestId };
     return new Response(JSON.stringify(body), {
       status: this.status,

@@ -54,7 +54,7 @@ export function errorResponse(error: unknown, request: Request, logger: Logger, 
       error: api.options.cause ?? api,
     });
   }
-  return api.toResponse(requestId, { "x-request-id": requestId });
+  return api.respond(requestId, { "x-request-id": requestId });
 }
 
 /** Request ids and the error handler, for one feature plugin. */
