@@ -1,6 +1,7 @@
 /**
  * The typed Parley client (`parley/client`): Web-standard fetch and streams only, so it runs in
- * Bun, Deno, Node and browsers. Non-2xx answers throw `ParleyError`.
+ * Bun, Deno, Node and browsers. Every failure throws `ParleyError` (see its codes), except the
+ * caller's own abort.
  *
  *   const parley = createClient({ baseUrl: "http://localhost:3000", apiKey });
  *   const reply = await parley.chat({ message: "Hi" });
@@ -8,7 +9,7 @@
  *   for await (const c of parley.conversations.list()) console.log(c.id);   // every page
  */
 import { EventSourceParserStream } from "eventsource-parser/stream";
-import { ParleyError } from "./errors.ts";
+import { ParleyError, requestIdOf } from "./errors.ts";
 import type { ChatEvent, ChatInput, ChatReply, Conversation, ConversationPage, ConversationSummary } from "./types.ts";
 
 export { ParleyError } from "./errors.ts";
@@ -24,6 +25,38 @@ export interface ClientOptions {
 }
 
 type Wire = Record<string, unknown>;
+
+const isWire = (v: unknown): v is Wire => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const invalid = (res: Response, what: string) =>
+  new ParleyError(res.status, "invalid_response", `Unexpected response from the server: ${what}.`, { requestId: requestIdOf(res) });
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** A failure to get (or finish reading) a response, unless the caller aborted: a ParleyError. */
+function connectionError(error: unknown, signal?: AbortSignal): unknown {
+  if (signal?.aborted || error instanceof ParleyError) return error;
+  return new ParleyError(0, "connection_error", `Connection to the server failed: ${describe(error)}`, { cause: error });
+}
+
+/** A 2xx body as a JSON object, checked by `ok` (else `invalid_response`). */
+async function readJson<T extends Wire>(res: Response, ok: (v: Wire) => boolean, signal?: AbortSignal): Promise<T> {
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (error) {
+    throw connectionError(error, signal);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const type = res.headers.get("content-type");
+    throw invalid(res, `expected JSON, got ${type ? `'${type}'` : "a body"} starting '${text.slice(0, 60)}'`);
+  }
+  if (!isWire(value) || !ok(value)) throw invalid(res, `JSON of an unexpected shape starting '${text.slice(0, 60)}'`);
+  return value as T;
+}
 
 const summary = (c: Wire): ConversationSummary => ({
   id: c.id as string,
@@ -50,12 +83,17 @@ export function createClient(options: ClientOptions) {
   async function request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}` };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await doFetch(`${base}/v1${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal,
-    });
+    let res: Response;
+    try {
+      res = await doFetch(`${base}/v1${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (error) {
+      throw connectionError(error, signal);
+    }
     if (!res.ok) throw await ParleyError.fromResponse(res);
     return res;
   }
@@ -72,48 +110,74 @@ export function createClient(options: ClientOptions) {
     if (query.cursor) params.set("cursor", query.cursor);
     // Not `params.size`: older browsers and runtimes lack it.
     const qs = params.toString() ? `?${params}` : "";
-    const json = (await (await request("GET", `/conversations${qs}`)).json()) as {
-      data: Wire[];
-      pagination: { has_more: boolean; next_cursor: string | null };
-    };
+    const json = await readJson<{ data: Wire[]; pagination: { has_more: boolean; next_cursor: string | null } }>(
+      await request("GET", `/conversations${qs}`),
+      (v) => Array.isArray(v.data) && v.data.every(isWire) && isWire(v.pagination),
+    );
     return { data: json.data.map(summary), hasMore: json.pagination.has_more, nextCursor: json.pagination.next_cursor };
   }
 
   return {
     /** Sends a message and waits for the whole reply. */
     async chat(input: ChatInput): Promise<ChatReply> {
-      const r = (await (await request("POST", "/chat", chatBody(input, false), input.signal)).json()) as Wire;
+      const res = await request("POST", "/chat", chatBody(input, false), input.signal);
+      const r = await readJson(res, (v) => typeof v.id === "string" && typeof v.content === "string", input.signal);
       return { id: r.id as string, conversationId: r.conversation_id as string, content: r.content as string, createdAt: r.created_at as string };
     },
 
     /**
      * Sends a message and yields the reply's events as they arrive. Aborting `signal` ends the
-     * iteration (the server still completes and stores the reply). A stream that closes without
-     * `end` or `error` throws `ParleyError` with code `stream_interrupted`.
+     * iteration, whenever it happens (the server still completes and stores the reply). A stream
+     * that closes or breaks without `end` or `error` throws `ParleyError` with code
+     * `stream_interrupted`; an event that is not JSON, `invalid_response`.
      */
     async *chatStream(input: ChatInput): AsyncGenerator<ChatEvent> {
-      const res = await request("POST", "/chat", chatBody(input, true), input.signal);
-      const events = res
-        .body!.pipeThrough(new TextDecoderStream())
+      let res: Response;
+      try {
+        res = await request("POST", "/chat", chatBody(input, true), input.signal);
+      } catch (error) {
+        if (input.signal?.aborted) return;
+        throw error;
+      }
+      const type = res.headers.get("content-type") ?? "";
+      if (!res.body || !/^text\/event-stream\b/i.test(type)) {
+        await res.body?.cancel().catch(() => {});
+        throw invalid(res, `expected an event stream, got ${type ? `'${type}'` : "no content type"}`);
+      }
+      const events = res.body
+        .pipeThrough(new TextDecoderStream())
         .pipeThrough(new EventSourceParserStream())
         .getReader();
       try {
         for (;;) {
-          const { done, value } = await events.read();
-          if (done) break;
-          const event = toEvent(JSON.parse(value.data) as Wire);
+          let next: Awaited<ReturnType<typeof events.read>>;
+          try {
+            next = await events.read();
+          } catch (error) {
+            if (input.signal?.aborted) return;
+            const message = `The stream broke before its end or error event: ${describe(error)}`;
+            throw new ParleyError(0, "stream_interrupted", message, { requestId: requestIdOf(res), cause: error });
+          }
+          if (next.done) break;
+          let data: unknown;
+          try {
+            data = JSON.parse(next.value.data);
+          } catch {
+            data = undefined;
+          }
+          if (!isWire(data) || typeof data.type !== "string") {
+            throw invalid(res, `an event that is not a JSON object: '${next.value.data.slice(0, 60)}'`);
+          }
+          const event = toEvent(data);
           yield event;
           if (event.type === "end" || event.type === "error") return;
         }
-      } catch (error) {
-        if (input.signal?.aborted) return;
-        throw error;
       } finally {
         await events.cancel().catch(() => {});
       }
       if (input.signal?.aborted) return;
       throw new ParleyError(0, "stream_interrupted", "The stream closed before its end or error event.", {
-        requestId: res.headers.get("x-request-id") ?? undefined,
+        requestId: requestIdOf(res),
       });
     },
 
@@ -132,7 +196,10 @@ export function createClient(options: ClientOptions) {
       },
 
       async get(id: string): Promise<Conversation> {
-        const c = (await (await request("GET", `/conversations/${encodeURIComponent(id)}`)).json()) as Wire & { messages: Wire[] };
+        const c = await readJson<Wire & { messages: Wire[] }>(
+          await request("GET", `/conversations/${encodeURIComponent(id)}`),
+          (v) => Array.isArray(v.messages) && v.messages.every(isWire),
+        );
         return {
           ...summary(c),
           messages: c.messages.map((m) => ({

@@ -14,7 +14,7 @@ export type ChatEvent =
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
   | { type: "end"; messageId: string }
-  | { type: "error"; error: { type: string; code: string; message: string } };
+  | { type: "error"; error: { type: string; code: string; message: string; param?: string } };
 
 /** A conversation in a list. */
 export interface ConversationSummary {
