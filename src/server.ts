@@ -1,57 +1,121 @@
 /**
  * `serve`: migrate, seed the sample knowledge base into an empty store, listen, and shut down
- * gracefully: stop accepting, let running replies finish within the grace period (then end
- * them with an `error` event), close the store cleanly. Bun-only.
+ * gracefully. SIGTERM and SIGINT are handled from before the store is opened:
+ * - during start-up (opening the store, which runs PGlite's initdb on a new folder; migrating;
+ *   seeding), start-up stops once the current step is done, the store is closed, exit 0;
+ * - while serving: stop accepting, let running replies finish within SHUTDOWN_GRACE_MS (then end
+ *   them with an `error` event), close the store cleanly, exit 0;
+ * - a second signal while stopping cuts the running replies off at once (each still ends with an
+ *   `error` event and is stored as failed), then closes the store, exit 0.
+ * The process never exits with the store open, unless closing it hangs past CLOSE_TIMEOUT_MS
+ * (then it says so and exits 1). Bun-only.
  */
+import type { Agent } from "./agent/types.ts";
 import { createApp } from "./http/app.ts";
 import { RunRegistry } from "./chat/run.ts";
 import { type Env, optionsFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
-import { openStoreFromEnv } from "./cli/store.ts";
+import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./cli/store.ts";
 import { SAMPLE_DOCS } from "./knowledge/sample.ts";
 import { countDocuments, ingestDocuments } from "./knowledge/service.ts";
 
-export async function serve(env: Env): Promise<void> {
-  const logger = createLogger(env.LOG_LEVEL);
-  const store = await openStoreFromEnv(env);
-  await migrate(store);
-  if ((await countDocuments(store.db)) === 0) {
-    await ingestDocuments(store.db, SAMPLE_DOCS);
-    logger.info("empty knowledge base: loaded the sample documents about Parley", { documents: SAMPLE_DOCS.length });
-  }
-  const runs = new RunRegistry();
-  const app = createApp({ store, runs, logger, options: optionsFromEnv(env) }).listen({
-    port: env.PORT,
-    hostname: env.HOST,
-  });
-  const server = app.server!;
-  logger.info("listening", { url: `http://${server.hostname}:${server.port}`, store: store.describe });
+/** What a program embedding the server may choose; the environment sets everything else. */
+export interface ServeOptions {
+  /** Who writes the replies; defaults to the retrieval agent over the store's knowledge base. */
+  agent?: Agent;
+}
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info("shutting down", { signal, running_replies: runs.size, grace_ms: env.SHUTDOWN_GRACE_MS });
-    const deadline = Date.now() + env.SHUTDOWN_GRACE_MS;
-    let code = 0;
+/** The listening server, as far as shutdown uses it. */
+interface Listening {
+  readonly pendingRequests: number;
+  stop(closeActiveConnections?: boolean): Promise<void>;
+}
+
+/** Serves until SIGTERM/SIGINT, then exits the process itself (see above); resolves once listening. */
+export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<void> {
+  const logger = createLogger(env.LOG_LEVEL);
+  const runs = new RunRegistry();
+  let store: OpenedStore | undefined;
+  let server: Listening | undefined;
+  let signalled: NodeJS.Signals | undefined;
+  let hurriedAt: number | undefined;
+  let hurry!: () => void;
+  const hurried = new Promise<void>((r) => (hurry = r));
+
+  /** Closes the store (within CLOSE_TIMEOUT_MS) and exits with `code`, or 1 when closing fails. */
+  const exit = async (code: number): Promise<never> => {
     try {
-      void server.stop(false); // no new connections; open streams carry on
-      await runs.drain(env.SHUTDOWN_GRACE_MS);
-      // Requests not yet at the run stage (auth, storing the question) finish too, within the grace;
-      // a run one of them starts now is drained (or cut off) like the others.
-      while (server.pendingRequests > 0 && Date.now() < deadline + 1_000) await Bun.sleep(10);
-      await runs.drain(Math.max(0, deadline - Date.now()));
-      await server.stop(true);
-      await store.close();
-      logger.info("stopped");
+      if (store && (await closeWithin(store, CLOSE_TIMEOUT_MS)) === "timeout") {
+        logger.error("closing the store timed out; exiting without a clean close", { timeout_ms: CLOSE_TIMEOUT_MS });
+        code = 1;
+      }
     } catch (error) {
       // An unclean close can leave the PGlite folder damaged: say so, and exit non-zero.
-      logger.error("shutdown failed", { error });
+      logger.error("closing the store failed", { error });
       code = 1;
     }
+    if (code === 0) logger.info("stopped");
     process.exit(code);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  const shutdown = async (signal: NodeJS.Signals, srv: Listening): Promise<never> => {
+    logger.info("shutting down", { signal, running_replies: runs.size, grace_ms: env.SHUTDOWN_GRACE_MS });
+    const deadline = Date.now() + env.SHUTDOWN_GRACE_MS;
+    // Runs get `ms` to finish, unless a second signal comes meanwhile: then they are cut off at once.
+    const drain = (ms: number) => Promise.race([runs.drain(ms), hurried.then(() => runs.drain(0))]);
+    try {
+      void srv.stop(false); // no new connections; open streams carry on
+      await drain(env.SHUTDOWN_GRACE_MS);
+      // Requests not yet at the run stage (auth, storing the question) finish too, within the grace
+      // (within 1 s of a second signal); a run one of them starts now is drained (or cut off) like the others.
+      const until = () => Math.min(deadline, hurriedAt ?? Infinity) + 1_000;
+      while (srv.pendingRequests > 0 && Date.now() < until()) await Bun.sleep(10);
+      await drain(Math.max(0, deadline - Date.now()));
+      await srv.stop(true);
+    } catch (error) {
+      logger.error("shutdown failed", { error });
+      return exit(1);
+    }
+    return exit(0);
+  };
+
+  // Installed before the store is opened: from here on a signal never kills the process in the
+  // middle of a write (PGlite's initdb, a migration); start-up stops at its next step instead.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!signalled) {
+      signalled = signal;
+      if (server) void shutdown(signal, server);
+      else logger.info("signal during start-up: stopping once the current step is done", { signal });
+    } else if (hurriedAt === undefined) {
+      hurriedAt = Date.now();
+      hurry();
+      if (server) logger.warn("second signal: ending the running replies now", { signal, running_replies: runs.size });
+      else logger.warn("second signal during start-up: the current step must finish before the store can close", { signal });
+    }
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+
+  store = await openStoreFromEnv(env);
+  try {
+    if (!signalled) await migrate(store);
+    if (!signalled && (await countDocuments(store.db)) === 0) {
+      await ingestDocuments(store.db, SAMPLE_DOCS);
+      logger.info("empty knowledge base: loaded the sample documents about Parley", { documents: SAMPLE_DOCS.length });
+    }
+    if (signalled) return await exit(0);
+    // No await from the check above to `server` being set: a signal lands either before it
+    // (start-up stops) or after it (graceful shutdown), never in between.
+    const app = createApp({ store, runs, logger, agent, options: optionsFromEnv(env) }).listen({
+      port: env.PORT,
+      hostname: env.HOST,
+    });
+    server = app.server!;
+    logger.info("listening", { url: `http://${app.server!.hostname}:${app.server!.port}`, store: store.describe });
+  } catch (error) {
+    // The caller reports the failure (exit 1); the store is closed first all the same.
+    await closeWithin(store, CLOSE_TIMEOUT_MS).catch(() => {});
+    throw error;
+  }
 }

@@ -121,7 +121,9 @@ export class Run {
     } catch (error) {
       const reason = this.abort.signal.reason;
       failure = reason instanceof ApiError ? reason : new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
-      logger.error("generation failed", { conversation_id: this.conversationId, error });
+      // Cut off on purpose (shutdown): expected, no stack. Anything else is the agent failing.
+      if (reason instanceof ApiError) logger.warn("generation cut off", { conversation_id: this.conversationId, code: reason.code, reason: reason.message });
+      else logger.error("generation failed", { conversation_id: this.conversationId, error });
     }
     if (!failure) this.emit({ type: "sources", sources });
     // Let the sockets take what was just emitted before this run spends CPU on persisting: when

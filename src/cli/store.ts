@@ -9,11 +9,17 @@ import { openPglite, openPostgres, type Store } from "../db/client.ts";
 import { lockDataDir } from "./lock.ts";
 import { pgliteAssets } from "./pglite-assets.ts";
 
+/** How long closing the store may take before a stopping process gives up on it (exit 1). */
+export const CLOSE_TIMEOUT_MS = 10_000;
+
+/** A store opened by `openStoreFromEnv`: `close()` may be called more than once (later calls share the first). */
+export type OpenedStore = Store & { describe: string };
+
 /** The store for this process, and how to let go of it. */
-export async function openStoreFromEnv(env: Env): Promise<Store & { describe: string }> {
+export async function openStoreFromEnv(env: Env): Promise<OpenedStore> {
   if (env.DATABASE_URL) {
     const store = openPostgres(env.DATABASE_URL, { max: env.DB_POOL_MAX });
-    return { ...store, describe: "PostgreSQL (DATABASE_URL)" };
+    return { ...store, describe: "PostgreSQL (DATABASE_URL)", close: once(store.close) };
   }
   const dir = resolve(env.DATA_DIR);
   const unlock = lockDataDir(dir);
@@ -22,16 +28,34 @@ export async function openStoreFromEnv(env: Env): Promise<Store & { describe: st
     return {
       ...store,
       describe: `PGlite in ${dir}`,
-      close: async () => {
+      // PGlite's close waits for the running statement (and transaction), then shuts down cleanly.
+      close: once(async () => {
         try {
           await store.close();
         } finally {
           unlock();
         }
-      },
+      }),
     };
   } catch (e) {
     unlock();
     throw e;
+  }
+}
+
+/** A signal handler and the command it interrupts may both close: the second call waits for the first. */
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= close());
+}
+
+/** Closes `store` within `ms`: "closed", or "timeout" when it hangs past that. Throws what close throws. */
+export async function closeWithin(store: Store, ms = CLOSE_TIMEOUT_MS): Promise<"closed" | "timeout"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), ms)));
+  try {
+    return await Promise.race([store.close().then(() => "closed" as const), expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -1,0 +1,256 @@
+/**
+ * The server and CLI as real processes, stopped by real signals: graceful shutdown, the second
+ * signal's fast path, a signal during start-up, Ctrl-C during an ingest. Every case then reopens
+ * the PGlite folder to check it was closed cleanly (lock released, data readable).
+ * The slow replies come from tests/fixtures/slow-server.ts (the real `serve`, with a slow agent).
+ */
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { and, eq } from "drizzle-orm";
+import { createParser } from "eventsource-parser";
+import { openStoreFromEnv } from "../src/cli/store.ts";
+import { loadEnv } from "../src/config/env.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { messages } from "../src/db/schema.ts";
+import { countDocuments } from "../src/knowledge/service.ts";
+import { onPostgres } from "./helpers/store.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
+
+const root = join(import.meta.dir, "..");
+const dirs: string[] = [];
+const procs: Bun.Subprocess[] = [];
+afterAll(() => {
+  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "parley-server-"));
+  dirs.push(d);
+  return d;
+}
+
+type Log = Record<string, any>;
+
+/** A process with its stdout JSON log lines collected as they come, and its stderr. */
+function launch(cmd: string[], env: Record<string, string>) {
+  const proc = Bun.spawn(cmd, {
+    cwd: root,
+    // Never DATABASE_URL: these run on their own PGlite folder, also in the PostgreSQL CI run.
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  procs.push(proc);
+  const logs: Log[] = [];
+  let notify = () => {};
+  const stdout = (async () => {
+    let buffer = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) {
+      buffer += decoder.decode(chunk, { stream: true });
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!;
+      for (const line of lines) {
+        try {
+          logs.push(JSON.parse(line));
+        } catch {
+          logs.push({ text: line });
+        }
+      }
+      notify();
+    }
+    notify();
+  })();
+  const stderr = new Response(proc.stderr).text();
+  /** The first log line matching `match`; fails when the process ends (or 15 s pass) without one. */
+  async function waitLog(match: (l: Log) => unknown): Promise<Log> {
+    const until = Date.now() + 15_000;
+    for (;;) {
+      const found = logs.find(match);
+      if (found) return found;
+      if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > until) {
+        throw new Error(`no such log line; exit ${proc.exitCode ?? proc.signalCode}\nstdout: ${JSON.stringify(logs)}\nstderr: ${await stderr}`);
+      }
+      await Promise.race([new Promise<void>((r) => (notify = r)), proc.exited, Bun.sleep(100)]);
+    }
+  }
+  const exited = async () => {
+    await proc.exited;
+    await stdout;
+    return { code: proc.exitCode, signal: proc.signalCode, logs, stderr: await stderr };
+  };
+  return { proc, logs, waitLog, exited };
+}
+
+/** The slow server, started and listening: its URL and a key. */
+async function slowServer(dir: string, env: Record<string, string>) {
+  const srv = launch(["bun", "tests/fixtures/slow-server.ts"], { DATA_DIR: dir, ...env });
+  const { fixture_key: key } = await srv.waitLog((l) => l.fixture_key);
+  const { url } = await srv.waitLog((l) => l.msg === "listening");
+  return { ...srv, key: key as string, url: url as string };
+}
+
+/** A streamed chat, read with a real SSE parser; `until(type)` waits for the first such event. */
+async function stream(url: string, key: string) {
+  const res = await fetch(`${url}/v1/chat`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ message: "go", stream: true }),
+  });
+  expect(res.status).toBe(200);
+  const events: any[] = [];
+  let notify = () => {};
+  const parser = createParser({ onEvent: (e) => events.push(JSON.parse(e.data)) });
+  const done = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body!) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      notify();
+    }
+    return events;
+  })();
+  const until = async (type: string) => {
+    while (!events.some((e) => e.type === type)) await Promise.race([new Promise<void>((r) => (notify = r)), done]);
+  };
+  return { events, done, until };
+}
+
+/** Whether a new TCP connection to the server's port is refused. */
+async function refused(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  try {
+    const socket = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } });
+    socket.end();
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Opens the data folder again, as the next start would; the lock file must be gone first. */
+async function reopen<T>(dir: string, fn: (store: Awaited<ReturnType<typeof openStoreFromEnv>>) => Promise<T>): Promise<T> {
+  expect(existsSync(join(dir, "parley.lock"))).toBe(false);
+  const store = await openStoreFromEnv(loadEnv({ DATA_DIR: dir }));
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const storedReply = (dir: string, conversationId: string) =>
+  reopen(dir, async (store) => {
+    const rows = await store.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.conversationId, conversationId), eq(messages.role, "assistant")));
+    return rows;
+  });
+
+const text = (events: any[]) => events.filter((e) => e.type === "token").map((e) => e.content).join("");
+
+// Real processes on their own PGlite folders; the PostgreSQL run would only repeat them.
+describe.skipIf(onPostgres)("server process: signals", () => {
+  // One folder for the slow-server cases (each run adds its own key): PGlite's initdb runs once.
+  const dir = tempDir();
+
+  test("SIGTERM: new connections are refused, the running reply finishes, exit 0, reply stored as completed", async () => {
+    const srv = await slowServer(dir, { SLOW_AGENT_TOKENS: "15", SLOW_AGENT_DELAY_MS: "100" }); // ~1.5 s
+    const chat = await stream(srv.url, srv.key);
+    await chat.until("token");
+    srv.proc.kill("SIGTERM");
+    await srv.waitLog((l) => l.msg === "shutting down");
+    expect(await refused(srv.url)).toBe(true);
+    const events = await chat.done;
+    expect(events.at(-1).type).toBe("end");
+    const { code, stderr } = await srv.exited();
+    expect(code, stderr).toBe(0);
+    const rows = await storedReply(dir, events[0].conversation_id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: "completed", content: text(events), id: events.at(-1).message_id });
+  });
+
+  test("a reply still running after SHUTDOWN_GRACE_MS ends with service_unavailable, exit 0, stored as failed (logged as a warning)", async () => {
+    const srv = await slowServer(dir, { SLOW_AGENT_TOKENS: "50", SLOW_AGENT_DELAY_MS: "100", SHUTDOWN_GRACE_MS: "200" }); // ~5 s
+    const chat = await stream(srv.url, srv.key);
+    await chat.until("token");
+    const signalled = Date.now();
+    srv.proc.kill("SIGTERM");
+    const events = await chat.done;
+    expect(Date.now() - signalled).toBeLessThan(2_500);
+    expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "service_unavailable" } });
+    const { code, stderr } = await srv.exited();
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('"msg":"generation cut off"');
+    expect(stderr).not.toContain("generation failed");
+    const rows = await storedReply(dir, events[0].conversation_id);
+    expect(rows[0]).toMatchObject({ status: "failed", content: text(events) });
+  });
+
+  test("a second signal during the grace cuts running replies off at once; the store still closes, exit 0", async () => {
+    const srv = await slowServer(dir, { SLOW_AGENT_TOKENS: "50", SLOW_AGENT_DELAY_MS: "100", SHUTDOWN_GRACE_MS: "20000" });
+    const chat = await stream(srv.url, srv.key);
+    await chat.until("token");
+    srv.proc.kill("SIGTERM");
+    await srv.waitLog((l) => l.msg === "shutting down");
+    const second = Date.now();
+    srv.proc.kill("SIGINT");
+    const events = await chat.done;
+    expect(Date.now() - second).toBeLessThan(2_000);
+    expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "service_unavailable" } });
+    const { code, stderr, logs } = await srv.exited();
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('"msg":"second signal: ending the running replies now"');
+    expect(logs.at(-1)).toMatchObject({ msg: "stopped" });
+    const rows = await storedReply(dir, events[0].conversation_id);
+    expect(rows[0]).toMatchObject({ status: "failed", content: text(events) });
+  });
+});
+
+describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
+  test("SIGTERM while `serve` creates its PGlite folder: start-up stops, the store closes, exit 0", async () => {
+    const dir = tempDir();
+    const srv = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: dir });
+    // The lock is taken after the handlers are installed and before PGlite's initdb.
+    while (!existsSync(join(dir, "parley.lock")) && srv.proc.exitCode === null) await Bun.sleep(2);
+    srv.proc.kill("SIGTERM");
+    const { code, signal, logs, stderr } = await srv.exited();
+    expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
+    expect(logs.map((l) => l.msg)).toEqual(["signal during start-up: stopping once the current step is done", "stopped"]);
+    await reopen(dir, async (store) => {
+      await migrate(store);
+      expect(await countDocuments(store.db)).toBe(0);
+    });
+  });
+
+  test("Ctrl-C during a large ingest stops after the current document, closes the store, exit 130", async () => {
+    const dir = tempDir();
+    const total = 3_000;
+    const file = join(dir, "big.jsonl");
+    const docs = Array.from({ length: total }, (_, i) =>
+      JSON.stringify({ url: `https://big.test/${i}`, title: `Doc ${i}`, content: "Wombats dig burrows with strong claws. ".repeat(40) }),
+    );
+    writeFileSync(file, docs.join("\n"));
+    const env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "warn" };
+    expect(await launch(["bun", "src/main.ts", "migrate"], env).proc.exited).toBe(0);
+    const cli = launch(["bun", "src/main.ts", "ingest", file], env);
+    // Well into the ingest (which takes seconds), not at its end.
+    while (!existsSync(join(env.DATA_DIR, "parley.lock")) && cli.proc.exitCode === null) await Bun.sleep(2);
+    await Bun.sleep(1_000);
+    const signalled = Date.now();
+    cli.proc.kill("SIGINT");
+    const { code, stderr, logs } = await cli.exited();
+    expect(Date.now() - signalled).toBeLessThan(1_500);
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain("ingest interrupted; the store was closed cleanly");
+    expect(stderr).not.toContain("failed https://");
+    expect(logs).toEqual([]); // no "ingested N": it did not finish
+    await reopen(env.DATA_DIR, async (store) => {
+      expect(await countDocuments(store.db)).toBeLessThan(total);
+    });
+  });
+});
