@@ -4,7 +4,7 @@
  * the PGlite folder to check it was closed cleanly (lock released, data readable).
  * The slow replies come from tests/fixtures/slow-server.ts (the real `serve`, with a slow agent).
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, afterEach, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,8 +22,14 @@ setDefaultTimeout(30_000); // per file: see bunfig.toml
 const root = join(import.meta.dir, "..");
 const dirs: string[] = [];
 const procs: Bun.Subprocess[] = [];
+// A failed case must not leave its server holding the folder the next case uses.
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+    await p.exited;
+  }
+});
 afterAll(() => {
-  for (const p of procs) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -119,15 +125,23 @@ async function stream(url: string, key: string) {
   return { events, done, until };
 }
 
-/** Whether a new TCP connection to the server's port is refused. */
+/**
+ * Whether new TCP connections to the server's port are refused within a second: the listener
+ * closes right after the "shutting down" line, and a connect already in the kernel's backlog
+ * may still be accepted on a busy machine.
+ */
 async function refused(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
-  try {
-    const socket = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } });
-    socket.end();
-    return false;
-  } catch {
-    return true;
+  const until = Date.now() + 1_000;
+  for (;;) {
+    try {
+      const socket = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } });
+      socket.end();
+    } catch {
+      return true;
+    }
+    if (Date.now() > until) return false;
+    await Bun.sleep(20);
   }
 }
 
@@ -159,7 +173,7 @@ describe.skipIf(onPostgres)("server process: signals", () => {
   const dir = tempDir();
 
   test("SIGTERM: new connections are refused, the running reply finishes, exit 0, reply stored as completed", async () => {
-    const srv = await slowServer(dir, { SLOW_AGENT_TOKENS: "15", SLOW_AGENT_DELAY_MS: "100" }); // ~1.5 s
+    const srv = await slowServer(dir, { SLOW_AGENT_TOKENS: "30", SLOW_AGENT_DELAY_MS: "100" }); // ~3 s
     const chat = await stream(srv.url, srv.key);
     await chat.until("token");
     srv.proc.kill("SIGTERM");
