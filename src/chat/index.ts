@@ -5,7 +5,7 @@ import { ApiError } from "../http/errors.ts";
 import { httpCore, jsonBody } from "../http/index.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { sseResponse } from "../http/sse.ts";
-import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
+import { ChatMessage, chatBody, messageProblem, StreamEvent, usageOf } from "./model.ts";
 import { Run, type RunDeps, type RunEvent, type RunRegistry } from "./run.ts";
 import { beginTurn } from "./service.ts";
 
@@ -40,6 +40,7 @@ export const chatRoutes = (deps: ChatDeps) =>
           conversation_id: outcome.message.conversationId,
           content: outcome.message.content,
           created_at: outcome.message.createdAt.toISOString(),
+          usage: usageOf(outcome.message),
         };
       },
       {
