@@ -36,6 +36,8 @@ export interface Received {
   body: any;
   /** Set once the client closed the connection before the reply ended. */
   aborted: boolean;
+  /** performance.now() when the request arrived. */
+  at: number;
 }
 
 /** How a protocol writes a reply; `send` frames and writes one SSE event. */
@@ -51,8 +53,8 @@ export interface Writer {
   raw(text: string): void;
   /** Waits `ms`, or returns at once when 0/undefined. */
   pause(ms?: number): Promise<void>;
-  /** Cuts the connection (an abrupt disconnect, no end of response). */
-  cut(): void;
+  /** Cuts the connection (an abrupt disconnect, no end of response) once what was sent is out. */
+  cut(): Promise<void>;
   readonly cutOff: boolean;
 }
 
@@ -84,7 +86,7 @@ export function startFake(protocol: Protocol, fallback: FakeReply = {}): FakePro
     async fetch(req) {
       const url = new URL(req.url);
       const body = await req.json().catch(() => null);
-      const rec: Received = { method: req.method, path: url.pathname, headers: Object.fromEntries(req.headers), body, aborted: false };
+      const rec: Received = { method: req.method, path: url.pathname, headers: Object.fromEntries(req.headers), body, aborted: false, at: performance.now() };
       fake.received.push(rec);
       req.signal.addEventListener("abort", () => (rec.aborted = true));
       const reply = fake.script.shift() ?? fake.fallback;
@@ -107,7 +109,8 @@ export function startFake(protocol: Protocol, fallback: FakeReply = {}): FakePro
           if (!cutOff && !rec.aborted) controller.enqueue(encoder.encode(text));
         },
         pause: (ms) => (ms ? Bun.sleep(ms) : Promise.resolve()),
-        cut() {
+        async cut() {
+          await Bun.sleep(20); // let the bytes already written reach the client first
           cutOff = true;
           // Erroring the body makes Bun drop the connection mid-response (no terminating chunk).
           controller.error(new Error("fake provider: connection cut"));

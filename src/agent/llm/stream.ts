@@ -75,7 +75,11 @@ async function* attemptStream(
       last = Date.now();
       if (part.type === "text-delta") {
         if (!part.text) continue;
-        state.started = true;
+        if (!state.started) {
+          state.started = true;
+          clearTimeout(timer); // from the first-token deadline to the idle timeout
+          timer = setTimeout(check, c.idleTimeoutMs);
+        }
         yield { type: "text", text: part.text };
       } else if (part.type === "error") {
         throw part.error;
