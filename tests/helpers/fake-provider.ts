@@ -1,5 +1,6 @@
 /**
- * Loopback model providers for tests and the bench: real HTTP servers (Bun.serve, port 0) that
+ * Loopback model providers for tests and the bench: real HTTP servers (Bun.serve, port 0; the
+ * handler alone is Web-standard, so Deno.serve can run it too — tests/deno/llm-smoke.ts) that
  * answer each request from a script of replies and speak the provider's protocol byte for byte
  * (fake-openai.ts, fake-anthropic.ts). Every request is recorded — headers, JSON body, and
  * whether the client went away before the reply ended — so tests assert what the provider got.
@@ -69,67 +70,61 @@ export interface FakeProvider {
 }
 
 const encoder = new TextEncoder();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function startFake(protocol: Protocol, fallback: FakeReply = {}): FakeProvider {
-  const fake: FakeProvider = {
-    url: "",
-    port: 0,
-    received: [],
-    script: [],
-    fallback,
-    stop: async () => void (await server.stop(true)),
-  };
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    idleTimeout: 0,
-    async fetch(req) {
-      const url = new URL(req.url);
-      const body = await req.json().catch(() => null);
-      const rec: Received = { method: req.method, path: url.pathname, headers: Object.fromEntries(req.headers), body, aborted: false, at: performance.now() };
-      fake.received.push(rec);
-      req.signal.addEventListener("abort", () => (rec.aborted = true));
-      const reply = fake.script.shift() ?? fake.fallback;
-      if (req.method !== "POST" || !url.pathname.endsWith(protocol.path)) return new Response("not found", { status: 404 });
-      if (reply.status && reply.status >= 300) {
-        const message = reply.errorMessage ?? `fake error ${reply.status}`;
-        return Response.json(protocol.errorBody(reply.status, message), { status: reply.status, headers: reply.headers });
-      }
-      let controller!: ReadableStreamDefaultController<Uint8Array>;
-      let cutOff = false;
-      const stream = new ReadableStream<Uint8Array>({
-        start: (c) => void (controller = c),
-        cancel: () => void (rec.aborted = true),
-      });
-      const w: Writer = {
-        event(data, name) {
-          this.raw(`${name ? `event: ${name}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
-        },
-        raw(text) {
-          if (!cutOff && !rec.aborted) controller.enqueue(encoder.encode(text));
-        },
-        pause: (ms) => (ms ? Bun.sleep(ms) : Promise.resolve()),
-        async cut() {
-          await Bun.sleep(20); // let the bytes already written reach the client first
-          cutOff = true;
-          // Erroring the body makes Bun drop the connection mid-response (no terminating chunk).
-          controller.error(new Error("fake provider: connection cut"));
-        },
-        get cutOff() {
-          return cutOff;
-        },
-      };
-      void protocol.stream(reply, body, w).then(() => {
-        if (!cutOff && !rec.aborted) controller.close();
-      });
-      return new Response(stream, {
-        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...reply.headers },
-      });
-    },
-  });
+  const fake: FakeProvider = { url: "", port: 0, received: [], script: [], fallback, stop: async () => void (await server.stop(true)) };
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: fakeHandler(protocol, fake) });
   fake.port = server.port!;
   fake.url = `http://127.0.0.1:${server.port}`;
   return fake;
+}
+
+/** The fake's request handler (Web-standard): answers from `fake.script`, records into `fake.received`. */
+export function fakeHandler(protocol: Protocol, fake: Pick<FakeProvider, "received" | "script" | "fallback">) {
+  return async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    const body = await req.json().catch(() => null);
+    const rec: Received = { method: req.method, path: url.pathname, headers: Object.fromEntries(req.headers), body, aborted: false, at: performance.now() };
+    fake.received.push(rec);
+    req.signal.addEventListener("abort", () => (rec.aborted = true));
+    const reply = fake.script.shift() ?? fake.fallback;
+    if (req.method !== "POST" || !url.pathname.endsWith(protocol.path)) return new Response("not found", { status: 404 });
+    if (reply.status && reply.status >= 300) {
+      const message = reply.errorMessage ?? `fake error ${reply.status}`;
+      return Response.json(protocol.errorBody(reply.status, message), { status: reply.status, headers: reply.headers });
+    }
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let cutOff = false;
+    const stream = new ReadableStream<Uint8Array>({
+      start: (c) => void (controller = c),
+      cancel: () => void (rec.aborted = true),
+    });
+    const w: Writer = {
+      event(data, name) {
+        this.raw(`${name ? `event: ${name}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+      },
+      raw(text) {
+        if (!cutOff && !rec.aborted) controller.enqueue(encoder.encode(text));
+      },
+      pause: (ms) => (ms ? sleep(ms) : Promise.resolve()),
+      async cut() {
+        await sleep(20); // let the bytes already written reach the client first
+        cutOff = true;
+        // Erroring the body makes Bun drop the connection mid-response (no terminating chunk).
+        controller.error(new Error("fake provider: connection cut"));
+      },
+      get cutOff() {
+        return cutOff;
+      },
+    };
+    void protocol.stream(reply, body, w).then(() => {
+      if (!cutOff && !rec.aborted) controller.close();
+    });
+    return new Response(stream, {
+      headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...reply.headers },
+    });
+  };
 }
 
 /** Splits a text into deltas the way providers do: each word with the space before it. */
