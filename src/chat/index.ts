@@ -45,7 +45,7 @@ export const chatRoutes = (deps: ChatDeps) =>
       },
       {
         body: chatBody(deps.options.maxMessageChars),
-        response: { 200: ChatMessage, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses },
+        response: { 200: ChatMessage, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses, 502: ErrorBody, 504: ErrorBody },
         detail: {
           summary: "Send a message",
           description:
