@@ -70,7 +70,7 @@ export interface FakeProvider {
 }
 
 const encoder = new TextEncoder();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export function startFake(protocol: Protocol, fallback: FakeReply = {}): FakeProvider {
   const fake: FakeProvider = { url: "", port: 0, received: [], script: [], fallback, stop: async () => void (await server.stop(true)) };
