@@ -5,6 +5,7 @@
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type LlmConfig, llmAgent } from "../src/agent/llm/index.ts";
+import { createClient } from "../src/client/index.ts";
 import type { Logger } from "../src/config/logger.ts";
 import { startFakeAnthropic } from "./helpers/fake-anthropic.ts";
 import { startFakeOpenAI } from "./helpers/fake-openai.ts";
@@ -160,6 +161,18 @@ for (const p of providers) {
       expect(events.filter((e) => e.type === "token").map((e) => e.content).join("")).toBe("Keys are Bearer tokens [1].");
       expect(events.at(-1)).toMatchObject({ type: "end", usage: { input_tokens: 100, output_tokens: 5 } });
       expect(events.at(-2).sources).toHaveLength(1);
+    });
+
+    test("the typed client reads usage from the reply, the end event and the history", async () => {
+      const s = await setup({}, { usage: { input: 9, output: 5 } });
+      const client = createClient({ baseUrl: "http://localhost", apiKey: s.key, fetch: (url, init) => s.h.app.handle(new Request(url, init)) });
+      const reply = await client.chat({ message: "How do API keys work?" });
+      expect(reply.usage).toEqual({ inputTokens: 9, outputTokens: 5 });
+      let end: unknown;
+      for await (const e of client.chatStream({ message: "And keys?", conversationId: reply.conversationId })) if (e.type === "end") end = e.usage;
+      expect(end).toEqual({ inputTokens: 9, outputTokens: 5 });
+      const conv = await client.conversations.get(reply.conversationId);
+      expect(conv.messages.map((m) => m.usage)).toEqual([null, { inputTokens: 9, outputTokens: 5 }, null, { inputTokens: 9, outputTokens: 5 }]);
     });
 
     test("no usage reported: usage is null", async () => {

@@ -112,7 +112,7 @@ export function fakeHandler(protocol: Protocol, fake: Pick<FakeProvider, "receiv
         await sleep(20); // let the bytes already written reach the client first
         cutOff = true;
         // Erroring the body makes Bun drop the connection mid-response (no terminating chunk).
-        controller.error(new Error("fake provider: connection cut"));
+        controller.error(new Error("fake provider: connection cut on purpose (an abrupt-disconnect test; Bun prints this)"));
       },
       get cutOff() {
         return cutOff;
