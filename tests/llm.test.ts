@@ -133,6 +133,20 @@ for (const p of providers) {
       expect((await s.messages(first.json.conversation_id))[3].sources).toEqual([...new Set([urls[1], urls[0]])]);
     });
 
+    test("a question whose reply failed stays in the history; the failed reply does not", async () => {
+      const s = await setup({ maxRetries: 0 });
+      s.fake.script.push({ tokens: ["Half", " an", " answer"], errorAfter: 1 }, { tokens: ["Now", " complete."] });
+      const first = await s.chat({ message: "How do I stream replies?" });
+      expectError(first, 502, "upstream_error");
+      const [conv] = (await s.h.call("GET", "/v1/conversations", { key: s.key })).json.data;
+      const second = await s.chat({ message: "Please try again.", conversation_id: conv.id });
+      expectStatus(second, 200);
+      const texts = seen(s.fake.received[1]!).turns;
+      // Anthropic's provider merges the two user turns into one message; OpenAI-compatible sends both.
+      expect(texts.map((t) => t.role).every((r) => r === "user")).toBe(true);
+      expect(texts.map((t) => t.text).join("|")).toBe(p.name === "anthropic" ? "How do I stream replies?Please try again." : "How do I stream replies?|Please try again.");
+    });
+
     test("the history budget keeps the newest turns", async () => {
       const s = await setup({ historyBudgetChars: 60 });
       s.fake.script.push({ tokens: ["x".repeat(40)] }, { tokens: ["ok"] }, { tokens: ["ok"] });
