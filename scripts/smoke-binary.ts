@@ -7,6 +7,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createParser } from "eventsource-parser";
+import { startFakeOpenAI } from "../tests/helpers/fake-openai.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "parley-bin-"));
 const bin = join(dir, "parley");
@@ -66,6 +67,38 @@ try {
     check((await server.exited) === 0, "SIGTERM stops the server cleanly");
   }
   check(run(["keys", "list"]).code === 0, "the data folder is reusable after the stop");
+
+  // A model backend: the binary with LLM_PROVIDER set answers through a loopback OpenAI-compatible server.
+  const fake = startFakeOpenAI({ tokens: ["Wombats", " dig", " with", " claws", " [1]."], usage: { input: 50, output: 5 } });
+  const llmPort = 21_000 + Math.floor(Math.random() * 20_000);
+  const llmEnv = { ...env, PORT: String(llmPort), HOST: "127.0.0.1", LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: `${fake.url}/v1`, LLM_MODEL: "smoke-model", LLM_API_KEY: "sk-smoke" };
+  const llm = Bun.spawn([bin, "serve"], { cwd: dir, env: llmEnv, stderr: "inherit" });
+  try {
+    const base = `http://127.0.0.1:${llmPort}`;
+    for (let i = 0; !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) {
+      if (i > 600) throw new Error("server with LLM_PROVIDER did not start");
+      await Bun.sleep(50);
+    }
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const res = await fetch(`${base}/v1/chat`, { method: "POST", headers, body: JSON.stringify({ message: "How do wombats dig?", stream: true }) });
+    const events: { type: string; content?: string; usage?: unknown; sources?: string[] }[] = [];
+    createParser({ onEvent: (e) => events.push(JSON.parse(e.data)) }).feed(await res.text());
+    const text = events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
+    const got = fake.received[0];
+    check(
+      text === "Wombats dig with claws [1]." && JSON.stringify(events.at(-1)?.usage) === '{"input_tokens":50,"output_tokens":5}',
+      "chat (stream) through the model provider, with usage",
+    );
+    check(
+      got?.body.model === "smoke-model" && got.headers.authorization === "Bearer sk-smoke" && JSON.stringify(got.body).includes("https://smoke.test/kb"),
+      "the provider got the model, the key and the passage",
+    );
+    check(events.find((e) => e.type === "sources")?.sources?.[0] === "https://smoke.test/kb", "sources: the cited document");
+  } finally {
+    llm.kill("SIGTERM");
+    check((await llm.exited) === 0, "SIGTERM stops the model-backed server cleanly");
+    await fake.stop();
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

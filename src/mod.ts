@@ -52,7 +52,8 @@ export function createParley(config: ParleyConfig) {
   return api;
 }
 
-export type { Agent, AgentChunk, AgentInput, ChatTurn } from "./agent/types.ts";
+export type { Agent, AgentChunk, AgentInput, ChatTurn, Usage } from "./agent/types.ts";
+export { DEFAULT_SYSTEM_PROMPT, llmAgent, type LlmAgentOptions, type LlmConfig, type LlmProvider } from "./agent/llm/index.ts";
 export { retrievalAgent } from "./agent/retrieval.ts";
 export { createKey, listKeys, revokeKey, updateKey, type Plan } from "./auth/service.ts";
 export { RunRegistry } from "./chat/run.ts";

@@ -10,6 +10,7 @@
  * The process never exits with the store open, unless closing it hangs past CLOSE_TIMEOUT_MS
  * (then it says so and exits 1). Bun-only.
  */
+import { agentFromEnv } from "./agent/llm/index.ts";
 import type { Agent } from "./agent/types.ts";
 import { createApp } from "./http/app.ts";
 import { RunRegistry } from "./chat/run.ts";
@@ -107,7 +108,8 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     if (signalled) return await exit(0);
     // No await from the check above to `server` being set: a signal lands either before it
     // (start-up stops) or after it (graceful shutdown), never in between.
-    const app = createApp({ store, runs, logger, agent, options: optionsFromEnv(env) }).listen({
+    const model = agent ?? agentFromEnv(env, store.db, logger); // LLM_PROVIDER unset: the retrieval agent
+    const app = createApp({ store, runs, logger, agent: model, options: optionsFromEnv(env) }).listen({
       port: env.PORT,
       hostname: env.HOST,
     });

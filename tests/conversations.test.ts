@@ -158,7 +158,7 @@ describe("GET/DELETE /v1/conversations/:id", () => {
     expectStatus(conv, 200);
     expect(Object.keys(conv.json).sort()).toEqual(["created_at", "id", "messages", "title", "updated_at"]);
     const [user, assistant] = conv.json.messages;
-    expect(Object.keys(user).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status"]);
+    expect(Object.keys(user).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status", "usage"]);
     expect(user).toMatchObject({ role: "user", sources: [], status: "completed" });
     expect(assistant.created_at >= user.created_at).toBe(true);
     expect(conv.json.updated_at >= conv.json.created_at).toBe(true);

@@ -5,7 +5,7 @@ import { ApiError } from "../http/errors.ts";
 import { httpCore, jsonBody } from "../http/index.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { sseResponse } from "../http/sse.ts";
-import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
+import { ChatMessage, chatBody, messageProblem, StreamEvent, usageOf } from "./model.ts";
 import { Run, type RunDeps, type RunEvent, type RunRegistry } from "./run.ts";
 import { beginTurn } from "./service.ts";
 
@@ -40,11 +40,12 @@ export const chatRoutes = (deps: ChatDeps) =>
           conversation_id: outcome.message.conversationId,
           content: outcome.message.content,
           created_at: outcome.message.createdAt.toISOString(),
+          usage: usageOf(outcome.message),
         };
       },
       {
         body: chatBody(deps.options.maxMessageChars),
-        response: { 200: ChatMessage, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses },
+        response: { 200: ChatMessage, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses, 502: ErrorBody, 504: ErrorBody },
         detail: {
           summary: "Send a message",
           description:

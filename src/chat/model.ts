@@ -36,11 +36,28 @@ export function messageProblem(message: string): string | null {
   return null;
 }
 
+/** Token counts of a reply as the model provider reported them; null when it reported none. */
+export const Usage = t.Union(
+  [
+    t.Object({
+      input_tokens: t.Union([t.Integer(), t.Null()]),
+      output_tokens: t.Union([t.Integer(), t.Null()]),
+    }),
+    t.Null(),
+  ],
+  { description: "Tokens the model provider reported for this reply; null when it reported none (e.g. the retrieval agent)." },
+);
+
+/** The wire's `usage` of a stored message. */
+export const usageOf = (m: { inputTokens: number | null; outputTokens: number | null }) =>
+  m.inputTokens === null && m.outputTokens === null ? null : { input_tokens: m.inputTokens, output_tokens: m.outputTokens };
+
 export const ChatMessage = t.Object({
   id: t.String({ description: "msg_… identifier of the assistant message" }),
   conversation_id: t.String({ description: "conv_… identifier" }),
   content: t.String(),
   created_at: t.String({ format: "date-time" }),
+  usage: Usage,
 });
 
 /** One `data:` line of the stream. */
@@ -49,7 +66,7 @@ export const StreamEvent = t.Union(
     t.Object({ type: t.Literal("start"), conversation_id: t.String() }),
     t.Object({ type: t.Literal("token"), content: t.String() }),
     t.Object({ type: t.Literal("sources"), sources: t.Array(t.String({ description: "URL" })) }),
-    t.Object({ type: t.Literal("end"), message_id: t.String() }),
+    t.Object({ type: t.Literal("end"), message_id: t.String(), usage: Usage }),
     t.Object({ type: t.Literal("error"), error: t.Omit(ErrorPayload, ["param"]) }),
   ],
   { description: "Each SSE event is `data: <one of these as JSON>` followed by a blank line." },

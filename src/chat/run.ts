@@ -3,7 +3,7 @@
  * message when the agent finishes or fails. It does not depend on any HTTP connection: a
  * response only subscribes, and a client that leaves only unsubscribes.
  */
-import type { Agent, AgentChunk, ChatTurn } from "../agent/types.ts";
+import type { Agent, AgentChunk, ChatTurn, Usage } from "../agent/types.ts";
 import type { Logger } from "../config/logger.ts";
 import { addMessage, type MessageRow } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
@@ -15,7 +15,7 @@ export type RunEvent =
   | { type: "start"; conversation_id: string }
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
-  | { type: "end"; message_id: string }
+  | { type: "end"; message_id: string; usage: Usage | null }
   | { type: "error"; error: ErrorPayload };
 
 /** How a run ended: the stored assistant message, or the error it failed with. */
@@ -28,6 +28,12 @@ export interface RunDeps {
   logger: Logger;
   now: () => number;
 }
+
+/** Failures a model agent reports itself (and has logged): passed to the client as they are. */
+const UPSTREAM = new Set(["upstream_error", "upstream_timeout"]);
+
+/** A reported token count as the database can hold it (int4), or null. */
+const count = (n: unknown): number | null => (Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 2_147_483_647 ? (n as number) : null);
 
 /**
  * Agent output as the database can hold it and as it is streamed: a string, without NUL
@@ -106,6 +112,7 @@ export class Run {
     await Promise.resolve(); // let the caller subscribe before the first token
     let content = "";
     let sources: string[] = [];
+    let usage = null as Usage | null; // set in the callback below
     let failure: ApiError | null = null;
     try {
       await this.generate(agent, history, message, (chunk) => {
@@ -114,16 +121,26 @@ export class Run {
           if (!text) return;
           content += text;
           this.emit({ type: "token", content: text });
+        } else if (chunk.type === "usage") {
+          const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
+          usage = u.input_tokens === null && u.output_tokens === null ? null : u;
         } else if (Array.isArray(chunk.sources)) {
           sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
         }
       });
     } catch (error) {
       const reason = this.abort.signal.reason;
-      failure = reason instanceof ApiError ? reason : new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
-      // Cut off on purpose (shutdown): expected, no stack. Anything else is the agent failing.
-      if (reason instanceof ApiError) logger.warn("generation cut off", { conversation_id: this.conversationId, code: reason.code, reason: reason.message });
-      else logger.error("generation failed", { conversation_id: this.conversationId, error });
+      // Cut off on purpose (shutdown): expected, no stack. A provider failure: the model agent
+      // logged it once. Anything else is the agent failing.
+      if (reason instanceof ApiError) {
+        failure = reason;
+        logger.warn("generation cut off", { conversation_id: this.conversationId, code: reason.code, reason: reason.message });
+      } else if (error instanceof ApiError && UPSTREAM.has(error.code)) {
+        failure = error;
+      } else {
+        failure = new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
+        logger.error("generation failed", { conversation_id: this.conversationId, error });
+      }
     }
     if (!failure) this.emit({ type: "sources", sources });
     // Let the sockets take what was just emitted before this run spends CPU on persisting: when
@@ -138,9 +155,11 @@ export class Run {
         sources,
         status: failure ? "failed" : "completed",
         createdAt: new Date(now()),
+        inputTokens: usage?.input_tokens ?? null,
+        outputTokens: usage?.output_tokens ?? null,
       });
       if (!failure) {
-        this.emit({ type: "end", message_id: stored.id });
+        this.emit({ type: "end", message_id: stored.id, usage });
         return { ok: true, message: stored };
       }
     } catch (error) {

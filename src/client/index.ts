@@ -10,7 +10,7 @@
  */
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { ParleyError, requestIdOf } from "./errors.ts";
-import type { ChatEvent, ChatInput, ChatReply, Conversation, ConversationPage, ConversationSummary } from "./types.ts";
+import type { ChatEvent, ChatInput, ChatReply, Conversation, ConversationPage, ConversationSummary, Usage } from "./types.ts";
 
 export { ParleyError } from "./errors.ts";
 export type * from "./types.ts";
@@ -65,12 +65,20 @@ const summary = (c: Wire): ConversationSummary => ({
   title: c.title as string,
 });
 
+/** The wire's `usage` (snake_case, possibly absent from an older server) in camelCase. */
+const usage = (u: unknown): Usage | null => {
+  if (!u || typeof u !== "object") return null;
+  const w = u as Wire;
+  const n = (v: unknown) => (typeof v === "number" ? v : null);
+  return { inputTokens: n(w.input_tokens), outputTokens: n(w.output_tokens) };
+};
+
 function toEvent(e: Wire): ChatEvent {
   switch (e.type) {
     case "start":
       return { type: "start", conversationId: e.conversation_id as string };
     case "end":
-      return { type: "end", messageId: e.message_id as string };
+      return { type: "end", messageId: e.message_id as string, usage: usage(e.usage) };
     default:
       return e as ChatEvent; // token, sources and error share the wire's field names
   }
@@ -122,7 +130,7 @@ export function createClient(options: ClientOptions) {
     async chat(input: ChatInput): Promise<ChatReply> {
       const res = await request("POST", "/chat", chatBody(input, false), input.signal);
       const r = await readJson(res, (v) => typeof v.id === "string" && typeof v.content === "string", input.signal);
-      return { id: r.id as string, conversationId: r.conversation_id as string, content: r.content as string, createdAt: r.created_at as string };
+      return { id: r.id as string, conversationId: r.conversation_id as string, content: r.content as string, createdAt: r.created_at as string, usage: usage(r.usage) };
     },
 
     /**
@@ -209,6 +217,7 @@ export function createClient(options: ClientOptions) {
             sources: m.sources as string[],
             status: m.status as "completed" | "failed",
             createdAt: m.created_at as string,
+            usage: usage(m.usage),
           })),
         };
       },

@@ -1,11 +1,18 @@
 /** What the client returns: the wire's objects in camelCase. */
 
+/** Token counts the model provider reported for a reply; null when it reported none. */
+export interface Usage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
 /** An assistant reply (`chat`). */
 export interface ChatReply {
   id: string;
   conversationId: string;
   content: string;
   createdAt: string;
+  usage: Usage | null;
 }
 
 /** One event of a streamed reply (`chatStream`), in order: start, token*, sources, end — or error. */
@@ -13,7 +20,7 @@ export type ChatEvent =
   | { type: "start"; conversationId: string }
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
-  | { type: "end"; messageId: string }
+  | { type: "end"; messageId: string; usage: Usage | null }
   | { type: "error"; error: { type: string; code: string; message: string; param?: string } };
 
 /** A conversation in a list. */
@@ -32,6 +39,7 @@ export interface Message {
   sources: string[];
   status: "completed" | "failed";
   createdAt: string;
+  usage: Usage | null;
 }
 
 /** A conversation with its messages, oldest first. */

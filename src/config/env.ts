@@ -30,12 +30,28 @@ export function loadEnv(source: Record<string, string | undefined>) {
       PRO_RPM: int(DEFAULT_OPTIONS.plans.pro.rpm),
       PRO_RPD: int(DEFAULT_OPTIONS.plans.pro.rpd),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+      // --- Model backend (issue 13): unset LLM_PROVIDER keeps the retrieval agent. See src/agent/llm/.
+      LLM_PROVIDER: z.enum(["openai-compatible", "anthropic"]).optional(),
+      LLM_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+      LLM_API_KEY: z.string().optional(),
+      LLM_MODEL: z.string().optional(),
+      LLM_SYSTEM_PROMPT: z.string().optional(),
+      LLM_MAX_OUTPUT_TOKENS: int(1024, 1, 1_000_000),
+      LLM_TIMEOUT_MS: int(60_000, 100),
+      LLM_IDLE_TIMEOUT_MS: int(30_000, 100),
+      LLM_MAX_RETRIES: int(2, 0, 10),
+      LLM_HISTORY_BUDGET: int(24_000, 0),
+      // --- end of the model backend block
     },
     onValidationError: (issues) => {
       const lines = issues.map((i) => `  ${i.path?.map(String).join(".") ?? "?"}: ${i.message}`);
       throw new Error(`Invalid environment:\n${lines.join("\n")}`);
     },
   });
+  // Cross-field: a provider without a model cannot answer anything.
+  if (env.LLM_PROVIDER && !env.LLM_MODEL) {
+    throw new Error(`Invalid environment:\n  LLM_MODEL: required when LLM_PROVIDER is set (LLM_PROVIDER=${env.LLM_PROVIDER})`);
+  }
   return env;
 }
 

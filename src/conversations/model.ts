@@ -1,5 +1,6 @@
 /** Wire schemas of the conversation routes (validation and OpenAPI from one source). */
 import { t } from "elysia";
+import { Usage, usageOf } from "../chat/model.ts";
 import type { ConversationRow, MessageRow } from "./service.ts";
 
 export const ConversationSummary = t.Object({
@@ -17,6 +18,7 @@ export const Message = t.Object({
   sources: t.Array(t.String(), { description: "URLs the reply drew on (empty for user messages)." }),
   status: t.Union([t.Literal("completed"), t.Literal("failed")]),
   created_at: t.String({ format: "date-time" }),
+  usage: Usage,
 });
 
 export const ConversationDetail = t.Composite([ConversationSummary, t.Object({ messages: t.Array(Message) })]);
@@ -63,4 +65,5 @@ export const toMessage = (m: MessageRow) => ({
   sources: m.sources,
   status: m.status,
   created_at: m.createdAt.toISOString(),
+  usage: usageOf(m),
 });

@@ -110,9 +110,10 @@ export async function deleteConversation(db: Db, keyId: string, id: string): Pro
 /** Stores a message and moves the conversation's updated_at forward, in one round trip each. */
 export async function addMessage(
   db: Db,
-  m: Omit<MessageRow, "id" | "sources"> & { id?: string; sources?: string[] },
+  m: Omit<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens"> &
+    Partial<Pick<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens">>,
 ): Promise<MessageRow> {
-  const row: MessageRow = { ...m, id: m.id ?? newId("msg"), sources: m.sources ?? [] };
+  const row: MessageRow = { ...m, id: m.id ?? newId("msg"), sources: m.sources ?? [], inputTokens: m.inputTokens ?? null, outputTokens: m.outputTokens ?? null };
   await db.insert(messages).values(row);
   await db
     .update(conversations)

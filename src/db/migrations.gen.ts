@@ -50,5 +50,15 @@ export const migrations = [
     "sql": [
       "CREATE TABLE \"instance_secrets\" (\n\t\"name\" text PRIMARY KEY NOT NULL,\n\t\"value\" text NOT NULL\n);\n"
     ]
+  },
+  {
+    "tag": "0004_issue13_usage",
+    "folderMillis": 1795443501301,
+    "bps": true,
+    "hash": "bb9813853d18f69881cc4dc899f8fad56c89479251b9ceb04c43fee43a7081d6",
+    "sql": [
+      "ALTER TABLE \"messages\" ADD COLUMN \"input_tokens\" integer;",
+      "\nALTER TABLE \"messages\" ADD COLUMN \"output_tokens\" integer;"
+    ]
   }
 ];

@@ -83,6 +83,9 @@ export const messages = pgTable(
     sources: jsonb("sources").$type<string[]>().notNull().default([]),
     status: text("status", { enum: ["completed", "failed"] }).notNull(),
     createdAt: ts("created_at").notNull(),
+    /** Token counts the model provider reported for an assistant reply; null when it reported none. */
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
   },
   (t) => [index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id)],
 );

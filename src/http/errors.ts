@@ -17,6 +17,8 @@ const CODES = {
   internal_error: { status: 500, type: "api_error" },
   generation_failed: { status: 500, type: "api_error" },
   service_unavailable: { status: 503, type: "api_error" },
+  upstream_error: { status: 502, type: "api_error" },
+  upstream_timeout: { status: 504, type: "api_error" },
 } as const;
 
 /** A code from the closed set; see docs/api.md#errors. */

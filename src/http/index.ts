@@ -45,7 +45,8 @@ function classify(error: unknown, code?: string): ApiError {
 export function errorResponse(error: unknown, request: Request, logger: Logger, code?: string): Response {
   const api = classify(error, code);
   const requestId = requestIdOf(request);
-  if (api.status >= 500) {
+  // upstream_error/upstream_timeout (502/504) are the model provider's: the model agent logged them once.
+  if (api.status >= 500 && !api.code.startsWith("upstream_")) {
     logger.error("request failed", {
       request_id: requestId,
       method: request.method,
