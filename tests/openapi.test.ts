@@ -6,7 +6,9 @@ import { Elysia } from "elysia";
 import { buildOpenApi, createParley } from "../src/mod.ts";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { expectStatus, harness, type Reply } from "./helpers/app.ts";
+import { createLogger } from "../src/config/logger.ts";
+import { createApp } from "../src/http/app.ts";
+import { expectError, expectStatus, harness, send, type Reply } from "./helpers/app.ts";
 import { readSse } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -89,6 +91,28 @@ describe("OpenAPI document", () => {
     expect(r405.headers.get("allow")).toBe("GET, DELETE");
     const r401 = await h.call("GET", "/v1/conversations");
     expect(r401.headers.get("www-authenticate")).toStartWith("Bearer");
+  });
+
+  test("/docs is our own page: titled Parley API, its script from this server, nothing from a CDN", async () => {
+    const withUi = createApp({ store: h.store, logger: createLogger("silent"), docsScript: () => "/* the UI */" });
+    const r = await send(withUi, "GET", "/docs");
+    expectStatus(r, 200);
+    expect(r.headers.get("content-type")).toContain("text/html");
+    expect(r.text).toContain("<title>Parley API</title>");
+    expect(r.text).toContain('<script src="/docs/scalar.js">');
+    expect(r.text).toContain('"url":"/v1/openapi.json"');
+    expect(r.text).not.toMatch(/https?:\/\//);
+    const ui = await send(withUi, "GET", "/docs/scalar.js");
+    expect({ status: ui.status, type: ui.headers.get("content-type"), text: ui.text }).toEqual({
+      status: 200,
+      type: "text/javascript; charset=utf-8",
+      text: "/* the UI */",
+    });
+    // Without a docsScript (an embedding without the runtime) the page says so and loads nothing.
+    const bare = await h.call("GET", "/docs");
+    expect(bare.text).not.toContain("<script");
+    expect(bare.text).toContain("/v1/openapi.json");
+    expectError(await h.call("GET", "/docs/scalar.js"), 404, "not_found");
   });
 
   test("/docs/generated.json (a second document) is gone", async () => {

@@ -39,18 +39,18 @@ const PAGE = `<!doctype html>
 /** /docs and /docs/scalar.js; without `script` the page says how to get the UI instead of loading a CDN. */
 export function docsRoutes(script?: DocsScript) {
   const page = script ? PAGE : PAGE.replace(/<script[\s\S]*<\/script>\n/, "<p>The reference UI is not bundled in this build; the document is at <a href=\"/v1/openapi.json\">/v1/openapi.json</a>.</p>\n");
-  return new Elysia({ name: "parley-docs" })
-    .get("/docs", () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }), {
-      detail: { hide: true },
-    })
-    .get(
-      "/docs/scalar.js",
-      async ({ set }) => {
-        if (!script) return new Response(null, { status: 404 });
-        set.headers["content-type"] = "text/javascript; charset=utf-8";
-        set.headers["cache-control"] = "public, max-age=86400";
-        return new Response(await script(), { headers: set.headers as HeadersInit });
-      },
-      { detail: { hide: true } },
-    );
+  const app = new Elysia().get(
+    "/docs",
+    () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }),
+    { detail: { hide: true } },
+  );
+  if (!script) return app; // /docs/scalar.js is then the app's ordinary JSON 404
+  return app.get(
+    "/docs/scalar.js",
+    async () =>
+      new Response(await script(), {
+        headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" },
+      }),
+    { detail: { hide: true } },
+  );
 }
