@@ -62,6 +62,9 @@ try {
     check(list.data.length === 1 && list.data[0]!.id === reply.conversation_id, "list");
     const conv = (await (await fetch(`${base}/v1/conversations/${reply.conversation_id}`, { headers })).json()) as { messages: unknown[] };
     check(conv.messages.length === 4, "get");
+    // /docs needs nothing but this binary: the page, the reference UI's script and the document.
+    const ui = await fetch(`${base}/docs/scalar.js`);
+    check(ui.status === 200 && (await ui.text()).length > 1_000_000, "/docs serves its reference UI from the binary");
   } finally {
     server.kill("SIGTERM");
     check((await server.exited) === 0, "SIGTERM stops the server cleanly");

@@ -61,5 +61,6 @@ export { createLogger, type Logger } from "./config/logger.ts";
 export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
+export { buildOpenApi, type OpenApiOptions } from "./http/openapi.ts";
 export { ingestDocuments } from "./knowledge/service.ts";
 export { parseJsonl, parseMarkdown, type KnowledgeDoc } from "./knowledge/parse.ts";

@@ -17,6 +17,7 @@ import { RunRegistry } from "./chat/run.ts";
 import { type Env, optionsFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
+import { docsScript } from "./cli/docs-asset.ts";
 import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./cli/store.ts";
 import { SAMPLE_DOCS } from "./knowledge/sample.ts";
 import { countDocuments, ingestDocuments } from "./knowledge/service.ts";
@@ -109,7 +110,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     // No await from the check above to `server` being set: a signal lands either before it
     // (start-up stops) or after it (graceful shutdown), never in between.
     const model = agent ?? agentFromEnv(env, store.db, logger); // LLM_PROVIDER unset: the retrieval agent
-    const app = createApp({ store, runs, logger, agent: model, options: optionsFromEnv(env) }).listen({
+    const app = createApp({ store, runs, logger, agent: model, options: optionsFromEnv(env), docsScript }).listen({
       port: env.PORT,
       hostname: env.HOST,
     });

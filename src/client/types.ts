@@ -1,4 +1,5 @@
 /** What the client returns: the wire's objects in camelCase. */
+import type { ServerErrorCode } from "./errors.ts";
 
 /** Token counts the model provider reported for a reply; null when it reported none. */
 export interface Usage {
@@ -21,7 +22,7 @@ export type ChatEvent =
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
   | { type: "end"; messageId: string; usage: Usage | null }
-  | { type: "error"; error: { type: string; code: string; message: string; param?: string } };
+  | { type: "error"; error: { type: string; code: ServerErrorCode; message: string; param?: string } };
 
 /** A conversation in a list. */
 export interface ConversationSummary {
@@ -54,9 +55,18 @@ export interface ConversationPage {
   nextCursor: string | null;
 }
 
-/** What `chat` and `chatStream` send. */
-export interface ChatInput {
+/** Per-call settings; each overrides the client's own for this call. */
+export interface RequestOptions {
+  /** Aborting it stops the call: a pending call rejects with the signal's reason (AbortError); a stream ends. */
+  signal?: AbortSignal;
+  /** Milliseconds for each attempt to get a complete answer (a stream: the longest silence). */
+  timeout?: number;
+  /** Retries on connection errors, 429 and 503 (0 = none). */
+  maxRetries?: number;
+}
+
+/** What `chat` and `chatStream` send, plus per-call settings. */
+export interface ChatInput extends RequestOptions {
   message: string;
   conversationId?: string;
-  signal?: AbortSignal;
 }
