@@ -5,7 +5,7 @@
 import type { ChatTurn } from "../agent/types.ts";
 import {
   type ConversationRow,
-  createConversation,
+  createConversationWithMessage,
   findConversation,
   listMessages,
   addMessage,
@@ -31,24 +31,20 @@ export async function beginTurn(
   conversationId: string | null | undefined,
   at: Date,
 ): Promise<Turn> {
-  let conversation: ConversationRow | null;
-  let history: ChatTurn[] = [];
-  if (conversationId != null) {
-    conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
-    if (!conversation) {
-      throw notFound(conversationId);
-    }
-    history = (await listMessages(db, conversation.id))
-      .filter((m) => m.status === "completed")
-      .map((m) => ({ role: m.role, content: m.content }));
-  } else {
-    conversation = await createConversation(db, keyId, titleFrom(message), at);
+  if (conversationId == null) {
+    // A new conversation comes with its first message in one statement: never one without the other.
+    return { conversation: await createConversationWithMessage(db, keyId, titleFrom(message), message, at), history: [] };
   }
+  const conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
+  if (!conversation) throw notFound(conversationId);
+  const history: ChatTurn[] = (await listMessages(db, conversation.id))
+    .filter((m) => m.status === "completed")
+    .map((m) => ({ role: m.role, content: m.content }));
   try {
     await addMessage(db, { conversationId: conversation.id, role: "user", content: message, status: "completed", createdAt: at });
   } catch (error) {
     // foreign_key_violation: a DELETE of this conversation won the race since we found it.
-    if (sqlState(error) === "23503") throw notFound(conversationId ?? conversation.id);
+    if (sqlState(error) === "23503") throw notFound(conversationId);
     throw error;
   }
   return { conversation, history };

@@ -32,9 +32,35 @@ export function titleFrom(message: string): string {
   return `${cut.slice(0, space > 40 ? space : TITLE_CHARS).join("").trimEnd()}…`;
 }
 
+/** An empty conversation (tests and tools; chat uses `createConversationWithMessage`). */
 export async function createConversation(db: Db, keyId: string, title: string, at: Date): Promise<ConversationRow> {
   const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
   await db.insert(conversations).values(row);
+  return row;
+}
+
+/**
+ * A new conversation and its first (user) message, in one statement: a data-modifying CTE is
+ * atomic, so a failed insert of the message leaves no empty conversation behind — and there is
+ * no transaction to hold (PGlite has one connection).
+ */
+export async function createConversationWithMessage(
+  db: Db,
+  keyId: string,
+  title: string,
+  content: string,
+  at: Date,
+): Promise<ConversationRow> {
+  const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
+  const when = at.toISOString();
+  await db.execute(sql`
+    with c as (
+      insert into ${conversations} (id, key_id, title, created_at, updated_at)
+      values (${row.id}, ${keyId}, ${title}, ${when}::timestamptz, ${when}::timestamptz)
+      returning id
+    )
+    insert into ${messages} (id, conversation_id, role, content, sources, status, created_at)
+    select ${newId("msg")}, c.id, 'user', ${content}, '[]'::jsonb, 'completed', ${when}::timestamptz from c`);
   return row;
 }
 
