@@ -116,6 +116,44 @@ export async function listConversations(
   };
 }
 
+/** Messages a conversation read returns at most; older ones are paged (docs/api.md). */
+export const MESSAGES_CAP = 100;
+
+/** A page of a conversation's messages: the newest before the cursor, in chronological order. */
+export interface MessagePage {
+  rows: MessageRow[];
+  hasMore: boolean;
+  /** Cursor for the page of older messages; null when there are none. */
+  nextCursor: string | null;
+}
+
+/**
+ * The `limit` most recent messages of a conversation before `cursor` (all when null), walking
+ * back by `(created_at, id)` on the (conversation_id, created_at, id) index; the page comes back
+ * oldest first, as a conversation is read. The caller has checked the conversation's owner.
+ */
+export async function pageMessages(db: Db, conversationId: string, limit: number, cursor: Cursor | null): Promise<MessagePage> {
+  const before = cursor
+    ? sql`(${messages.createdAt}, ${messages.id}) < (${new Date(cursor.createdAt).toISOString()}::timestamptz, ${cursor.id})`
+    : undefined;
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversationId), before))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(limit + 1);
+  const hasMore = rows.length > limit;
+  const page = (hasMore ? rows.slice(0, limit) : rows).reverse();
+  const oldest = page[0];
+  return {
+    rows: page,
+    hasMore,
+    nextCursor:
+      hasMore && oldest ? await encodeCursor(db, { createdAt: oldest.createdAt.getTime(), id: oldest.id }, conversationId) : null,
+  };
+}
+
+/** Every message of a conversation, oldest first (the agent's history). */
 export async function listMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
   return db
     .select()
