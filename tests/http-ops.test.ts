@@ -106,14 +106,14 @@ describe("access log", () => {
     await send(app, "GET", "/healthz");
     await new Promise((r) => setTimeout(r, 20)); // the after-response hook runs on the next turn
     const lines = log.entries().filter((e) => e.msg === "request");
-    const of = (r: { headers: Headers }) => lines.filter((l) => l.request_id === r.headers.get("x-request-id"));
+    const of = (r: { headers: Headers }): Array<Record<string, any>> => lines.filter((l) => l.request_id === r.headers.get("x-request-id"));
     expect(of(chat)).toHaveLength(1);
     expect(of(chat)[0]).toMatchObject({ level: "info", method: "POST", route: "/v1/chat", status: 200 });
-    expect(of(chat)[0].key_id).toMatch(/^key_/);
-    expect(typeof of(chat)[0].duration_ms).toBe("number");
+    expect(of(chat)[0]!.key_id).toMatch(/^key_/);
+    expect(typeof of(chat)[0]!.duration_ms).toBe("number");
     expect(of(detail)[0]).toMatchObject({ method: "GET", route: "/v1/conversations/:id", status: 200 });
     expect(of(bad)[0]).toMatchObject({ route: "/v1/conversations", status: 401 });
-    expect(of(bad)[0].key_id).toBeUndefined();
+    expect(of(bad)[0]!.key_id).toBeUndefined();
     expect(lines.find((l) => l.route === "/healthz")?.level).toBe("debug");
     expect(log.text()).not.toContain(key);
     expect(log.text()).not.toContain(key.slice(4, 20));
