@@ -38,7 +38,7 @@ describe.skipIf(!available)("CORS from a browser page on another origin", async 
   });
 
   /** Runs fetch in a page of `site`: POST /v1/chat with the key and JSON, then GET the list. */
-  async function callFrom(site: { port: number }) {
+  async function callFrom(site: { port?: number }) {
     const tab = await browser.newPage();
     try {
       await tab.goto(`http://127.0.0.1:${site.port}/`);
