@@ -4,6 +4,7 @@ import { findKeyBySecret } from "../src/auth/service.ts";
 import { createConversation, MESSAGES_CAP } from "../src/conversations/service.ts";
 import { messages } from "../src/db/schema.ts";
 import { newId } from "../src/ids.ts";
+import type { Agent, ChatTurn } from "../src/agent/types.ts";
 import { expectError, expectStatus, harness } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000);
@@ -93,6 +94,46 @@ describe("a long conversation", () => {
     expectError(await h.call("GET", `/v1/conversations/${convId}/messages?cursor=${cursor}`, { key: stranger }), 404, "not_found");
   });
 });
+
+describe("continuing a long conversation", () => {
+  test("the agent is given the most recent 100 messages as history, not all of them", async () => {
+    const seen: ChatTurn[][] = [];
+    const recording: Agent = {
+      async *respond({ history }) {
+        seen.push(history);
+        yield { type: "token", content: "ok" };
+        yield { type: "sources", sources: [] };
+      },
+    };
+    const hr = await harness({ agent: recording, store: h.store });
+    const key = await hr.key();
+    const { convId } = await seedOn(hr, key, 250);
+    expectStatus(await hr.call("POST", "/v1/chat", { key, json: { message: "and now?", conversation_id: convId } }), 200);
+    expect(seen).toHaveLength(1);
+    // The 100 most recent before this turn's message: m150…m249 (the new message is not history).
+    expect(seen[0]!.length).toBeLessThanOrEqual(100);
+    expect(seen[0]!.at(-1)?.content).toBe("m249");
+    expect(seen[0]!.map((t) => t.content)).not.toContain("m0");
+  });
+});
+
+async function seedOn(hr: typeof h, key: string, n: number) {
+  const { id: keyId } = (await findKeyBySecret(hr.store.db, key))!;
+  const base = Date.UTC(2026, 0, 1);
+  const conv = await createConversation(hr.store.db, keyId, "long", new Date(base));
+  await hr.store.db.insert(messages).values(
+    Array.from({ length: n }, (_, i) => ({
+      id: newId("msg"),
+      conversationId: conv.id,
+      role: (i % 2 ? "assistant" : "user") as "user" | "assistant",
+      content: `m${i}`,
+      sources: [],
+      status: "completed" as const,
+      createdAt: new Date(base + i * 1000),
+    })),
+  );
+  return { convId: conv.id };
+}
 
 /** Enough conversations for the key that its list has a next page. */
 async function seedList(key: string) {

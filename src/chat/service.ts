@@ -7,7 +7,8 @@ import {
   type ConversationRow,
   createConversationWithMessage,
   findConversation,
-  listMessages,
+  MESSAGES_CAP,
+  pageMessages,
   addMessage,
   titleFrom,
 } from "../conversations/service.ts";
@@ -37,7 +38,9 @@ export async function beginTurn(
   }
   const conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
   if (!conversation) throw notFound(conversationId);
-  const history: ChatTurn[] = (await listMessages(db, conversation.id))
+  // The agent sees the most recent messages only, like a read of the conversation: a turn's
+  // cost must not grow with the conversation's length.
+  const history: ChatTurn[] = (await pageMessages(db, conversation.id, MESSAGES_CAP, null)).rows
     .filter((m) => m.status === "completed")
     .map((m) => ({ role: m.role, content: m.content }));
   try {

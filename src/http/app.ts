@@ -5,7 +5,7 @@
  */
 import { openapi } from "@elysiajs/openapi";
 import { sql } from "drizzle-orm";
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { createParley, type ParleyConfig } from "../mod.ts";
 import { errorResponse } from "./index.ts";
 import { requestIdOf, urlOf } from "./request-id.ts";
@@ -16,6 +16,7 @@ import { DEFAULT_OPTIONS } from "../config/options.ts";
 import { elapsedMs, finalStatus, markStart, markStatus } from "./access-log.ts";
 import { corsHeaders, isPreflight, preflightResponse } from "./cors.ts";
 import { ApiError } from "./errors.ts";
+import { ErrorBody } from "./model.ts";
 
 /** How long /readyz waits for `select 1` before answering 503. */
 export const READY_TIMEOUT_MS = 2_000;
@@ -61,13 +62,16 @@ export function createApp(config: ParleyConfig & { readyTimeoutMs?: number }) {
     .get(
       "/readyz",
       async ({ request }) => {
-        if (await storeAnswers(config, readyTimeoutMs)) return { status: "ready" };
+        if (await storeAnswers(config, readyTimeoutMs)) return { status: "ready" as const };
         const error = new ApiError("service_unavailable", `The database did not answer within ${readyTimeoutMs} ms.`);
         markStatus(request, 503);
         // Answered, not thrown: a probe failing every few seconds while the database is away is not worth a warning each.
-        return error.respond(requestIdOf(request));
+        return error.respond(requestIdOf(request)) as never;
       },
-      { detail: { summary: "Readiness: 503 while the database does not answer", tags: ["Health"] } },
+      {
+        response: { 200: t.Object({ status: t.Literal("ready") }), 503: ErrorBody },
+        detail: { summary: "Readiness: 503 while the database does not answer", tags: ["Health"] },
+      },
     )
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
     // The reference page (Scalar, loaded from its CDN by the browser) reads our patched document.
