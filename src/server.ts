@@ -36,7 +36,7 @@ interface Listening {
 
 /** Serves until SIGTERM/SIGINT, then exits the process itself (see above); resolves once listening. */
 export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<void> {
-  const logger = createLogger(env.LOG_LEVEL);
+  const logger = createLogger(env.LOG_LEVEL, env.LOG_FORMAT);
   const runs = new RunRegistry();
   let store: OpenedStore | undefined;
   let server: Listening | undefined;
@@ -49,20 +49,20 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
   const exit = async (code: number): Promise<never> => {
     try {
       if (store && (await closeWithin(store, CLOSE_TIMEOUT_MS)) === "timeout") {
-        logger.error("closing the store timed out; exiting without a clean close", { timeout_ms: CLOSE_TIMEOUT_MS });
+        logger.error({ timeout_ms: CLOSE_TIMEOUT_MS }, "closing the store timed out; exiting without a clean close");
         code = 1;
       }
     } catch (error) {
       // An unclean close can leave the PGlite folder damaged: say so, and exit non-zero.
-      logger.error("closing the store failed", { error });
+      logger.error({ error }, "closing the store failed");
       code = 1;
     }
-    if (code === 0) logger.info("stopped");
+    if (code === 0) logger.info({}, "stopped");
     process.exit(code);
   };
 
   const shutdown = async (signal: NodeJS.Signals, srv: Listening): Promise<never> => {
-    logger.info("shutting down", { signal, running_replies: runs.size, grace_ms: env.SHUTDOWN_GRACE_MS });
+    logger.info({ signal, running_replies: runs.size, grace_ms: env.SHUTDOWN_GRACE_MS }, "shutting down");
     const deadline = Date.now() + env.SHUTDOWN_GRACE_MS;
     // Runs get `ms` to finish, unless a second signal comes meanwhile: then they are cut off at once.
     const drain = (ms: number) => Promise.race([runs.drain(ms), hurried.then(() => runs.drain(0))]);
@@ -76,7 +76,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       await drain(Math.max(0, deadline - Date.now()));
       await srv.stop(true);
     } catch (error) {
-      logger.error("shutdown failed", { error });
+      logger.error({ error }, "shutdown failed");
       return exit(1);
     }
     return exit(0);
@@ -88,12 +88,12 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     if (!signalled) {
       signalled = signal;
       if (server) void shutdown(signal, server);
-      else logger.info("signal during start-up: stopping once the current step is done", { signal });
+      else logger.info({ signal }, "signal during start-up: stopping once the current step is done");
     } else if (hurriedAt === undefined) {
       hurriedAt = Date.now();
       hurry();
-      if (server) logger.warn("second signal: ending the running replies now", { signal, running_replies: runs.size });
-      else logger.warn("second signal during start-up: the current step must finish before the store can close", { signal });
+      if (server) logger.warn({ signal, running_replies: runs.size }, "second signal: ending the running replies now");
+      else logger.warn({ signal }, "second signal during start-up: the current step must finish before the store can close");
     }
   };
   process.on("SIGTERM", onSignal);
@@ -104,7 +104,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     if (!signalled) await migrate(store);
     if (!signalled && (await countDocuments(store.db)) === 0) {
       await ingestDocuments(store.db, SAMPLE_DOCS);
-      logger.info("empty knowledge base: loaded the sample documents about Parley", { documents: SAMPLE_DOCS.length });
+      logger.info({ documents: SAMPLE_DOCS.length }, "empty knowledge base: loaded the sample documents about Parley");
     }
     if (signalled) return await exit(0);
     // No await from the check above to `server` being set: a signal lands either before it
@@ -115,7 +115,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       hostname: env.HOST,
     });
     server = app.server!;
-    logger.info("listening", { url: `http://${app.server!.hostname}:${app.server!.port}`, store: store.describe });
+    logger.info({ url: `http://${app.server!.hostname}:${app.server!.port}`, store: store.describe }, "listening");
   } catch (error) {
     // The caller reports the failure (exit 1); the store is closed first all the same.
     await closeWithin(store, CLOSE_TIMEOUT_MS).catch(() => {});

@@ -3,6 +3,7 @@
  * provider's protocol (tests/helpers/fake-*.ts). Each failure mode ends in exactly one terminal
  * event; what the provider received (passages, history, model, key header) is asserted.
  */
+import { captureLog } from "./helpers/log.ts";
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type LlmConfig, llmAgent } from "../src/agent/llm/index.ts";
 import { createClient } from "../src/client/index.ts";
@@ -20,9 +21,8 @@ const KEY = "sk-test-secret-0123456789abcdef";
 
 /** A logger that keeps its lines, to assert what reaches the log (and what never does). */
 function memoryLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const at = (level: string) => (msg: string, fields = {}) => void lines.push(JSON.stringify({ level, msg, ...fields }));
-  return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+  const { logger, lines } = captureLog();
+  return Object.assign(logger, { lines });
 }
 
 const providers = [

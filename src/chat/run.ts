@@ -4,7 +4,7 @@
  * response only subscribes, and a client that leaves only unsubscribes.
  */
 import type { Agent, AgentChunk, ChatTurn, Usage } from "../agent/types.ts";
-import type { Logger } from "../config/logger.ts";
+import { describeError, type Logger } from "../config/logger.ts";
 import { addMessage, type MessageRow } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError, type ErrorPayload, sqlState, toApiError } from "../http/errors.ts";
@@ -134,12 +134,12 @@ export class Run {
       // logged it once. Anything else is the agent failing.
       if (reason instanceof ApiError) {
         failure = reason;
-        logger.warn("generation cut off", { conversation_id: this.conversationId, code: reason.code, reason: reason.message });
+        logger.warn({ conversation_id: this.conversationId, code: reason.code, reason: reason.message }, "generation cut off");
       } else if (error instanceof ApiError && UPSTREAM.has(error.code)) {
         failure = error;
       } else {
         failure = new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
-        logger.error("generation failed", { conversation_id: this.conversationId, error });
+        logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "generation failed");
       }
     }
     if (!failure) this.emit({ type: "sources", sources });
@@ -167,7 +167,7 @@ export class Run {
         // foreign_key_violation: the conversation was deleted while the reply was generated.
         failure ??= new ApiError("not_found", "The conversation was deleted before the reply could be stored.");
       } else {
-        logger.error("storing the reply failed", { conversation_id: this.conversationId, error });
+        logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "storing the reply failed");
         failure ??= toApiError(error);
       }
     }

@@ -5,6 +5,7 @@
 import { createEnv } from "@t3-oss/env-core";
 import { z } from "zod";
 import { DEFAULT_OPTIONS, type ParleyOptions } from "./options.ts";
+import { parseCorsOrigins } from "../http/cors.ts";
 
 const INT4_MAX = 2_147_483_647;
 const int = (def: number, min = 1, max = INT4_MAX) => z.coerce.number().int().min(min).max(max).default(def);
@@ -30,6 +31,17 @@ export function loadEnv(source: Record<string, string | undefined>) {
       PRO_RPM: int(DEFAULT_OPTIONS.plans.pro.rpm),
       PRO_RPD: int(DEFAULT_OPTIONS.plans.pro.rpd),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+      LOG_FORMAT: z.enum(["json", "text"]).default("json"),
+      CORS_ORIGINS: z
+        .string()
+        .optional()
+        .superRefine((v, ctx) => {
+          try {
+            parseCorsOrigins(v);
+          } catch (e) {
+            ctx.addIssue({ code: "custom", message: (e as Error).message });
+          }
+        }),
       // --- Model backend (issue 13): unset LLM_PROVIDER keeps the retrieval agent. See src/agent/llm/.
       LLM_PROVIDER: z.enum(["openai-compatible", "anthropic"]).optional(),
       LLM_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
@@ -65,5 +77,6 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     keepAliveMs: env.KEEPALIVE_MS,
     plans: { free: { rpm: env.FREE_RPM, rpd: env.FREE_RPD }, pro: { rpm: env.PRO_RPM, rpd: env.PRO_RPD } },
     rateLimit: env.RATE_LIMIT === "on",
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
   };
 }

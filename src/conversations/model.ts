@@ -21,14 +21,34 @@ export const Message = t.Object({
   usage: Usage,
 });
 
-export const ConversationDetail = t.Composite([ConversationSummary, t.Object({ messages: t.Array(Message) })]);
+export const Pagination = t.Object({
+  has_more: t.Boolean(),
+  next_cursor: t.Union([t.String(), t.Null()], { description: "Pass as `cursor` for the next page; null on the last page." }),
+});
 
-export const ConversationList = t.Object({
-  data: t.Array(ConversationSummary),
-  pagination: t.Object({
-    has_more: t.Boolean(),
-    next_cursor: t.Union([t.String(), t.Null()], { description: "Pass as `cursor` for the next page; null on the last page." }),
+export const MessagePagination = t.Object(
+  {
+    has_more: t.Boolean({ description: "Whether older messages exist." }),
+    next_cursor: t.Union([t.String(), t.Null()], {
+      description: "Pass as `cursor` to GET /v1/conversations/{id}/messages for the older messages; null when there are none.",
+    }),
+  },
+  { description: "Paging of the conversation's messages: only the most recent ones are included." },
+);
+
+export const ConversationDetail = t.Composite([
+  ConversationSummary,
+  t.Object({
+    messages: t.Array(Message, { description: "The most recent messages (up to 100), oldest first." }),
+    pagination: MessagePagination,
   }),
+]);
+
+export const ConversationList = t.Object({ data: t.Array(ConversationSummary), pagination: Pagination });
+
+export const MessageList = t.Object({
+  data: t.Array(Message, { description: "One page of messages, oldest first; each page is older than the one before." }),
+  pagination: MessagePagination,
 });
 
 export const LIMIT_MESSAGE = "Invalid query parameter 'limit': it must be an integer from 1 to 100.";
@@ -47,6 +67,13 @@ export const ListQuery = t.Object({
       error: "Invalid query parameter 'cursor': pass pagination.next_cursor from a previous page as it is.",
     }),
   ),
+});
+
+export const MessagesQuery = t.Object({
+  limit: t.Optional(
+    t.Integer({ minimum: 1, maximum: 100, default: 100, description: "Messages per page, 1–100.", error: LIMIT_MESSAGE }),
+  ),
+  cursor: ListQuery.properties.cursor,
 });
 
 export const IdParams = t.Object({ id: t.String({ description: "conv_… identifier" }) });

@@ -10,7 +10,7 @@ import type { LlmConfig } from "./config.ts";
 export function agentFromEnv(env: Env, db: Db, logger: Logger): Agent | undefined {
   const config = llmConfigFromEnv(env);
   if (!config) return undefined;
-  logger.info("model agent", { provider: config.provider, model: config.model, base_url: config.baseUrl ?? "(provider default)" });
+  logger.info({ provider: config.provider, model: config.model, base_url: config.baseUrl ?? "(provider default)" }, "model agent");
   return llmAgent(db, config, { logger });
 }
 

@@ -33,7 +33,7 @@ export async function* streamReply(model: LanguageModel, c: ResolvedLlmConfig, p
         logFailure(logger, c, failure, attempt + 1, state.started);
         throw failure;
       }
-      logger.warn("model provider failed before the first token; retrying", { ...describe(c, failure), attempt: attempt + 1, wait_ms: Math.round(wait) });
+      logger.warn({ ...describe(c, failure), attempt: attempt + 1, wait_ms: Math.round(wait) }, "model provider failed before the first token; retrying");
       await sleep(wait, signal);
     }
   }
@@ -116,11 +116,11 @@ const describe = (c: ResolvedLlmConfig, f: UpstreamFailure) => ({
 /** One line per failed reply; a refused key is an error with the fix, never with the provider's text. */
 function logFailure(logger: Logger, c: ResolvedLlmConfig, f: UpstreamFailure, attempts: number, started: boolean): void {
   if (f.refusedKey) {
-    logger.error(`the model provider refused the API key (HTTP ${f.detail.status}): check LLM_API_KEY`, { ...describe(c, f), base_url: c.baseUrl });
+    logger.error({ ...describe(c, f), base_url: c.baseUrl }, `the model provider refused the API key (HTTP ${f.detail.status}): check LLM_API_KEY`);
     return;
   }
   const message = f.detail.providerMessage ? { provider_message: f.detail.providerMessage } : {};
-  logger.warn("model provider failed", { ...describe(c, f), ...message, attempts, after_first_token: started });
+  logger.warn({ ...describe(c, f), ...message, attempts, after_first_token: started }, "model provider failed");
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
