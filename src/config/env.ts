@@ -30,6 +30,8 @@ export function loadEnv(source: Record<string, string | undefined>) {
       PRO_RPM: int(DEFAULT_OPTIONS.plans.pro.rpm),
       PRO_RPD: int(DEFAULT_OPTIONS.plans.pro.rpd),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+      // SO_REUSEPORT: several servers on one port (PostgreSQL only; see README). Off: a busy port is an error.
+      REUSE_PORT: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
     },
     onValidationError: (issues) => {
       const lines = issues.map((i) => `  ${i.path?.map(String).join(".") ?? "?"}: ${i.message}`);
