@@ -110,6 +110,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
   process.on("SIGINT", onSignal);
 
   const dataDir = resolve(env.DATA_DIR);
+  if (!env.REUSE_PORT) checkPortFree(env.PORT, env.HOST); // fail in milliseconds, not after initdb and migrations
   if (!env.DATABASE_URL) releaseServerLock = await lockServer(dataDir); // throws naming the other server
   let waitLogged = false;
   try {
@@ -139,14 +140,10 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     // No await from the check above to `server` being set: a signal lands either before it
     // (start-up stops) or after it (graceful shutdown), never in between.
     const app = createApp({ store, runs, logger, agent, options: optionsFromEnv(env) });
-    try {
-      // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start
-      // and the kernel would split the connections between them.
-      app.listen({ port: env.PORT, hostname: env.HOST, reusePort: env.REUSE_PORT });
-    } catch (error) {
-      if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
-      throw new Error(`port ${env.PORT} on ${env.HOST} is already in use (another Parley server or another program): stop it or set PORT`);
-    }
+    // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start and
+    // the kernel would split the connections between them. The port may have been taken since
+    // the early check: the same error then.
+    portInUse(env.PORT, env.HOST, () => app.listen({ port: env.PORT, hostname: env.HOST, reusePort: env.REUSE_PORT }));
     if (!env.DATABASE_URL) {
       const opened = store;
       try {
@@ -165,6 +162,22 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     releaseServerLock?.();
     throw error;
   }
+}
+
+/** Runs `listen`, turning "address in use" into an error that says which port and what to do. */
+function portInUse(port: number, host: string, listen: () => void): void {
+  try {
+    listen();
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
+    throw new Error(`port ${port} on ${host} is already in use (another Parley server or another program): stop it or set PORT`);
+  }
+}
+
+/** Throws (as portInUse) when `port` cannot be bound now; binds and closes a plain TCP listener. */
+function checkPortFree(port: number, host: string): void {
+  if (port === 0) return;
+  portInUse(port, host, () => Bun.listen({ hostname: host, port, socket: { data() {} } }).stop(true));
 }
 
 /** A signal while waiting for the data folder: start-up stops there. */
