@@ -61,11 +61,23 @@ try {
     check(list.data.length === 1 && list.data[0]!.id === reply.conversation_id, "list");
     const conv = (await (await fetch(`${base}/v1/conversations/${reply.conversation_id}`, { headers })).json()) as { messages: unknown[] };
     check(conv.messages.length === 4, "get");
+
+    // The CLI while the server holds the folder: forwarded over the admin socket (kernel locks via FFI).
+    const live = run(["keys", "create", "--name", "live", "--plan", "free"]);
+    const liveKey = live.out.trim();
+    const liveId = /created (key_\w+)/.exec(live.err)?.[1];
+    const auth = { authorization: `Bearer ${liveKey}` };
+    check(live.code === 0 && (await fetch(`${base}/v1/conversations`, { headers: auth })).status === 200, "keys create while serving: the key works at once");
+    check(run(["keys", "revoke", liveId ?? "?"]).code === 0 && (await fetch(`${base}/v1/conversations`, { headers: auth })).status === 401, "keys revoke while serving: the next request is 401");
+    const second = Bun.spawnSync([bin, "serve"], { cwd: dir, env: { ...env, PORT: "0" }, stderr: "pipe" });
+    check(second.exitCode === 1 && second.stderr.toString().includes("in use by another Parley server"), "a second server on the folder is refused");
   } finally {
     server.kill("SIGTERM");
     check((await server.exited) === 0, "SIGTERM stops the server cleanly");
   }
   check(run(["keys", "list"]).code === 0, "the data folder is reusable after the stop");
+  const open = Bun.spawnSync(["find", join(dir, "data"), "-perm", "/077"], { stdout: "pipe" }).stdout.toString().trim();
+  check(open === "", `the data folder is private (0700/0600)${open ? `: ${open.split("\n").length} entries open to others` : ""}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
