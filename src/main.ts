@@ -4,7 +4,7 @@
  * The environment is validated before anything else; a bad value stops here.
  */
 import { resolve } from "node:path";
-import { ADMIN_SOCKET, adminAnswers, forward } from "./cli/admin.ts";
+import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./cli/admin.ts";
 import { interruptibleStore, runStoreCommand } from "./cli/commands.ts";
 import { consoleIo } from "./cli/io.ts";
 import { describeHolder, LockBusy, serverHolding } from "./cli/lock.ts";
@@ -66,6 +66,8 @@ async function storeCommand(env: Env, command: string, rest: string[]): Promise<
     const server = serverHolding(dir);
     if (!server) throw busy; // another command holds it
     if (interrupted) return -1;
+    const problem = socketPathProblem(dir);
+    if (problem) throw new Error(`The data folder ${dir} is held by a Parley server (${describeHolder(server)}) that cannot take commands: ${problem}.`);
     if (await adminAnswers(dir)) return forwarded(dir, [command, ...rest]);
     if (Date.now() > deadline) {
       throw new Error(

@@ -149,7 +149,8 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       try {
         admin = startAdmin(dataDir, opened, (command, code) => logger.info("admin command", { command, exit_code: code }));
       } catch (error) {
-        // E.g. a DATA_DIR path longer than a socket path may be (about 100 bytes).
+        // E.g. a DATA_DIR path longer than a socket path may be (about 100 bytes): the server runs,
+        // and CLI commands say why they cannot reach it.
         logger.warn("no admin socket: CLI commands cannot run while this server holds the data folder", { error });
       }
     }

@@ -19,6 +19,16 @@ import type { OpenedStore } from "./store.ts";
 
 export const ADMIN_SOCKET = "parley.sock";
 
+/** The longest Unix socket path every supported system takes (sun_path: 108 bytes on Linux, 104 on macOS, with its NUL). */
+const MAX_SOCKET_PATH = 103;
+
+/** Why `dir` cannot have an admin socket, or undefined when it can. */
+export function socketPathProblem(dir: string): string | undefined {
+  const path = join(dir, ADMIN_SOCKET);
+  const bytes = Buffer.byteLength(path);
+  if (bytes > MAX_SOCKET_PATH) return `the admin socket path ${path} is ${bytes} bytes, over the ${MAX_SOCKET_PATH} a Unix socket path may have: use a shorter DATA_DIR`;
+}
+
 /** What the server sends back for a forwarded command. */
 interface Outcome {
   code: number;
@@ -39,6 +49,8 @@ export interface AdminServer {
  */
 export function startAdmin(dir: string, store: OpenedStore, log: (command: string, code: number) => void): AdminServer {
   const path = join(dir, ADMIN_SOCKET);
+  const problem = socketPathProblem(dir);
+  if (problem) throw new Error(problem);
   rmSync(path, { force: true });
   let stopping = false;
   const server = Bun.serve({
