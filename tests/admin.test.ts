@@ -5,10 +5,10 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { lstatSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, launch, startServer, tempDir } from "./helpers/process.ts";
+import { cli, launch, PROCESS_TEST_MS, startServer, tempDir } from "./helpers/process.ts";
 import { onPostgres } from "./helpers/store.ts";
 
-setDefaultTimeout(30_000); // per file: see bunfig.toml
+setDefaultTimeout(PROCESS_TEST_MS); // per file: see bunfig.toml
 
 const chat = (url: string, key: string, message: string) =>
   fetch(`${url}/v1/chat`, {
@@ -19,8 +19,9 @@ const chat = (url: string, key: string, message: string) =>
 
 // Real processes on their own PGlite folders; the PostgreSQL run would only repeat them.
 describe.skipIf(onPostgres)("CLI commands while the server runs", () => {
+  // One folder for these cases: PGlite's initdb runs once.
+  const dir = tempDir("parley-admin-");
   test("keys create → the key works at once; ingest → searchable through chat; keys revoke → the next request is 401", async () => {
-    const dir = tempDir("parley-admin-");
     const env = { DATA_DIR: dir };
     const srv = await startServer(dir);
 
@@ -81,7 +82,6 @@ describe.skipIf(onPostgres)("CLI commands while the server runs", () => {
   });
 
   test("a command started with the server (during its start-up) waits for it, then runs on it", async () => {
-    const dir = tempDir("parley-admin-");
     const srv = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: dir });
     const created = await cli(["keys", "create", "--name", "early", "--plan", "free"], { DATA_DIR: dir });
     expect(created.code, created.stderr).toBe(0);
@@ -93,7 +93,6 @@ describe.skipIf(onPostgres)("CLI commands while the server runs", () => {
   });
 
   test("a socket file left by a crashed server: the next server replaces it; with no server the CLI never uses it", async () => {
-    const dir = tempDir("parley-admin-");
     const first = await startServer(dir);
     first.proc.kill("SIGKILL");
     await first.proc.exited;

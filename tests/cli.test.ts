@@ -2,10 +2,10 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, tempDir as tempFolder } from "./helpers/process.ts";
+import { cli, PROCESS_TEST_MS, tempDir as tempFolder } from "./helpers/process.ts";
 import { onPostgres } from "./helpers/store.ts";
 
-setDefaultTimeout(30_000); // per file: see bunfig.toml
+setDefaultTimeout(PROCESS_TEST_MS); // per file: see bunfig.toml
 
 const tempDir = () => tempFolder("parley-cli-");
 

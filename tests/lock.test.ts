@@ -7,10 +7,10 @@ import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { lockDataDir, lockServer, serverHolding, SERVER_LOCK, STORE_LOCK } from "../src/cli/lock.ts";
-import { launch, startServer, tempDir } from "./helpers/process.ts";
+import { launch, PROCESS_TEST_MS, startServer, tempDir } from "./helpers/process.ts";
 import { onPostgres } from "./helpers/store.ts";
 
-setDefaultTimeout(30_000); // per file: see bunfig.toml
+setDefaultTimeout(PROCESS_TEST_MS); // per file: see bunfig.toml
 
 describe("data folder lock", () => {
   test("a second holder is refused while the first holds it (naming folder and holder); release frees it", () => {

@@ -59,9 +59,12 @@ export function launch(cmd: string[], env: Record<string, string>) {
     notify();
   })();
   const stderr = new Response(proc.stderr).text();
-  /** The first log line matching `match`; fails when the process ends (or 15 s pass) without one. */
-  async function waitLog(match: (l: Log) => unknown): Promise<Log> {
-    const until = Date.now() + 15_000;
+  /**
+   * The first log line matching `match`; fails when the process ends (or `ms` pass) without one.
+   * Generous: PGlite's initdb on a new folder takes 3 s on an idle machine, over 15 s on a busy one.
+   */
+  async function waitLog(match: (l: Log) => unknown, ms = 60_000): Promise<Log> {
+    const until = Date.now() + ms;
     for (;;) {
       const found = logs.find(match);
       if (found) return found;
@@ -78,6 +81,9 @@ export function launch(cmd: string[], env: Record<string, string>) {
   };
   return { proc, logs, waitLog, exited };
 }
+
+/** How long a test that starts real servers may take (each may run PGlite's initdb; see waitLog). */
+export const PROCESS_TEST_MS = 120_000;
 
 /** `bun src/main.ts serve` on `dir`, listening: its URL too. */
 export async function startServer(dir: string, env: Record<string, string> = {}) {
