@@ -19,7 +19,7 @@ import { onPostgres } from "./helpers/store.ts";
 
 const tempDir = () => tempFolder("parley-server-");
 
-setDefaultTimeout(30_000); // per file: see bunfig.toml
+setDefaultTimeout(PROCESS_TEST_MS); // per file: see bunfig.toml (real processes: initdb may take 15 s)
 
 /** The slow server, started and listening: its URL and a key. */
 async function slowServer(dir: string, env: Record<string, string>) {
@@ -227,7 +227,7 @@ describe.skipIf(onPostgres)("start-up: port and data folder", () => {
     for (let i = 0; i < 10; i++) expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
     first.proc.kill("SIGTERM");
     expect((await first.exited()).code).toBe(0);
-  }, PROCESS_TEST_MS);
+  });
 
   test("the data folder is private: folder 0700, every file 0600, the admin socket 0600", async () => {
     const srv = await startServer(dir);
@@ -240,7 +240,7 @@ describe.skipIf(onPostgres)("start-up: port and data folder", () => {
       srv.proc.kill("SIGTERM");
       await srv.exited();
     }
-  }, PROCESS_TEST_MS);
+  });
 
   test("an existing folder open to everyone (0777, files 0666) is tightened at start, with a warning", async () => {
     const chmodAll = (path: string) => {
@@ -257,5 +257,5 @@ describe.skipIf(onPostgres)("start-up: port and data folder", () => {
     expect(code, stderr).toBe(0);
     expect(stderr).toMatch(new RegExp(`"level":"warn","msg":"the data folder ${dir} was readable by other users: removed group/other permissions from \\d+ file`));
     expect(openToOthers(dir)).toEqual([]);
-  }, PROCESS_TEST_MS);
+  });
 });
