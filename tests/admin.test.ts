@@ -5,6 +5,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { lstatSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { lockDataDir } from "../src/cli/lock.ts";
 import { cli, launch, PROCESS_TEST_MS, startServer, tempDir } from "./helpers/process.ts";
 import { onPostgres } from "./helpers/store.ts";
 
@@ -88,6 +89,22 @@ describe.skipIf(onPostgres)("CLI commands while the server runs", () => {
     const { url } = await srv.waitLog((l) => l.msg === "listening");
     const res = await fetch(`${url}/v1/conversations`, { headers: { authorization: `Bearer ${created.stdout.trim()}` } });
     expect(res.status, await res.clone().text()).toBe(200);
+    srv.proc.kill("SIGTERM");
+    expect((await srv.exited()).code).toBe(0);
+  });
+
+  test("a server that finds a command holding the folder waits for it to end, then starts", async () => {
+    const release = lockDataDir(dir, "ingest"); // this process plays the long-running command
+    const srv = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: dir });
+    try {
+      const waiting = await srv.waitLog((l) => l.msg === "the data folder is in use by a Parley command; waiting for it to end");
+      expect(waiting.holder).toContain("`ingest`");
+      expect(srv.logs.some((l) => l.msg === "listening")).toBe(false);
+    } finally {
+      release();
+    }
+    const { url } = await srv.waitLog((l) => l.msg === "listening");
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
     srv.proc.kill("SIGTERM");
     expect((await srv.exited()).code).toBe(0);
   });
