@@ -27,7 +27,7 @@ try {
   check(run(["migrate"]).code === 0, "migrate");
   const created = run(["keys", "create", "--name", "smoke", "--plan", "pro"]);
   const key = created.out.trim().split("\n").at(-1)!;
-  check(created.code === 0 && /^prl_/.test(key), "keys create prints the secret last");
+  check(created.code === 0 && created.out.trim() === key && /^prl_/.test(key), "keys create prints only the secret on stdout");
   check(!run(["keys", "list"]).out.includes(key), "keys list hides secrets");
   writeFileSync(join(dir, "kb.md"), "---\nurl: https://smoke.test/kb\n---\n# Wombats\nWombats dig burrows with their strong claws.");
   check(run(["ingest", "kb.md"]).out.includes("ingested 1"), "ingest");

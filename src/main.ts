@@ -17,6 +17,7 @@ const USAGE = `usage: parley <command>
   migrate               apply database migrations
   keys create|list|revoke|update ...
   ingest PATH...        load knowledge-base documents (.jsonl, .md, .txt)
+                        (migrate, keys and ingest run on the running server when it holds DATA_DIR)
   healthcheck           exit 0 when the server on PORT answers /healthz (for containers)`;
 
 async function main(argv: string[]): Promise<number> {
