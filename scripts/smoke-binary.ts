@@ -28,7 +28,7 @@ try {
   check(run(["migrate"]).code === 0, "migrate");
   const created = run(["keys", "create", "--name", "smoke", "--plan", "pro"]);
   const key = created.out.trim().split("\n").at(-1)!;
-  check(created.code === 0 && /^prl_/.test(key), "keys create prints the secret last");
+  check(created.code === 0 && created.out.trim() === key && /^prl_/.test(key), "keys create prints only the secret on stdout");
   check(!run(["keys", "list"]).out.includes(key), "keys list hides secrets");
   writeFileSync(join(dir, "kb.md"), "---\nurl: https://smoke.test/kb\n---\n# Wombats\nWombats dig burrows with their strong claws.");
   check(run(["ingest", "kb.md"]).out.includes("ingested 1"), "ingest");
@@ -65,6 +65,16 @@ try {
     // /docs needs nothing but this binary: the page, the reference UI's script and the document.
     const ui = await fetch(`${base}/docs/scalar.js`);
     check(ui.status === 200 && (await ui.text()).length > 1_000_000, "/docs serves its reference UI from the binary");
+
+    // The CLI while the server holds the folder: forwarded over the admin socket (kernel locks via FFI).
+    const live = run(["keys", "create", "--name", "live", "--plan", "free"]);
+    const liveKey = live.out.trim();
+    const liveId = /created (key_\w+)/.exec(live.err)?.[1];
+    const auth = { authorization: `Bearer ${liveKey}` };
+    check(live.code === 0 && (await fetch(`${base}/v1/conversations`, { headers: auth })).status === 200, "keys create while serving: the key works at once");
+    check(run(["keys", "revoke", liveId ?? "?"]).code === 0 && (await fetch(`${base}/v1/conversations`, { headers: auth })).status === 401, "keys revoke while serving: the next request is 401");
+    const second = Bun.spawnSync([bin, "serve"], { cwd: dir, env: { ...env, PORT: "0" }, stderr: "pipe" });
+    check(second.exitCode === 1 && second.stderr.toString().includes("in use by another Parley server"), "a second server on the folder is refused");
   } finally {
     server.kill("SIGTERM");
     check((await server.exited) === 0, "SIGTERM stops the server cleanly");
@@ -102,6 +112,8 @@ try {
     check((await llm.exited) === 0, "SIGTERM stops the model-backed server cleanly");
     await fake.stop();
   }
+  const open = Bun.spawnSync(["find", join(dir, "data"), "-perm", "/077"], { stdout: "pipe" }).stdout.toString().trim();
+  check(open === "", `the data folder is private (0700/0600)${open ? `: ${open.split("\n").length} entries open to others` : ""}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -54,6 +54,8 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LLM_MAX_RETRIES: int(2, 0, 10),
       LLM_HISTORY_BUDGET: int(24_000, 0),
       // --- end of the model backend block
+      // SO_REUSEPORT: several servers on one port (PostgreSQL only; see README). Off: a busy port is an error.
+      REUSE_PORT: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
     },
     onValidationError: (issues) => {
       const lines = issues.map((i) => `  ${i.path?.map(String).join(".") ?? "?"}: ${i.message}`);
