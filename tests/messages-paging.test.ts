@@ -60,7 +60,7 @@ describe("a long conversation", () => {
     // Without a cursor, /messages is the detail's page; limit bounds it.
     const first = await h.call("GET", `/v1/conversations/${convId}/messages?limit=5`, { key });
     expect(first.json.data.map((m: any) => m.id)).toEqual(ids.slice(-5));
-    expect(Object.keys(first.json.data[0]).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status"]);
+    expect(Object.keys(first.json.data[0]).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status", "usage"]);
   });
 
   test("a short conversation: everything, has_more false, next_cursor null", async () => {
