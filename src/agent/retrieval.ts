@@ -7,7 +7,7 @@
  */
 import type { Db } from "../db/client.ts";
 import { queryTerms, type SearchHit, searchPassages, searchTerms, termsNeeded } from "../knowledge/search.ts";
-import { type Agent, type AgentChunk, type AgentInput, tokenize } from "./types.ts";
+import { type Agent, type AgentChunk, type AgentInput, type ChatTurn, tokenize } from "./types.ts";
 
 const STOP = new Set(
   "a an and are as at be but by can do does for from has have how i if in into is it its me my of on or our so that the their them then there these they this to was we what when where which who why will with you your".split(
@@ -33,13 +33,7 @@ export interface RetrievalAgentOptions {
 export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Agent {
   return {
     async *respond({ history, message, signal }: AgentInput): AsyncIterable<AgentChunk> {
-      const previous = [...history].reverse().find((t) => t.role === "user")?.content;
-      let hits = await relevant(db, message);
-      if (previous && (hits.length === 0 || REFERS_BACK.test(message))) {
-        // The combined query still contains every word of the message; the earlier question
-        // supplies the topic that "it" or "that" refers to.
-        hits = await relevant(db, `${message} ${previous}`);
-      }
+      const hits = await retrieve(db, message, history);
       const chosen = dedupe(hits).slice(0, MAX_PASSAGES);
       const answer = compose(message, chosen);
       for (const token of tokenize(answer)) {
@@ -50,6 +44,18 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
       yield { type: "sources", sources: [...new Set(chosen.map((h) => h.url))] };
     },
   };
+}
+
+/** The passages the agent answers from, best first (exported for the eval). */
+export async function retrieve(db: Db, message: string, history: ChatTurn[] = []): Promise<SearchHit[]> {
+  const previous = [...history].reverse().find((t) => t.role === "user")?.content;
+  let hits = await relevant(db, message);
+  if (previous && (hits.length === 0 || REFERS_BACK.test(message))) {
+    // The combined query still contains every word of the message; the earlier question
+    // supplies the topic that "it" or "that" refers to.
+    hits = await relevant(db, `${message} ${previous}`);
+  }
+  return hits;
 }
 
 /**
