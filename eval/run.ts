@@ -8,7 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { retrieve } from "../src/agent/retrieval.ts";
+import { searchPassages, type SearchOptions } from "../src/knowledge/search.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
@@ -31,6 +31,9 @@ const questions: Question[] = readFileSync(questionsPath, "utf8")
     return { question: q.question, urls: q.urls.map((u) => new URL(u).href) };
   });
 
+// EVAL_OPTIONS='[{"k1":1.2},{"k1":2}]': ranking options to compare (summaries only when several).
+const optionSets: SearchOptions[] = process.env.EVAL_OPTIONS ? [JSON.parse(process.env.EVAL_OPTIONS)].flat() : [{}];
+
 const store = process.env.DATABASE_URL ? openPostgres(process.env.DATABASE_URL) : await openPglite();
 try {
   await migrate(store);
@@ -40,11 +43,17 @@ try {
   console.log(`corpus: ${docs.length} documents (${problems.length} bad lines) ingested in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   console.log(`questions: ${questions.length} from ${questionsPath}\n`);
 
+  for (const options of optionSets) await evaluate(options, optionSets.length > 1);
+} finally {
+  await store.close();
+}
+
+async function evaluate(options: SearchOptions, brief: boolean) {
   type Row = { half: "A" | "B"; rank: number; q: Question; pages: string[]; ms: number };
   const rows: Row[] = [];
   for (const [i, q] of questions.entries()) {
     const t = performance.now();
-    const hits = await retrieve(store.db, q.question);
+    const hits = await searchPassages(store.db, q.question, [], options);
     const ms = performance.now() - t;
     const pages = [...new Set(hits.map((h) => h.url))];
     const at = pages.findIndex((u) => q.urls.includes(u));
@@ -59,6 +68,10 @@ try {
     return `top-1 ${top1}/${rs.length} (${((100 * top1) / n).toFixed(0)}%)  top-3 ${top3}/${rs.length} (${((100 * top3) / n).toFixed(0)}%)  MRR ${mrr.toFixed(3)}`;
   };
   const short = (u: string) => u.replace(/^https?:\/\/[^/]+/, "");
+  if (brief) {
+    console.log(`${JSON.stringify(options)}\n  all ${summary(rows)}\n  A   ${summary(rows.filter((r) => r.half === "A"))}\n  B   ${summary(rows.filter((r) => r.half === "B"))}`);
+    return;
+  }
   console.log("misses (answering page not first):");
   for (const r of rows.filter((r) => r.rank !== 1)) {
     console.log(`  [${r.half}] ${r.rank ? `rank ${r.rank}` : "not found"}: ${r.q.question}`);
@@ -70,6 +83,4 @@ try {
   console.log(`half A   ${summary(rows.filter((r) => r.half === "A"))}`);
   console.log(`half B   ${summary(rows.filter((r) => r.half === "B"))}`);
   console.log(`latency  p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms (${store.kind})`);
-} finally {
-  await store.close();
 }

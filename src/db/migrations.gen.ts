@@ -50,5 +50,32 @@ export const migrations = [
     "sql": [
       "CREATE TABLE \"instance_secrets\" (\n\t\"name\" text PRIMARY KEY NOT NULL,\n\t\"value\" text NOT NULL\n);\n"
     ]
+  },
+  {
+    "tag": "0004_issue12_bm25",
+    "folderMillis": 1795443432455,
+    "bps": true,
+    "hash": "3cecfefdecc02a558b55821681da052bd6785c54054ea8c86694b7ee30fe004d",
+    "sql": [
+      "CREATE TABLE \"knowledge_stats\" (\n\t\"id\" integer PRIMARY KEY NOT NULL,\n\t\"passages\" bigint NOT NULL,\n\t\"total_len\" bigint NOT NULL\n);\n",
+      "\nCREATE TABLE \"knowledge_terms\" (\n\t\"lexeme\" text PRIMARY KEY NOT NULL,\n\t\"df\" integer NOT NULL\n);\n",
+      "\nALTER TABLE \"chunks\" ALTER COLUMN \"tsv\" DROP EXPRESSION;",
+      "\nALTER TABLE \"chunks\" ADD COLUMN \"len\" integer DEFAULT 0 NOT NULL;"
+    ]
+  },
+  {
+    "tag": "0005_issue12_bm25_stats",
+    "folderMillis": 1795443452556,
+    "bps": true,
+    "hash": "89ca2805d1410b13734e9f14537b660a7f70482ef645663a60eb379666888f1a",
+    "sql": [
+      "-- BM25 statistics kept by the database itself (hand-written: drizzle-kit cannot express\n-- triggers). Every statement that inserts, deletes or updates passages updates the per-term\n-- document frequencies and the passage count and total length in the same transaction, so a\n-- replaced or deleted document (also through ON DELETE CASCADE) is never counted twice.\nUPDATE \"chunks\" AS c SET\n  \"tsv\" = setweight(to_tsvector('english', d.\"title\"), 'A')\n    || setweight(to_tsvector('english', CASE WHEN c.\"heading\" = d.\"title\" THEN '' ELSE c.\"heading\" END), 'B')\n    || setweight(to_tsvector('english', c.\"content\"), 'C'),\n  \"len\" = (SELECT count(*) FROM regexp_matches(\n    d.\"title\" || ' ' || CASE WHEN c.\"heading\" = d.\"title\" THEN '' ELSE c.\"heading\" END || ' ' || c.\"content\",\n    '[[:alnum:]]+', 'g'))\nFROM \"documents\" AS d WHERE d.\"id\" = c.\"document_id\";\n",
+      "\nCREATE FUNCTION knowledge_stats_track() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  -- Each branch names only the transition tables its events have (plpgsql plans lazily).\n  IF TG_OP IN ('DELETE', 'UPDATE') THEN\n    UPDATE knowledge_terms AS t SET df = t.df - o.n\n      FROM (SELECT u.lexeme, count(*)::int AS n FROM old_rows r, unnest(r.tsv) u GROUP BY u.lexeme) o\n      WHERE t.lexeme = o.lexeme;\n    DELETE FROM knowledge_terms AS t\n      WHERE t.df <= 0 AND t.lexeme IN (SELECT u.lexeme FROM old_rows r, unnest(r.tsv) u);\n    UPDATE knowledge_stats SET passages = passages - s.n, total_len = total_len - s.l\n      FROM (SELECT count(*) AS n, coalesce(sum(len), 0) AS l FROM old_rows) s WHERE id = 1;\n  END IF;\n  IF TG_OP IN ('INSERT', 'UPDATE') THEN\n    -- In lexeme order, so concurrent ingests take the rows' locks in one order.\n    INSERT INTO knowledge_terms AS t (lexeme, df)\n      SELECT u.lexeme, count(*)::int FROM new_rows r, unnest(r.tsv) u GROUP BY u.lexeme ORDER BY u.lexeme\n      ON CONFLICT (lexeme) DO UPDATE SET df = t.df + excluded.df;\n    UPDATE knowledge_stats SET passages = passages + s.n, total_len = total_len + s.l\n      FROM (SELECT count(*) AS n, coalesce(sum(len), 0) AS l FROM new_rows) s WHERE id = 1;\n  END IF;\n  RETURN NULL;\nEND $$;\n",
+      "\nCREATE TRIGGER chunks_stats_insert AFTER INSERT ON \"chunks\"\n  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();\n",
+      "\nCREATE TRIGGER chunks_stats_delete AFTER DELETE ON \"chunks\"\n  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();\n",
+      "\nCREATE TRIGGER chunks_stats_update AFTER UPDATE ON \"chunks\"\n  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();\n",
+      "\n-- Statistics of the passages already stored.\nINSERT INTO knowledge_stats (id, passages, total_len) SELECT 1, count(*), coalesce(sum(len), 0) FROM \"chunks\";\n",
+      "\nINSERT INTO knowledge_terms (lexeme, df) SELECT u.lexeme, count(*)::int FROM \"chunks\" c, unnest(c.tsv) u GROUP BY u.lexeme;\n"
+    ]
   }
 ];

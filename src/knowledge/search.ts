@@ -1,10 +1,26 @@
 /**
- * Ranked full-text search over the knowledge base's passages (PostgreSQL `english`
- * configuration: stemming and stop words), shared by PGlite and PostgreSQL.
+ * Ranked search over the knowledge base: BM25F computed in one SQL statement, so PGlite and
+ * PostgreSQL rank identically.
+ *
+ * - Terms: the question through `to_tsvector('english', …)` — the same parser, stemmer and stop
+ *   words as the index. Question framing ("how do I", "tell me about") needs no list: stop
+ *   words drop out, and the rest weigh what their inverse document frequency says.
+ * - Fields: every passage's tsvector holds the document title (weight A), the passage heading
+ *   (B) and the body (C); a term's frequency counts each occurrence by its field's weight.
+ * - Statistics: document frequencies per lexeme and the passages' count and total length live
+ *   in knowledge_terms / knowledge_stats, kept by triggers in the ingest's own transaction.
+ * - Candidates: the GIN index finds passages containing any selective query term (one in at
+ *   most CANDIDATE_TERM_MAX_DF passages; the rarest term if none is); terms commoner than that
+ *   still score, but do not drag thousands of passages in. At most MAX_CANDIDATES are scored.
+ * - Pages: a page scores its best passage plus a decaying share of its next two, so a page
+ *   with several matching passages beats one stray passage of similar strength.
+ * - Abstention: `coverage` is the share of the question's IDF mass a passage contains (a term
+ *   the knowledge base has never seen weighs most). When no passage reaches MIN_COVERAGE the
+ *   question is not about this knowledge base and search returns nothing.
  */
-import { desc, eq, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
-import { chunks, documents } from "../db/schema.ts";
 
 /** A passage found by search, with the document it comes from. */
 export interface SearchHit {
@@ -12,84 +28,158 @@ export interface SearchHit {
   title: string;
   heading: string;
   content: string;
-  rank: number;
-  /** How many of the query's terms the passage contains. */
-  matched: number;
+  /** The passage's BM25F score. */
+  score: number;
+  /** Its page's score: what results are ordered by. */
+  pageScore: number;
+  /** Share (0–1) of the question's IDF mass the passage contains. */
+  coverage: number;
 }
 
-/** Words of a question as tsquery operands: letters and digits only, so nothing can inject syntax. */
-export function queryTerms(text: string): string[] {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words.filter((w) => w.length > 1))].slice(0, 32);
+/** Tuning of the ranking; the defaults are the literature's (k1, b) or chosen once, generally. */
+export interface SearchOptions {
+  /** Passages returned (after page grouping). */
+  limit?: number;
+  /** Passages returned per page at most. */
+  perPage?: number;
+  k1?: number;
+  b?: number;
+  /** Weight of one occurrence in the title and in a heading; the body counts 1. */
+  titleWeight?: number;
+  headingWeight?: number;
+  /** Share of a page's second passage in its score (its third gets the square). */
+  pageDecay?: number;
+  /** Below this best coverage the answer is "nothing found". */
+  minCoverage?: number;
 }
 
-// Words that frame a question rather than name its subject ("tell me about…", "how does … work").
-// PostgreSQL's stop words ("what", "the", "about") are found by the database itself.
-const FILLER = new Set(
-  "tell explain describe show give know want need please like help thing things something anything way ways question happen happens work works use using used can could would should".split(" "),
-);
+export const SEARCH_DEFAULTS: Required<SearchOptions> = {
+  limit: 8,
+  perPage: 2,
+  k1: 1.2,
+  b: 0.75,
+  titleWeight: 3,
+  headingWeight: 2,
+  pageDecay: 0.3,
+  minCoverage: 0.5,
+};
 
-const MIN_PASSAGES_FOR_IDF = 50;
+/** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
+const MAX_QUESTION_CHARS = 2_000;
+const MAX_TERMS = 32;
+const CANDIDATE_TERM_MAX_DF = 2_000;
+const MAX_CANDIDATES = 2_000;
+
+const num = (n: number) => {
+  if (!Number.isFinite(n)) throw new Error(`search option must be a finite number, got ${n}`);
+  return sql.raw(String(n));
+};
 
 /**
- * The terms worth searching for: no stop words or filler, and none that occur in so many
- * passages that they say nothing about this knowledge base ("elysia" in Elysia's docs):
- * PostgreSQL's ranking has no inverse document frequency of its own. Terms the knowledge base
- * has never seen are kept: they are part of what the question asks about.
+ * The search statement for `question` (one round trip). Exported so the benchmark's floor
+ * runs the very same SQL; `toQuery` gives it as text and parameters.
  */
-export async function searchTerms(db: Db, words: string[], maxShare = 0.2): Promise<string[]> {
-  const candidates = words.filter((w) => !FILLER.has(w));
-  const terms = candidates.length ? candidates : words;
-  if (terms.length === 0) return [];
-  // One round trip; scalar subqueries so each count is a GIN bitmap lookup, not a scan.
-  const q = (t: string) => sql`to_tsquery('english', ${t})`;
-  const [row] = (await db
-    .select({
-      total: sql<number>`(select count(*) from ${chunks})`.mapWith(Number),
-      ...Object.fromEntries(
-        terms.flatMap((t, i) => [
-          [`n${i}`, sql<number>`numnode(${q(t)})`.mapWith(Number)],
-          [`d${i}`, sql<number>`(select count(*) from ${chunks} where ${chunks.tsv} @@ ${q(t)})`.mapWith(Number)],
-        ]),
-      ),
-    })
-    .from(sql`(select 1) as one`)) as Record<string, number>[];
-  if (!row) return terms;
-  const stats = terms.map((t, i) => ({ t, lexeme: row[`n${i}`]! > 0, df: row[`d${i}`] ?? 0 })).filter((x) => x.lexeme);
-  // In a handful of passages every word is "common": the filter only means something at scale.
-  if (row.total! < MIN_PASSAGES_FOR_IDF) return stats.map((x) => x.t);
-  const kept = stats.filter((x) => x.df / row.total! <= maxShare);
-  if (kept.length > 0) return kept.map((x) => x.t);
-  // Every term is common: keep the rarest one that matches at all.
-  const rarest = stats.filter((x) => x.df > 0).sort((a, b) => a.df - b.df)[0];
-  return rarest ? [rarest.t] : [];
+export function searchSql(question: string, options: SearchOptions = {}): SQL {
+  const o = { ...SEARCH_DEFAULTS, ...options };
+  const q = question.slice(0, MAX_QUESTION_CHARS);
+  return sql`
+with st as (
+  select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
+  from knowledge_stats where id = 1
+),
+ql as (select distinct u.lexeme from unnest(to_tsvector('english', ${q}::text)) u limit ${num(MAX_TERMS)}),
+qt as (
+  select ql.lexeme, coalesce(t.df, 0) as df,
+    ln(1 + (st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) as idf
+  from ql cross join st left join knowledge_terms t on t.lexeme = ql.lexeme
+),
+probe as (
+  select string_agg('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery as q
+  from (
+    select lexeme from qt where df between 1 and ${num(CANDIDATE_TERM_MAX_DF)}
+    union
+    (select lexeme from qt where df > 0 order by df, lexeme limit 1)
+  ) s
+),
+cand as materialized (
+  select c.id, c.document_id, c.len, c.tsv from chunks c, probe
+  where c.tsv @@ probe.q
+  limit ${num(MAX_CANDIDATES)}
+),
+tf as (
+  select c.id, c.document_id, c.len, u.lexeme,
+    (select sum(case x when 'A' then ${num(o.titleWeight)} when 'B' then ${num(o.headingWeight)} else 1 end)
+       from unnest(u.weights) as w(x))::float8 as w
+  from cand c, unnest(c.tsv) u
+  where u.lexeme in (select lexeme from qt)
+),
+scored as (
+  select tf.id, tf.document_id,
+    sum(qt.idf * tf.w * ${num(o.k1 + 1)} / (tf.w + ${num(o.k1)} * (1 - ${num(o.b)} + ${num(o.b)} * tf.len / st.avglen))) as score,
+    sum(qt.idf) / (select sum(idf) from qt) as coverage
+  from tf join qt on qt.lexeme = tf.lexeme cross join st
+  group by tf.id, tf.document_id
+),
+ranked as (
+  select s.*, row_number() over (partition by s.document_id order by s.score desc, s.id) as nth from scored s
+),
+pages as (
+  select document_id, sum(score * power(${num(o.pageDecay)}, nth - 1)) as page_score
+  from ranked where nth <= 3 group by document_id
+)
+select d.url, d.title, c.heading, c.content, r.score, p.page_score, r.coverage
+from ranked r
+  join pages p on p.document_id = r.document_id
+  join chunks c on c.id = r.id
+  join documents d on d.id = r.document_id
+where r.nth <= ${num(o.perPage)} and (select max(coverage) from scored) >= ${num(o.minCoverage)}
+order by p.page_score desc, r.document_id, r.score desc, r.id
+limit ${num(o.limit)}`;
 }
 
-/**
- * How many of `n` terms a passage must contain to be about the question: one of one or two,
- * then half. A passage that shares one stray word with a longer question ("today" in "what is
- * the weather in Paris today?") is not an answer to it.
- */
-export const termsNeeded = (n: number) => (n <= 2 ? 1 : Math.ceil(n / 2));
+/** `searchSql` as text with $n parameters, for a driver used directly (the benchmark's floor). */
+export function searchQueryText(question: string, options: SearchOptions = {}): { sql: string; params: unknown[] } {
+  return new PgDialect().sqlToQuery(searchSql(question, options));
+}
+
+/** An earlier turn of the conversation (the agent's ChatTurn). */
+export interface Turn {
+  role: "user" | "assistant";
+  content: string;
+}
+
+// Words that point back to the conversation's topic rather than naming one ("how do I sign it?").
+const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
 
 /**
- * Passages matching any of the terms, those containing the most terms first, then by
- * ts_rank_cd, which rewards terms close together (heading matches weigh more); normalisation 1
- * divides by the log of the passage length so long lists do not win by sheer size.
+ * Passages that answer `question`, best page first (at most `perPage` passages per page), or
+ * none when the question is not about this knowledge base. A follow-up that refers back, or
+ * finds nothing alone, is searched together with the previous user turn of `history` (oldest
+ * first): the combined text still holds every word of the question, the earlier one supplies
+ * the topic; one that names a new topic ("and what are the rate limits?") finds it on its own.
  */
-export async function searchPassages(db: Db, terms: string[], limit = 6): Promise<SearchHit[]> {
-  if (terms.length === 0) return [];
-  const any = sql`to_tsquery('english', ${terms.join(" | ")})`;
-  const rank = sql<number>`ts_rank_cd(${chunks.tsv}, ${any}, 1)`;
-  const matched = sql<number>`(${sql.join(
-    terms.map((t) => sql`(${chunks.tsv} @@ to_tsquery('english', ${t}))::int`),
-    sql` + `,
-  )})`.mapWith(Number);
-  return db
-    .select({ url: documents.url, title: documents.title, heading: chunks.heading, content: chunks.content, rank, matched })
-    .from(chunks)
-    .innerJoin(documents, eq(documents.id, chunks.documentId))
-    .where(sql`${chunks.tsv} @@ ${any}`)
-    .orderBy(desc(matched), desc(rank), chunks.id)
-    .limit(limit);
+export async function searchPassages(db: Db, question: string, history: Turn[] = [], options: SearchOptions = {}): Promise<SearchHit[]> {
+  const previous = [...history].reverse().find((t) => t.role === "user")?.content;
+  let hits = await rankPassages(db, question, options);
+  if (previous && (hits.length === 0 || REFERS_BACK.test(question))) {
+    const combined = await rankPassages(db, `${question} ${previous}`, options);
+    if (combined.length > 0) hits = combined;
+  }
+  return hits;
+}
+
+/** One search for `question` alone: the ranked passages, or none (see the module comment). */
+export async function rankPassages(db: Db, question: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+  if (!/[\p{L}\p{N}]/u.test(question)) return [];
+  const rows = (await db.execute(searchSql(question, options))) as unknown as Record<string, unknown>[] | { rows: Record<string, unknown>[] };
+  const list = Array.isArray(rows) ? rows : rows.rows;
+  return list.map((r) => ({
+    url: String(r.url),
+    title: String(r.title),
+    heading: String(r.heading),
+    content: String(r.content),
+    score: Number(r.score),
+    pageScore: Number(r.page_score),
+    coverage: Number(r.coverage),
+  }));
 }

@@ -1,5 +1,5 @@
 /** Storing documents (replace by URL) and their passages; search lives in search.ts. */
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { chunks, documents } from "../db/schema.ts";
 import { newId } from "../ids.ts";
@@ -43,11 +43,26 @@ async function storeDocument(db: Db, doc: KnowledgeDoc, now: Date): Promise<void
     await tx.delete(chunks).where(eq(chunks.documentId, row!.id));
     if (passages.length) {
       await tx.insert(chunks).values(
-        passages.map((p, ord) => ({ id: newId("chunk"), documentId: row!.id, ord, heading: p.heading, content: p.content })),
+        passages.map((p, ord) => {
+          // The title is every passage's field A; a heading that only repeats it adds nothing.
+          const heading = p.heading === doc.title ? "" : p.heading;
+          return {
+            id: newId("chunk"),
+            documentId: row!.id,
+            ord,
+            heading: p.heading,
+            content: p.content,
+            tsv: sql`setweight(to_tsvector('english', ${doc.title}), 'A') || setweight(to_tsvector('english', ${heading}), 'B') || setweight(to_tsvector('english', ${p.content}), 'C')`,
+            len: wordCount(`${doc.title} ${heading} ${p.content}`),
+          };
+        }),
       );
     }
   });
 }
+
+/** Words in a text: BM25's passage length (the unit only has to be the same for every passage). */
+export const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
 export async function countDocuments(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(documents);

@@ -1,0 +1,49 @@
+-- BM25 statistics kept by the database itself (hand-written: drizzle-kit cannot express
+-- triggers). Every statement that inserts, deletes or updates passages updates the per-term
+-- document frequencies and the passage count and total length in the same transaction, so a
+-- replaced or deleted document (also through ON DELETE CASCADE) is never counted twice.
+UPDATE "chunks" AS c SET
+  "tsv" = setweight(to_tsvector('english', d."title"), 'A')
+    || setweight(to_tsvector('english', CASE WHEN c."heading" = d."title" THEN '' ELSE c."heading" END), 'B')
+    || setweight(to_tsvector('english', c."content"), 'C'),
+  "len" = (SELECT count(*) FROM regexp_matches(
+    d."title" || ' ' || CASE WHEN c."heading" = d."title" THEN '' ELSE c."heading" END || ' ' || c."content",
+    '[[:alnum:]]+', 'g'))
+FROM "documents" AS d WHERE d."id" = c."document_id";
+--> statement-breakpoint
+CREATE FUNCTION knowledge_stats_track() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- Each branch names only the transition tables its events have (plpgsql plans lazily).
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    UPDATE knowledge_terms AS t SET df = t.df - o.n
+      FROM (SELECT u.lexeme, count(*)::int AS n FROM old_rows r, unnest(r.tsv) u GROUP BY u.lexeme) o
+      WHERE t.lexeme = o.lexeme;
+    DELETE FROM knowledge_terms AS t
+      WHERE t.df <= 0 AND t.lexeme IN (SELECT u.lexeme FROM old_rows r, unnest(r.tsv) u);
+    UPDATE knowledge_stats SET passages = passages - s.n, total_len = total_len - s.l
+      FROM (SELECT count(*) AS n, coalesce(sum(len), 0) AS l FROM old_rows) s WHERE id = 1;
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    -- In lexeme order, so concurrent ingests take the rows' locks in one order.
+    INSERT INTO knowledge_terms AS t (lexeme, df)
+      SELECT u.lexeme, count(*)::int FROM new_rows r, unnest(r.tsv) u GROUP BY u.lexeme ORDER BY u.lexeme
+      ON CONFLICT (lexeme) DO UPDATE SET df = t.df + excluded.df;
+    UPDATE knowledge_stats SET passages = passages + s.n, total_len = total_len + s.l
+      FROM (SELECT count(*) AS n, coalesce(sum(len), 0) AS l FROM new_rows) s WHERE id = 1;
+  END IF;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER chunks_stats_insert AFTER INSERT ON "chunks"
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();
+--> statement-breakpoint
+CREATE TRIGGER chunks_stats_delete AFTER DELETE ON "chunks"
+  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();
+--> statement-breakpoint
+CREATE TRIGGER chunks_stats_update AFTER UPDATE ON "chunks"
+  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();
+--> statement-breakpoint
+-- Statistics of the passages already stored.
+INSERT INTO knowledge_stats (id, passages, total_len) SELECT 1, count(*), coalesce(sum(len), 0) FROM "chunks";
+--> statement-breakpoint
+INSERT INTO knowledge_terms (lexeme, df) SELECT u.lexeme, count(*)::int FROM "chunks" c, unnest(c.tsv) u GROUP BY u.lexeme;
