@@ -10,4 +10,5 @@ CREATE TABLE "knowledge_terms" (
 );
 --> statement-breakpoint
 ALTER TABLE "chunks" ALTER COLUMN "tsv" DROP EXPRESSION;--> statement-breakpoint
-ALTER TABLE "chunks" ADD COLUMN "len" integer DEFAULT 0 NOT NULL;
+ALTER TABLE "chunks" ADD COLUMN "len" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "chunks" ADD COLUMN "tfs" jsonb DEFAULT '{}'::jsonb NOT NULL;

@@ -1,7 +1,22 @@
 -- BM25 statistics kept by the database itself (hand-written: drizzle-kit cannot express
--- triggers). Every statement that inserts, deletes or updates passages updates the per-term
+-- triggers). A row trigger derives each passage's term frequencies (tfs) from its tsvector.
+-- Every statement that inserts, deletes or updates passages updates the per-term
 -- document frequencies and the passage count and total length in the same transaction, so a
 -- replaced or deleted document (also through ON DELETE CASCADE) is never counted twice.
+CREATE FUNCTION knowledge_chunk_tfs() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  -- {lexeme: [occurrences in title, in heading, in body]} from the weights tsv carries.
+  NEW.tfs := coalesce((
+    SELECT jsonb_object_agg(u.lexeme, jsonb_build_array(
+      cardinality(array_positions(u.weights, 'A')),
+      cardinality(array_positions(u.weights, 'B')),
+      cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B'))))
+    FROM unnest(NEW.tsv) u), '{}'::jsonb);
+  RETURN NEW;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER chunks_tfs BEFORE INSERT OR UPDATE OF tsv ON "chunks" FOR EACH ROW EXECUTE FUNCTION knowledge_chunk_tfs();
+--> statement-breakpoint
 UPDATE "chunks" AS c SET
   "tsv" = setweight(to_tsvector('english', d."title"), 'A')
     || setweight(to_tsvector('english', CASE WHEN c."heading" = d."title" THEN '' ELSE c."heading" END), 'B')

@@ -4,7 +4,8 @@
  * search the agent uses, and prints page-level top-1, top-3 and MRR with the misses.
  * A question line is {"question": "...", "urls": ["https://..."]}: a hit is a result whose
  * document URL is one of them. Questions alternate between halves A and B (A = even lines) so
- * parameters can be chosen on one half and checked on the other.
+ * parameters can be chosen on one half and checked on the other. A question with no URLs is
+ * off-topic: the right answer is none (abstention), counted apart.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -51,13 +52,19 @@ try {
 async function evaluate(options: SearchOptions, brief: boolean) {
   type Row = { half: "A" | "B"; rank: number; q: Question; pages: string[]; ms: number };
   const rows: Row[] = [];
+  const offTopic: { q: Question; pages: string[] }[] = [];
   for (const [i, q] of questions.entries()) {
+    if (q.urls.length === 0) {
+      const hits = await searchPassages(store.db, q.question, [], options);
+      offTopic.push({ q, pages: [...new Set(hits.map((h) => h.url))] });
+      continue;
+    }
     const t = performance.now();
     const hits = await searchPassages(store.db, q.question, [], options);
     const ms = performance.now() - t;
     const pages = [...new Set(hits.map((h) => h.url))];
     const at = pages.findIndex((u) => q.urls.includes(u));
-    rows.push({ half: i % 2 === 0 ? "A" : "B", rank: at < 0 ? 0 : at + 1, q, pages, ms });
+    rows.push({ half: rows.length % 2 === 0 ? "A" : "B", rank: at < 0 ? 0 : at + 1, q, pages, ms });
   }
 
   const summary = (rs: Row[]) => {
@@ -68,8 +75,10 @@ async function evaluate(options: SearchOptions, brief: boolean) {
     return `top-1 ${top1}/${rs.length} (${((100 * top1) / n).toFixed(0)}%)  top-3 ${top3}/${rs.length} (${((100 * top3) / n).toFixed(0)}%)  MRR ${mrr.toFixed(3)}`;
   };
   const short = (u: string) => u.replace(/^https?:\/\/[^/]+/, "");
+  const answered = offTopic.filter((o) => o.pages.length > 0);
+  const abstention = `off-topic questions answered with no sources: ${offTopic.length - answered.length}/${offTopic.length}`;
   if (brief) {
-    console.log(`${JSON.stringify(options)}\n  all ${summary(rows)}\n  A   ${summary(rows.filter((r) => r.half === "A"))}\n  B   ${summary(rows.filter((r) => r.half === "B"))}`);
+    console.log(`${JSON.stringify(options)}\n  all ${summary(rows)}\n  A   ${summary(rows.filter((r) => r.half === "A"))}\n  B   ${summary(rows.filter((r) => r.half === "B"))}\n  ${abstention}`);
     return;
   }
   console.log("misses (answering page not first):");
@@ -78,9 +87,11 @@ async function evaluate(options: SearchOptions, brief: boolean) {
     console.log(`       want ${r.q.urls.map(short).join(" | ")}`);
     console.log(`       got  ${r.pages.slice(0, 3).map(short).join(", ") || "(nothing)"}`);
   }
+  for (const o of answered) console.log(`  off-topic but answered: ${o.q.question} → ${o.pages.slice(0, 3).map(short).join(", ")}`);
   const ms = rows.map((r) => r.ms).sort((a, b) => a - b);
   console.log(`\nall      ${summary(rows)}`);
   console.log(`half A   ${summary(rows.filter((r) => r.half === "A"))}`);
   console.log(`half B   ${summary(rows.filter((r) => r.half === "B"))}`);
+  console.log(abstention);
   console.log(`latency  p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms (${store.kind})`);
 }

@@ -53,23 +53,26 @@ export const migrations = [
   },
   {
     "tag": "0004_issue12_bm25",
-    "folderMillis": 1795443432455,
+    "folderMillis": 1795443559620,
     "bps": true,
-    "hash": "3cecfefdecc02a558b55821681da052bd6785c54054ea8c86694b7ee30fe004d",
+    "hash": "77bfb62c60f557588a341af62a649ba5cf28ca229800a1f86ee933f66cb10fb7",
     "sql": [
       "CREATE TABLE \"knowledge_stats\" (\n\t\"id\" integer PRIMARY KEY NOT NULL,\n\t\"passages\" bigint NOT NULL,\n\t\"total_len\" bigint NOT NULL\n);\n",
       "\nCREATE TABLE \"knowledge_terms\" (\n\t\"lexeme\" text PRIMARY KEY NOT NULL,\n\t\"df\" integer NOT NULL\n);\n",
       "\nALTER TABLE \"chunks\" ALTER COLUMN \"tsv\" DROP EXPRESSION;",
-      "\nALTER TABLE \"chunks\" ADD COLUMN \"len\" integer DEFAULT 0 NOT NULL;"
+      "\nALTER TABLE \"chunks\" ADD COLUMN \"len\" integer DEFAULT 0 NOT NULL;",
+      "\nALTER TABLE \"chunks\" ADD COLUMN \"tfs\" jsonb DEFAULT '{}'::jsonb NOT NULL;"
     ]
   },
   {
     "tag": "0005_issue12_bm25_stats",
-    "folderMillis": 1795443452556,
+    "folderMillis": 1795443561052,
     "bps": true,
-    "hash": "89ca2805d1410b13734e9f14537b660a7f70482ef645663a60eb379666888f1a",
+    "hash": "30a6c90eba85d6eeddbf437967e7bea6f66fef3852575c2e3891c6fc4c7dff3b",
     "sql": [
-      "-- BM25 statistics kept by the database itself (hand-written: drizzle-kit cannot express\n-- triggers). Every statement that inserts, deletes or updates passages updates the per-term\n-- document frequencies and the passage count and total length in the same transaction, so a\n-- replaced or deleted document (also through ON DELETE CASCADE) is never counted twice.\nUPDATE \"chunks\" AS c SET\n  \"tsv\" = setweight(to_tsvector('english', d.\"title\"), 'A')\n    || setweight(to_tsvector('english', CASE WHEN c.\"heading\" = d.\"title\" THEN '' ELSE c.\"heading\" END), 'B')\n    || setweight(to_tsvector('english', c.\"content\"), 'C'),\n  \"len\" = (SELECT count(*) FROM regexp_matches(\n    d.\"title\" || ' ' || CASE WHEN c.\"heading\" = d.\"title\" THEN '' ELSE c.\"heading\" END || ' ' || c.\"content\",\n    '[[:alnum:]]+', 'g'))\nFROM \"documents\" AS d WHERE d.\"id\" = c.\"document_id\";\n",
+      "-- BM25 statistics kept by the database itself (hand-written: drizzle-kit cannot express\n-- triggers). A row trigger derives each passage's term frequencies (tfs) from its tsvector.\n-- Every statement that inserts, deletes or updates passages updates the per-term\n-- document frequencies and the passage count and total length in the same transaction, so a\n-- replaced or deleted document (also through ON DELETE CASCADE) is never counted twice.\nCREATE FUNCTION knowledge_chunk_tfs() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  -- {lexeme: [occurrences in title, in heading, in body]} from the weights tsv carries.\n  NEW.tfs := coalesce((\n    SELECT jsonb_object_agg(u.lexeme, jsonb_build_array(\n      cardinality(array_positions(u.weights, 'A')),\n      cardinality(array_positions(u.weights, 'B')),\n      cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B'))))\n    FROM unnest(NEW.tsv) u), '{}'::jsonb);\n  RETURN NEW;\nEND $$;\n",
+      "\nCREATE TRIGGER chunks_tfs BEFORE INSERT OR UPDATE OF tsv ON \"chunks\" FOR EACH ROW EXECUTE FUNCTION knowledge_chunk_tfs();\n",
+      "\nUPDATE \"chunks\" AS c SET\n  \"tsv\" = setweight(to_tsvector('english', d.\"title\"), 'A')\n    || setweight(to_tsvector('english', CASE WHEN c.\"heading\" = d.\"title\" THEN '' ELSE c.\"heading\" END), 'B')\n    || setweight(to_tsvector('english', c.\"content\"), 'C'),\n  \"len\" = (SELECT count(*) FROM regexp_matches(\n    d.\"title\" || ' ' || CASE WHEN c.\"heading\" = d.\"title\" THEN '' ELSE c.\"heading\" END || ' ' || c.\"content\",\n    '[[:alnum:]]+', 'g'))\nFROM \"documents\" AS d WHERE d.\"id\" = c.\"document_id\";\n",
       "\nCREATE FUNCTION knowledge_stats_track() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  -- Each branch names only the transition tables its events have (plpgsql plans lazily).\n  IF TG_OP IN ('DELETE', 'UPDATE') THEN\n    UPDATE knowledge_terms AS t SET df = t.df - o.n\n      FROM (SELECT u.lexeme, count(*)::int AS n FROM old_rows r, unnest(r.tsv) u GROUP BY u.lexeme) o\n      WHERE t.lexeme = o.lexeme;\n    DELETE FROM knowledge_terms AS t\n      WHERE t.df <= 0 AND t.lexeme IN (SELECT u.lexeme FROM old_rows r, unnest(r.tsv) u);\n    UPDATE knowledge_stats SET passages = passages - s.n, total_len = total_len - s.l\n      FROM (SELECT count(*) AS n, coalesce(sum(len), 0) AS l FROM old_rows) s WHERE id = 1;\n  END IF;\n  IF TG_OP IN ('INSERT', 'UPDATE') THEN\n    -- In lexeme order, so concurrent ingests take the rows' locks in one order.\n    INSERT INTO knowledge_terms AS t (lexeme, df)\n      SELECT u.lexeme, count(*)::int FROM new_rows r, unnest(r.tsv) u GROUP BY u.lexeme ORDER BY u.lexeme\n      ON CONFLICT (lexeme) DO UPDATE SET df = t.df + excluded.df;\n    UPDATE knowledge_stats SET passages = passages + s.n, total_len = total_len + s.l\n      FROM (SELECT count(*) AS n, coalesce(sum(len), 0) AS l FROM new_rows) s WHERE id = 1;\n  END IF;\n  RETURN NULL;\nEND $$;\n",
       "\nCREATE TRIGGER chunks_stats_insert AFTER INSERT ON \"chunks\"\n  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();\n",
       "\nCREATE TRIGGER chunks_stats_delete AFTER DELETE ON \"chunks\"\n  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();\n",

@@ -100,8 +100,8 @@ export const documents = pgTable("documents", {
  * Passages of documents, the unit of retrieval. `tsv` holds three weighted fields — the
  * document's title (A), the passage's heading (B) and its body (C) — written by ingest in the
  * same statement as the row; `len` is the passage's length in words (BM25's length
- * normalisation). Triggers (migration 0005) keep knowledge_terms and knowledge_stats in step
- * with every insert and delete, in the same transaction.
+ * normalisation). Triggers (migration 0005) fill `tfs` from `tsv` and keep knowledge_terms and
+ * knowledge_stats in step with every insert, update and delete, in the same transaction.
  */
 export const chunks = pgTable(
   "chunks",
@@ -115,6 +115,8 @@ export const chunks = pgTable(
     content: text("content").notNull(),
     tsv: tsvector("tsv").notNull(),
     len: integer("len").notNull().default(0),
+    /** Per lexeme, its occurrences in [title, heading, body]: term frequencies without unnesting `tsv`. */
+    tfs: jsonb("tfs").notNull().default(sql`'{}'::jsonb`),
   },
   (t) => [index("chunks_tsv_idx").using("gin", t.tsv), index("chunks_document_idx").on(t.documentId, t.ord)],
 );

@@ -6,7 +6,8 @@
  *   words as the index. Question framing ("how do I", "tell me about") needs no list: stop
  *   words drop out, and the rest weigh what their inverse document frequency says.
  * - Fields: every passage's tsvector holds the document title (weight A), the passage heading
- *   (B) and the body (C); a term's frequency counts each occurrence by its field's weight.
+ *   (B) and the body (C); a term's frequency counts each occurrence by its field's weight
+ *   (read from `tfs`, the per-field counts a trigger derives from the tsvector at ingest).
  * - Statistics: document frequencies per lexeme and the passages' count and total length live
  *   in knowledge_terms / knowledge_stats, kept by triggers in the ingest's own transaction.
  * - Candidates: the GIN index finds passages containing any selective query term (one in at
@@ -49,8 +50,13 @@ export interface SearchOptions {
   headingWeight?: number;
   /** Share of a page's second passage in its score (its third gets the square). */
   pageDecay?: number;
-  /** Below this best coverage the answer is "nothing found". */
+  /**
+   * Abstention: the best page must cover this share of the question's IDF mass (terms in any
+   * of its matching passages)…
+   */
   minCoverage?: number;
+  /** …and the best passage this share (words of the question near each other, not scattered). */
+  minPassageCoverage?: number;
 }
 
 export const SEARCH_DEFAULTS: Required<SearchOptions> = {
@@ -60,8 +66,9 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   b: 0.75,
   titleWeight: 3,
   headingWeight: 2,
-  pageDecay: 0.3,
+  pageDecay: 0.5,
   minCoverage: 0.5,
+  minPassageCoverage: 0.35,
 };
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
@@ -102,37 +109,44 @@ probe as (
   ) s
 ),
 cand as materialized (
-  select c.id, c.document_id, c.len, c.tsv from chunks c, probe
-  where c.tsv @@ probe.q
+  -- tfs || '{}' detoasts each candidate's counts once, not once per query term.
+  select c.id, c.document_id, c.len, c.tfs || '{}'::jsonb as tfs from chunks c
+  where c.tsv @@ (select q from probe)
   limit ${num(MAX_CANDIDATES)}
 ),
 tf as (
-  select c.id, c.document_id, c.len, u.lexeme,
-    (select sum(case x when 'A' then ${num(o.titleWeight)} when 'B' then ${num(o.headingWeight)} else 1 end)
-       from unnest(u.weights) as w(x))::float8 as w
-  from cand c, unnest(c.tsv) u
-  where u.lexeme in (select lexeme from qt)
+  select c.id, c.document_id, c.len, qt.lexeme, qt.idf,
+    ${num(o.titleWeight)} * (f.v->>0)::float8 + ${num(o.headingWeight)} * (f.v->>1)::float8 + (f.v->>2)::float8 as w
+  from cand c cross join qt cross join lateral (select c.tfs -> qt.lexeme as v) f
+  where f.v is not null
 ),
 scored as (
   select tf.id, tf.document_id,
-    sum(qt.idf * tf.w * ${num(o.k1 + 1)} / (tf.w + ${num(o.k1)} * (1 - ${num(o.b)} + ${num(o.b)} * tf.len / st.avglen))) as score,
-    sum(qt.idf) / (select sum(idf) from qt) as coverage
-  from tf join qt on qt.lexeme = tf.lexeme cross join st
+    sum(tf.idf * tf.w * ${num(o.k1 + 1)} / (tf.w + ${num(o.k1)} * (1 - ${num(o.b)} + ${num(o.b)} * tf.len / st.avglen))) as score,
+    sum(tf.idf) / (select sum(idf) from qt) as coverage
+  from tf cross join st
   group by tf.id, tf.document_id
 ),
 ranked as (
   select s.*, row_number() over (partition by s.document_id order by s.score desc, s.id) as nth from scored s
 ),
+page_terms as (
+  select document_id, sum(idf) / (select sum(idf) from qt) as coverage
+  from (select distinct document_id, lexeme, idf from tf) x group by document_id
+),
 pages as (
-  select document_id, sum(score * power(${num(o.pageDecay)}, nth - 1)) as page_score
-  from ranked where nth <= 3 group by document_id
+  select r.document_id, sum(r.score * power(${num(o.pageDecay)}, r.nth - 1)) as page_score, min(pt.coverage) as coverage
+  from ranked r join page_terms pt on pt.document_id = r.document_id
+  where r.nth <= 3 group by r.document_id
 )
 select d.url, d.title, c.heading, c.content, r.score, p.page_score, r.coverage
 from ranked r
   join pages p on p.document_id = r.document_id
   join chunks c on c.id = r.id
   join documents d on d.id = r.document_id
-where r.nth <= ${num(o.perPage)} and (select max(coverage) from scored) >= ${num(o.minCoverage)}
+where r.nth <= ${num(o.perPage)}
+  and (select max(coverage) from pages) >= ${num(o.minCoverage)}
+  and (select max(coverage) from scored) >= ${num(o.minPassageCoverage)}
 order by p.page_score desc, r.document_id, r.score desc, r.id
 limit ${num(o.limit)}`;
 }
