@@ -62,3 +62,10 @@ CREATE TRIGGER chunks_stats_update AFTER UPDATE ON "chunks"
 INSERT INTO knowledge_stats (id, passages, total_len) SELECT 1, count(*), coalesce(sum(len), 0) FROM "chunks";
 --> statement-breakpoint
 INSERT INTO knowledge_terms (lexeme, df) SELECT u.lexeme, count(*)::int FROM "chunks" c, unnest(c.tsv) u GROUP BY u.lexeme;
+--> statement-breakpoint
+-- Search candidates through the GIN index. The query is computed inside the search statement,
+-- so the planner cannot see its terms and would estimate a full index scan and choose a
+-- sequential scan of every passage; inside this function the index is the only way.
+CREATE FUNCTION knowledge_candidates(q tsquery, lim integer) RETURNS SETOF text
+  LANGUAGE sql STABLE ROWS 100 SET enable_seqscan = off
+  AS $$ SELECT c.id FROM chunks c WHERE c.tsv @@ q LIMIT lim $$;

@@ -11,8 +11,9 @@
  * - Statistics: document frequencies per lexeme and the passages' count and total length live
  *   in knowledge_terms / knowledge_stats, kept by triggers in the ingest's own transaction.
  * - Candidates: the GIN index finds passages containing any selective query term (one in at
- *   most CANDIDATE_TERM_MAX_DF passages; the rarest term if none is); terms commoner than that
- *   still score, but do not drag thousands of passages in. At most MAX_CANDIDATES are scored.
+ *   most `probeMaxDf` passages; the rarest term if none is); terms commoner than that
+ *   still score, but do not drag thousands of passages in. At most
+ *   `maxCandidates` are scored.
  * - Pages: a page scores its best passage plus a decaying share of its next two, so a page
  *   with several matching passages beats one stray passage of similar strength.
  * - Abstention: `coverage` is the share of the question's IDF mass a passage contains (a term
@@ -57,6 +58,10 @@ export interface SearchOptions {
   minCoverage?: number;
   /** …and the best passage this share (words of the question near each other, not scattered). */
   minPassageCoverage?: number;
+  /** Terms in more passages than this only score; they do not bring candidates in. */
+  probeMaxDf?: number;
+  /** Most passages scored per question. */
+  maxCandidates?: number;
 }
 
 export const SEARCH_DEFAULTS: Required<SearchOptions> = {
@@ -69,13 +74,13 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   pageDecay: 0.5,
   minCoverage: 0.5,
   minPassageCoverage: 0.35,
+  probeMaxDf: 500,
+  maxCandidates: 200,
 };
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
 const MAX_QUESTION_CHARS = 2_000;
 const MAX_TERMS = 32;
-const CANDIDATE_TERM_MAX_DF = 2_000;
-const MAX_CANDIDATES = 2_000;
 
 const num = (n: number) => {
   if (!Number.isFinite(n)) throw new Error(`search option must be a finite number, got ${n}`);
@@ -100,19 +105,26 @@ qt as (
     ln(1 + (st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) as idf
   from ql cross join st left join knowledge_terms t on t.lexeme = ql.lexeme
 ),
+-- Candidates from the GIN index, never from a scan: the postings of each selective term
+-- (in at most probeMaxDf passages; the rarest term alone when every one is common), then the
+-- passages holding the most IDF of them — the coordination level, read from the index alone —
+-- are the ones scored.
+quoted as (
+  select lexeme, df, idf, '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' as lit from qt where df > 0
+),
 probe as (
-  select string_agg('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery as q
-  from (
-    select lexeme from qt where df between 1 and ${num(CANDIDATE_TERM_MAX_DF)}
-    union
-    (select lexeme from qt where df > 0 order by df, lexeme limit 1)
-  ) s
+  select * from quoted where df <= ${num(o.probeMaxDf)}
+  union all
+  (select * from quoted where not exists (select 1 from quoted where df <= ${num(o.probeMaxDf)}) order by df, lexeme limit 1)
+),
+cand_ids as (
+  select k.id from probe p cross join lateral knowledge_candidates(p.lit::tsquery, ${num(o.probeMaxDf)}) as k(id)
+  group by k.id order by sum(p.idf) desc, k.id limit ${num(o.maxCandidates)}
 ),
 cand as materialized (
   -- tfs || '{}' detoasts each candidate's counts once, not once per query term.
-  select c.id, c.document_id, c.len, c.tfs || '{}'::jsonb as tfs from chunks c
-  where c.tsv @@ (select q from probe)
-  limit ${num(MAX_CANDIDATES)}
+  select c.id, c.document_id, c.len, c.tfs || '{}'::jsonb as tfs
+  from cand_ids k join chunks c on c.id = k.id
 ),
 tf as (
   select c.id, c.document_id, c.len, qt.lexeme, qt.idf,
