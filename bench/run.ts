@@ -10,6 +10,7 @@ import postgres from "postgres";
 import { createKey, findKeyBySecret } from "../src/auth/service.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { benchRetrieval } from "./retrieval.ts";
 import { benchChatFloor, benchPagination, benchStreaming } from "./sections.ts";
 import { ensureWrk, ROOT, running, sideBySide, startServer, wrk } from "./lib.ts";
 
@@ -77,6 +78,10 @@ try {
   if (want("chat")) {
     log("5: non-stream chat with the retrieval agent, PostgreSQL and PGlite, vs the database's own floor");
     results.chat = await benchChatFloor(dbUrl, sql, store, tmp);
+  }
+  if (want("retrieval")) {
+    log("7: retrieval at about 1k, 10k and 100k passages (synthetic corpus), PostgreSQL and PGlite");
+    results.retrieval = await benchRetrieval(admin, log);
   }
   if (want("binary")) {
     log("6: compiled binary");
