@@ -69,3 +69,9 @@ INSERT INTO knowledge_terms (lexeme, df) SELECT u.lexeme, count(*)::int FROM "ch
 CREATE FUNCTION knowledge_candidates(q tsquery, lim integer) RETURNS SETOF text
   LANGUAGE sql STABLE ROWS 100 SET enable_seqscan = off
   AS $$ SELECT c.id FROM chunks c WHERE c.tsv @@ q LIMIT lim $$;
+--> statement-breakpoint
+-- New entries go straight into the GIN tree: with the pending list (fastupdate), every search
+-- scans up to 4 MB of unsorted entries until a vacuum merges them, and PGlite has no autovacuum.
+ALTER INDEX "chunks_tsv_idx" SET (fastupdate = off);
+--> statement-breakpoint
+SELECT gin_clean_pending_list('chunks_tsv_idx');

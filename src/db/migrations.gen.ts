@@ -68,7 +68,7 @@ export const migrations = [
     "tag": "0005_issue12_bm25_stats",
     "folderMillis": 1795443561052,
     "bps": true,
-    "hash": "945f872a0a1e80583de6d2740914c923dc7bbbab0acf05058353ed75f12eeabf",
+    "hash": "5d0ac2214995e9c5ccf06d566e02320806ccbf139b417fe7cba62484d2e26ee0",
     "sql": [
       "-- BM25 statistics kept by the database itself (hand-written: drizzle-kit cannot express\n-- triggers). A row trigger derives each passage's term frequencies (tfs) from its tsvector.\n-- Every statement that inserts, deletes or updates passages updates the per-term\n-- document frequencies and the passage count and total length in the same transaction, so a\n-- replaced or deleted document (also through ON DELETE CASCADE) is never counted twice.\nCREATE FUNCTION knowledge_chunk_tfs() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  -- {lexeme: [occurrences in title, in heading, in body]} from the weights tsv carries.\n  NEW.tfs := coalesce((\n    SELECT jsonb_object_agg(u.lexeme, jsonb_build_array(\n      cardinality(array_positions(u.weights, 'A')),\n      cardinality(array_positions(u.weights, 'B')),\n      cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B'))))\n    FROM unnest(NEW.tsv) u), '{}'::jsonb);\n  RETURN NEW;\nEND $$;\n",
       "\nCREATE TRIGGER chunks_tfs BEFORE INSERT OR UPDATE OF tsv ON \"chunks\" FOR EACH ROW EXECUTE FUNCTION knowledge_chunk_tfs();\n",
@@ -79,7 +79,9 @@ export const migrations = [
       "\nCREATE TRIGGER chunks_stats_update AFTER UPDATE ON \"chunks\"\n  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();\n",
       "\n-- Statistics of the passages already stored.\nINSERT INTO knowledge_stats (id, passages, total_len) SELECT 1, count(*), coalesce(sum(len), 0) FROM \"chunks\";\n",
       "\nINSERT INTO knowledge_terms (lexeme, df) SELECT u.lexeme, count(*)::int FROM \"chunks\" c, unnest(c.tsv) u GROUP BY u.lexeme;\n",
-      "\n-- Search candidates through the GIN index. The query is computed inside the search statement,\n-- so the planner cannot see its terms and would estimate a full index scan and choose a\n-- sequential scan of every passage; inside this function the index is the only way.\nCREATE FUNCTION knowledge_candidates(q tsquery, lim integer) RETURNS SETOF text\n  LANGUAGE sql STABLE ROWS 100 SET enable_seqscan = off\n  AS $$ SELECT c.id FROM chunks c WHERE c.tsv @@ q LIMIT lim $$;\n"
+      "\n-- Search candidates through the GIN index. The query is computed inside the search statement,\n-- so the planner cannot see its terms and would estimate a full index scan and choose a\n-- sequential scan of every passage; inside this function the index is the only way.\nCREATE FUNCTION knowledge_candidates(q tsquery, lim integer) RETURNS SETOF text\n  LANGUAGE sql STABLE ROWS 100 SET enable_seqscan = off\n  AS $$ SELECT c.id FROM chunks c WHERE c.tsv @@ q LIMIT lim $$;\n",
+      "\n-- New entries go straight into the GIN tree: with the pending list (fastupdate), every search\n-- scans up to 4 MB of unsorted entries until a vacuum merges them, and PGlite has no autovacuum.\nALTER INDEX \"chunks_tsv_idx\" SET (fastupdate = off);\n",
+      "\nSELECT gin_clean_pending_list('chunks_tsv_idx');\n"
     ]
   }
 ];

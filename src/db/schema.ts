@@ -101,7 +101,8 @@ export const documents = pgTable("documents", {
  * document's title (A), the passage's heading (B) and its body (C) — written by ingest in the
  * same statement as the row; `len` is the passage's length in words (BM25's length
  * normalisation). Triggers (migration 0005) fill `tfs` from `tsv` and keep knowledge_terms and
- * knowledge_stats in step with every insert, update and delete, in the same transaction.
+ * knowledge_stats in step with every insert, update and delete, in the same transaction, and
+ * turn the GIN index's fastupdate off (a pending list would be scanned by every search).
  */
 export const chunks = pgTable(
   "chunks",

@@ -10,10 +10,11 @@
  *   (read from `tfs`, the per-field counts a trigger derives from the tsvector at ingest).
  * - Statistics: document frequencies per lexeme and the passages' count and total length live
  *   in knowledge_terms / knowledge_stats, kept by triggers in the ingest's own transaction.
- * - Candidates: the GIN index finds passages containing any selective query term (one in at
- *   most `probeMaxDf` passages; the rarest term if none is); terms commoner than that
- *   still score, but do not drag thousands of passages in. At most
- *   `maxCandidates` are scored.
+ * - Candidates: only through the GIN index (knowledge_candidates): every posting of each
+ *   selective query term (one in at most `probeMaxDf` passages; when all are commoner, the
+ *   rarest alone), then the `maxCandidates` passages holding the most IDF of those terms are
+ *   scored. Commoner terms still score; they just do not drag thousands of passages in, so
+ *   the cost follows the selective terms' postings, not the corpus.
  * - Pages: a page scores its best passage plus a decaying share of its next two, so a page
  *   with several matching passages beats one stray passage of similar strength.
  * - Abstention: `coverage` is the share of the question's IDF mass a passage contains (a term
@@ -75,7 +76,7 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   minCoverage: 0.5,
   minPassageCoverage: 0.35,
   probeMaxDf: 500,
-  maxCandidates: 200,
+  maxCandidates: 100,
 };
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
@@ -118,7 +119,9 @@ probe as (
   (select * from quoted where not exists (select 1 from quoted where df <= ${num(o.probeMaxDf)}) order by df, lexeme limit 1)
 ),
 cand_ids as (
-  select k.id from probe p cross join lateral knowledge_candidates(p.lit::tsquery, ${num(o.probeMaxDf)}) as k(id)
+  -- A selective term brings all its postings; the common fallback term only as many as are scored.
+  select k.id from probe p
+    cross join lateral knowledge_candidates(p.lit::tsquery, case when p.df <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end) as k(id)
   group by k.id order by sum(p.idf) desc, k.id limit ${num(o.maxCandidates)}
 ),
 cand as materialized (
@@ -150,17 +153,19 @@ pages as (
   select r.document_id, sum(r.score * power(${num(o.pageDecay)}, r.nth - 1)) as page_score, min(pt.coverage) as coverage
   from ranked r join page_terms pt on pt.document_id = r.document_id
   where r.nth <= 3 group by r.document_id
+),
+best as (
+  select r.id, r.document_id, r.score, p.page_score, r.coverage from ranked r join pages p on p.document_id = r.document_id
+  where r.nth <= ${num(o.perPage)}
+    and (select max(coverage) from pages) >= ${num(o.minCoverage)}
+    and (select max(coverage) from scored) >= ${num(o.minPassageCoverage)}
+  order by p.page_score desc, r.document_id, r.score desc, r.id
+  limit ${num(o.limit)}
 )
-select d.url, d.title, c.heading, c.content, r.score, p.page_score, r.coverage
-from ranked r
-  join pages p on p.document_id = r.document_id
-  join chunks c on c.id = r.id
-  join documents d on d.id = r.document_id
-where r.nth <= ${num(o.perPage)}
-  and (select max(coverage) from pages) >= ${num(o.minCoverage)}
-  and (select max(coverage) from scored) >= ${num(o.minPassageCoverage)}
-order by p.page_score desc, r.document_id, r.score desc, r.id
-limit ${num(o.limit)}`;
+-- Only the returned passages' text is read.
+select d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
+from best t join chunks c on c.id = t.id join documents d on d.id = t.document_id
+order by t.page_score desc, t.document_id, t.score desc, t.id`;
 }
 
 /** `searchSql` as text with $n parameters, for a driver used directly (the benchmark's floor). */
