@@ -200,6 +200,24 @@ describe("ranking (BM25F)", () => {
     expect(await consistent()).toEqual({ passages: true, len: true });
   });
 
+  test("concurrent ingests sharing words keep exact document frequencies (PostgreSQL: separate transactions)", async () => {
+    const store = await testStore();
+    const [a, b, u] = [word(), word(), base()];
+    // Four ingests at once, every document holding both words: the same knowledge_terms rows.
+    const runs = Array.from({ length: 4 }, (_, r) =>
+      ingestDocuments(
+        store.db,
+        Array.from({ length: 10 }, (_, i) => ({ url: `${u}/${r}-${i}`, title: "Note", content: `${a} and ${b} ${filler(5)}` })),
+      ),
+    );
+    expect(await Promise.all(runs)).toEqual([10, 10, 10, 10]);
+    const df = await store.db
+      .select({ lexeme: knowledgeTerms.lexeme, df: knowledgeTerms.df })
+      .from(knowledgeTerms)
+      .where(sql`${knowledgeTerms.lexeme} in (${a}, ${b})`);
+    expect(Object.fromEntries(df.map((r) => [r.lexeme, r.df]))).toEqual({ [a]: 40, [b]: 40 });
+  });
+
   test("the search statement is exported as text for drivers used directly", () => {
     const { sql: text, params } = searchQueryText("How do I sign cookies?");
     expect(text).toContain("knowledge_terms");
