@@ -2,6 +2,7 @@
 
 type W = { rps: number; p50: number; p99: number };
 type R = any;
+type RetrievalRow = { passages: number; p50: number; p99: number; ingestPassagesPerSecond: number };
 
 const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : "n/a");
 const w = (x: W) => `${f(x.rps)} req/s, p99 ${f(x.p99, 2)} ms`;
@@ -32,6 +33,21 @@ export function renderMarkdown(r: R): string {
       : []),
     ["Compiled binary", r.binary.built ? `${f(r.binary.sizeMiB, 1)} MiB; start to first 200: ${f(r.binary.startToFirst200Ms)} ms (existing data folder), ${f(r.binary.firstStartMs)} ms (new folder, initdb)` : "not built (run `bun run build` first)", "—", "—"],
   ];
+  const ret = r.retrieval as undefined | { postgres: RetrievalRow[]; pglite: RetrievalRow[] };
+  if (ret) {
+    for (const store of ["postgres", "pglite"] as const) {
+      const target = store === "postgres" ? 20 : 60;
+      for (const x of ret[store]) {
+        const atTarget = x.passages >= 100_000;
+        rows.push([
+          `Retrieval, ${f(x.passages)} passages — ${store === "postgres" ? "PostgreSQL" : "PGlite"}`,
+          `search p50 ${f(x.p50, 2)} ms, p99 ${f(x.p99, 2)} ms; ingest ${f(x.ingestPassagesPerSecond)} passages/s`,
+          "—",
+          atTarget ? `p50 ≤ ${target} ms: ${goal(x.p50 <= target)}` : "—",
+        ]);
+      }
+    }
+  }
   return `# Benchmark results
 
 Commit \`${r.commit}\`, ${r.date}, Bun ${r.bun}, ${r.machine.cores} cores (${r.machine.cpu}), ${r.machine.memoryGiB} GiB.

@@ -10,6 +10,7 @@ import postgres from "postgres";
 import { createKey, findKeyBySecret } from "../src/auth/service.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { benchRetrieval } from "./retrieval.ts";
 import { benchChatFloor, benchPagination, benchStreaming } from "./sections.ts";
 import { benchTtft } from "./ttft.ts";
 import { ensureWrk, ROOT, running, sideBySide, startServer, wrk } from "./lib.ts";
@@ -82,6 +83,10 @@ try {
   if (want("ttft")) {
     log("7: time to first token added by Parley (model agent vs the loopback provider called directly)");
     results.ttft = await benchTtft(dbUrl, key);
+  }
+  if (want("retrieval")) {
+    log("8: retrieval at about 1k, 10k and 100k passages (synthetic corpus), PostgreSQL and PGlite");
+    results.retrieval = await benchRetrieval(admin, log);
   }
   if (want("binary")) {
     log("6: compiled binary");

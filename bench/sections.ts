@@ -8,6 +8,7 @@ import type { Store } from "../src/db/client.ts";
 import { openPglite } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
+import { searchQueryText } from "../src/knowledge/search.ts";
 import { ingestDocuments } from "../src/knowledge/service.ts";
 import { cpuSeconds, median, percentile, ROOT, rssKiB, type Server, sideBySide, startServer, wrk } from "./lib.ts";
 
@@ -133,9 +134,15 @@ export async function benchChatFloor(dbUrl: string, sql: postgres.Sql, store: St
   const lua = join(ROOT, "bench/chat.lua");
   const auth = { authorization: `Bearer ${secret}` };
 
+  // The floor searches too, with the very statement the agent runs (chat.lua's questions), so
+  // the ratio measures Parley and not the search.
+  const questions = ["How do I validate a request body?", "How do I stream server-sent events?", "How do lifecycle hooks work?", "How do I deploy to Cloudflare Workers?"];
+  const searches = questions.map((q) => searchQueryText(q));
   const pgWrites = async (i: number) => {
     const conv = `conv_7${String(i).padStart(25, "0")}`;
     const now = new Date();
+    const search = searches[i % searches.length]!;
+    await sql.unsafe(search.sql, search.params as string[]);
     await sql`insert into conversations (id, key_id, title, created_at, updated_at) values (${conv}, ${keyId}, 'floor', ${now}, ${now})`;
     await sql`insert into messages (id, conversation_id, role, content, sources, status, created_at) values (${`msg_a${i}`}, ${conv}, 'user', 'q', '[]', 'completed', ${now})`;
     await sql`update conversations set updated_at = ${now} where id = ${conv}`;
@@ -159,12 +166,15 @@ export async function benchChatFloor(dbUrl: string, sql: postgres.Sql, store: St
   await lite.stop();
   const floorStore = await openPglite(join(tmp, "pglite-floor"));
   await migrate(floorStore);
+  await ingestDocuments(floorStore.db, docs);
   const { secret: floorKey } = await createKey(floorStore.db, { name: "floor", ...big });
   const { id: floorKeyId } = (await findKeyBySecret(floorStore.db, floorKey))!;
   const pg = (floorStore.db as unknown as { $client: { query(q: string, p: unknown[]): Promise<unknown> } }).$client;
   const liteWrites = async (i: number) => {
     const conv = `conv_7${String(i).padStart(25, "0")}`;
     const now = new Date().toISOString();
+    const search = searches[i % searches.length]!;
+    await pg.query(search.sql, search.params);
     await pg.query("insert into conversations (id, key_id, title, created_at, updated_at) values ($1, $2, 'floor', $3, $3)", [conv, floorKeyId, now]);
     await pg.query("insert into messages (id, conversation_id, role, content, sources, status, created_at) values ($1, $2, 'user', 'q', '[]', 'completed', $3)", [`msg_a${i}`, conv, now]);
     await pg.query("update conversations set updated_at = $1 where id = $2", [now, conv]);

@@ -1,12 +1,11 @@
 /**
- * The default agent: retrieves passages from the knowledge base with PostgreSQL full-text
- * search and answers extractively, quoting the best paragraph of each top passage and citing
- * the documents' URLs. Follow-ups that point back ("and how do I test it?") or find nothing on
- * their own borrow terms from the previous question; one that names a new topic ("and what are
- * the rate limits?") is answered on that topic.
+ * The default agent: retrieves passages with the knowledge base's BM25F search
+ * (knowledge/search.ts) and answers extractively, quoting the best paragraph of the best
+ * passage of each of the top pages and citing those pages' URLs. Follow-ups are resolved by
+ * the search (it reads the conversation's previous question when the message refers back).
  */
 import type { Db } from "../db/client.ts";
-import { queryTerms, type SearchHit, searchPassages, searchTerms, termsNeeded } from "../knowledge/search.ts";
+import { type SearchHit, searchPassages } from "../knowledge/search.ts";
 import { type Agent, type AgentChunk, type AgentInput, tokenize } from "./types.ts";
 
 const STOP = new Set(
@@ -14,11 +13,10 @@ const STOP = new Set(
     " ",
   ),
 );
-// Words that refer back to the conversation's topic rather than naming one.
-const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
-const MAX_PASSAGES = 3;
+const MAX_PAGES = 3;
 const MAX_PARAGRAPH_CHARS = 600;
-const MIN_RELATIVE_RANK = 0.3;
+// A page far below the best one shares a word or two with the question, not its subject.
+const MIN_RELATIVE_SCORE = 0.3;
 
 /** The content words of a text, reduced to a crude stem for scoring paragraphs. */
 const stems = (text: string) =>
@@ -33,43 +31,25 @@ export interface RetrievalAgentOptions {
 export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Agent {
   return {
     async *respond({ history, message, signal }: AgentInput): AsyncIterable<AgentChunk> {
-      const previous = [...history].reverse().find((t) => t.role === "user")?.content;
-      let hits = await relevant(db, message);
-      if (previous && (hits.length === 0 || REFERS_BACK.test(message))) {
-        // The combined query still contains every word of the message; the earlier question
-        // supplies the topic that "it" or "that" refers to.
-        hits = await relevant(db, `${message} ${previous}`);
-      }
-      const chosen = dedupe(hits).slice(0, MAX_PASSAGES);
+      const chosen = choose(await searchPassages(db, message, history));
       const answer = compose(message, chosen);
       for (const token of tokenize(answer)) {
         signal.throwIfAborted();
         if (options.tokenDelayMs) await new Promise((r) => setTimeout(r, options.tokenDelayMs));
         yield { type: "token", content: token };
       }
-      yield { type: "sources", sources: [...new Set(chosen.map((h) => h.url))] };
+      yield { type: "sources", sources: chosen.map((h) => h.url) };
     },
   };
 }
 
-/**
- * Passages about the question: containing enough of its terms (termsNeeded), and not far below
- * the best one in rank (those only match a stray word).
- */
-async function relevant(db: Db, question: string): Promise<SearchHit[]> {
-  const terms = await searchTerms(db, queryTerms(question));
-  const need = termsNeeded(terms.length);
-  const hits = (await searchPassages(db, terms)).filter((h) => h.matched >= need);
-  const top = hits[0]?.rank ?? 0;
-  return hits.filter((h) => h.rank >= top * MIN_RELATIVE_RANK);
-}
-
-function dedupe(hits: SearchHit[]): SearchHit[] {
+/** The best passage of each of the top pages, dropping pages far below the first. */
+function choose(hits: SearchHit[]): SearchHit[] {
+  const top = hits[0]?.pageScore ?? 0;
   const seen = new Set<string>();
-  return hits.filter((h) => {
-    const k = `${h.url}#${h.heading}#${h.content.slice(0, 64)}`;
-    return seen.has(k) ? false : (seen.add(k), true);
-  });
+  return hits
+    .filter((h) => h.pageScore >= top * MIN_RELATIVE_SCORE && !seen.has(h.url) && (seen.add(h.url), true))
+    .slice(0, MAX_PAGES);
 }
 
 function compose(question: string, hits: SearchHit[]): string {

@@ -60,5 +60,38 @@ export const migrations = [
       "ALTER TABLE \"messages\" ADD COLUMN \"input_tokens\" integer;",
       "\nALTER TABLE \"messages\" ADD COLUMN \"output_tokens\" integer;"
     ]
+  },
+  {
+    "tag": "0005_issue12_bm25",
+    "folderMillis": 1795446514819,
+    "bps": true,
+    "hash": "77bfb62c60f557588a341af62a649ba5cf28ca229800a1f86ee933f66cb10fb7",
+    "sql": [
+      "CREATE TABLE \"knowledge_stats\" (\n\t\"id\" integer PRIMARY KEY NOT NULL,\n\t\"passages\" bigint NOT NULL,\n\t\"total_len\" bigint NOT NULL\n);\n",
+      "\nCREATE TABLE \"knowledge_terms\" (\n\t\"lexeme\" text PRIMARY KEY NOT NULL,\n\t\"df\" integer NOT NULL\n);\n",
+      "\nALTER TABLE \"chunks\" ALTER COLUMN \"tsv\" DROP EXPRESSION;",
+      "\nALTER TABLE \"chunks\" ADD COLUMN \"len\" integer DEFAULT 0 NOT NULL;",
+      "\nALTER TABLE \"chunks\" ADD COLUMN \"tfs\" jsonb DEFAULT '{}'::jsonb NOT NULL;"
+    ]
+  },
+  {
+    "tag": "0006_issue12_bm25_stats",
+    "folderMillis": 1795446515370,
+    "bps": true,
+    "hash": "5d0ac2214995e9c5ccf06d566e02320806ccbf139b417fe7cba62484d2e26ee0",
+    "sql": [
+      "-- BM25 statistics kept by the database itself (hand-written: drizzle-kit cannot express\n-- triggers). A row trigger derives each passage's term frequencies (tfs) from its tsvector.\n-- Every statement that inserts, deletes or updates passages updates the per-term\n-- document frequencies and the passage count and total length in the same transaction, so a\n-- replaced or deleted document (also through ON DELETE CASCADE) is never counted twice.\nCREATE FUNCTION knowledge_chunk_tfs() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  -- {lexeme: [occurrences in title, in heading, in body]} from the weights tsv carries.\n  NEW.tfs := coalesce((\n    SELECT jsonb_object_agg(u.lexeme, jsonb_build_array(\n      cardinality(array_positions(u.weights, 'A')),\n      cardinality(array_positions(u.weights, 'B')),\n      cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B'))))\n    FROM unnest(NEW.tsv) u), '{}'::jsonb);\n  RETURN NEW;\nEND $$;\n",
+      "\nCREATE TRIGGER chunks_tfs BEFORE INSERT OR UPDATE OF tsv ON \"chunks\" FOR EACH ROW EXECUTE FUNCTION knowledge_chunk_tfs();\n",
+      "\nUPDATE \"chunks\" AS c SET\n  \"tsv\" = setweight(to_tsvector('english', d.\"title\"), 'A')\n    || setweight(to_tsvector('english', CASE WHEN c.\"heading\" = d.\"title\" THEN '' ELSE c.\"heading\" END), 'B')\n    || setweight(to_tsvector('english', c.\"content\"), 'C'),\n  \"len\" = (SELECT count(*) FROM regexp_matches(\n    d.\"title\" || ' ' || CASE WHEN c.\"heading\" = d.\"title\" THEN '' ELSE c.\"heading\" END || ' ' || c.\"content\",\n    '[[:alnum:]]+', 'g'))\nFROM \"documents\" AS d WHERE d.\"id\" = c.\"document_id\";\n",
+      "\nCREATE FUNCTION knowledge_stats_track() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  -- Each branch names only the transition tables its events have (plpgsql plans lazily).\n  IF TG_OP IN ('DELETE', 'UPDATE') THEN\n    UPDATE knowledge_terms AS t SET df = t.df - o.n\n      FROM (SELECT u.lexeme, count(*)::int AS n FROM old_rows r, unnest(r.tsv) u GROUP BY u.lexeme) o\n      WHERE t.lexeme = o.lexeme;\n    DELETE FROM knowledge_terms AS t\n      WHERE t.df <= 0 AND t.lexeme IN (SELECT u.lexeme FROM old_rows r, unnest(r.tsv) u);\n    UPDATE knowledge_stats SET passages = passages - s.n, total_len = total_len - s.l\n      FROM (SELECT count(*) AS n, coalesce(sum(len), 0) AS l FROM old_rows) s WHERE id = 1;\n  END IF;\n  IF TG_OP IN ('INSERT', 'UPDATE') THEN\n    -- In lexeme order, so concurrent ingests take the rows' locks in one order.\n    INSERT INTO knowledge_terms AS t (lexeme, df)\n      SELECT u.lexeme, count(*)::int FROM new_rows r, unnest(r.tsv) u GROUP BY u.lexeme ORDER BY u.lexeme\n      ON CONFLICT (lexeme) DO UPDATE SET df = t.df + excluded.df;\n    UPDATE knowledge_stats SET passages = passages + s.n, total_len = total_len + s.l\n      FROM (SELECT count(*) AS n, coalesce(sum(len), 0) AS l FROM new_rows) s WHERE id = 1;\n  END IF;\n  RETURN NULL;\nEND $$;\n",
+      "\nCREATE TRIGGER chunks_stats_insert AFTER INSERT ON \"chunks\"\n  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();\n",
+      "\nCREATE TRIGGER chunks_stats_delete AFTER DELETE ON \"chunks\"\n  REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();\n",
+      "\nCREATE TRIGGER chunks_stats_update AFTER UPDATE ON \"chunks\"\n  REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION knowledge_stats_track();\n",
+      "\n-- Statistics of the passages already stored.\nINSERT INTO knowledge_stats (id, passages, total_len) SELECT 1, count(*), coalesce(sum(len), 0) FROM \"chunks\";\n",
+      "\nINSERT INTO knowledge_terms (lexeme, df) SELECT u.lexeme, count(*)::int FROM \"chunks\" c, unnest(c.tsv) u GROUP BY u.lexeme;\n",
+      "\n-- Search candidates through the GIN index. The query is computed inside the search statement,\n-- so the planner cannot see its terms and would estimate a full index scan and choose a\n-- sequential scan of every passage; inside this function the index is the only way.\nCREATE FUNCTION knowledge_candidates(q tsquery, lim integer) RETURNS SETOF text\n  LANGUAGE sql STABLE ROWS 100 SET enable_seqscan = off\n  AS $$ SELECT c.id FROM chunks c WHERE c.tsv @@ q LIMIT lim $$;\n",
+      "\n-- New entries go straight into the GIN tree: with the pending list (fastupdate), every search\n-- scans up to 4 MB of unsorted entries until a vacuum merges them, and PGlite has no autovacuum.\nALTER INDEX \"chunks_tsv_idx\" SET (fastupdate = off);\n",
+      "\nSELECT gin_clean_pending_list('chunks_tsv_idx');\n"
+    ]
   }
 ];

@@ -99,7 +99,14 @@ export const documents = pgTable("documents", {
   updatedAt: ts("updated_at").notNull(),
 });
 
-/** Passages of documents, the unit of retrieval; `tsv` is maintained by PostgreSQL itself. */
+/**
+ * Passages of documents, the unit of retrieval. `tsv` holds three weighted fields — the
+ * document's title (A), the passage's heading (B) and its body (C) — written by ingest in the
+ * same statement as the row; `len` is the passage's length in words (BM25's length
+ * normalisation). Triggers (migration 0005) fill `tfs` from `tsv` and keep knowledge_terms and
+ * knowledge_stats in step with every insert, update and delete, in the same transaction, and
+ * turn the GIN index's fastupdate off (a pending list would be scanned by every search).
+ */
 export const chunks = pgTable(
   "chunks",
   {
@@ -110,14 +117,26 @@ export const chunks = pgTable(
     ord: integer("ord").notNull(),
     heading: text("heading").notNull(),
     content: text("content").notNull(),
-    tsv: tsvector("tsv")
-      .notNull()
-      .generatedAlwaysAs(
-        sql`setweight(to_tsvector('english', coalesce(heading, '')), 'A') || setweight(to_tsvector('english', content), 'B')`,
-      ),
+    tsv: tsvector("tsv").notNull(),
+    len: integer("len").notNull().default(0),
+    /** Per lexeme, its occurrences in [title, heading, body]: term frequencies without unnesting `tsv`. */
+    tfs: jsonb("tfs").notNull().default(sql`'{}'::jsonb`),
   },
   (t) => [index("chunks_tsv_idx").using("gin", t.tsv), index("chunks_document_idx").on(t.documentId, t.ord)],
 );
+
+/** Per stemmed term, how many passages contain it (BM25's document frequency). */
+export const knowledgeTerms = pgTable("knowledge_terms", {
+  lexeme: text("lexeme").primaryKey(),
+  df: integer("df").notNull(),
+});
+
+/** One row (id 1): the passage count and their total length, for IDF and the average length. */
+export const knowledgeStats = pgTable("knowledge_stats", {
+  id: integer("id").primaryKey(),
+  passages: bigint("passages", { mode: "number" }).notNull(),
+  totalLen: bigint("total_len", { mode: "number" }).notNull(),
+});
 
 /**
  * Secrets every instance shares, made on first use by whichever instance comes first (insert …

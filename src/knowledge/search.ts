@@ -1,10 +1,29 @@
 /**
- * Ranked full-text search over the knowledge base's passages (PostgreSQL `english`
- * configuration: stemming and stop words), shared by PGlite and PostgreSQL.
+ * Ranked search over the knowledge base: BM25F computed in one SQL statement, so PGlite and
+ * PostgreSQL rank identically.
+ *
+ * - Terms: the question through `to_tsvector('english', …)` — the same parser, stemmer and stop
+ *   words as the index. Question framing ("how do I", "tell me about") needs no list: stop
+ *   words drop out, and the rest weigh what their inverse document frequency says.
+ * - Fields: every passage's tsvector holds the document title (weight A), the passage heading
+ *   (B) and the body (C); a term's frequency counts each occurrence by its field's weight
+ *   (read from `tfs`, the per-field counts a trigger derives from the tsvector at ingest).
+ * - Statistics: document frequencies per lexeme and the passages' count and total length live
+ *   in knowledge_terms / knowledge_stats, kept by triggers in the ingest's own transaction.
+ * - Candidates: only through the GIN index (knowledge_candidates): every posting of each
+ *   selective query term (one in at most `probeMaxDf` passages; when all are commoner, the
+ *   rarest alone), then the `maxCandidates` passages holding the most IDF of those terms are
+ *   scored. Commoner terms still score; they just do not drag thousands of passages in, so
+ *   the cost follows the selective terms' postings, not the corpus.
+ * - Pages: a page scores its best passage plus a decaying share of its next two, so a page
+ *   with several matching passages beats one stray passage of similar strength.
+ * - Abstention: `coverage` is the share of the question's IDF mass a passage contains (a term
+ *   the knowledge base has never seen weighs most). When no passage reaches MIN_COVERAGE the
+ *   question is not about this knowledge base and search returns nothing.
  */
-import { desc, eq, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
-import { chunks, documents } from "../db/schema.ts";
 
 /** A passage found by search, with the document it comes from. */
 export interface SearchHit {
@@ -12,84 +31,186 @@ export interface SearchHit {
   title: string;
   heading: string;
   content: string;
-  rank: number;
-  /** How many of the query's terms the passage contains. */
-  matched: number;
+  /** The passage's BM25F score. */
+  score: number;
+  /** Its page's score: what results are ordered by. */
+  pageScore: number;
+  /** Share (0–1) of the question's IDF mass the passage contains. */
+  coverage: number;
 }
 
-/** Words of a question as tsquery operands: letters and digits only, so nothing can inject syntax. */
-export function queryTerms(text: string): string[] {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words.filter((w) => w.length > 1))].slice(0, 32);
+/** Tuning of the ranking; the defaults are the literature's (k1, b) or chosen once, generally. */
+export interface SearchOptions {
+  /** Passages returned (after page grouping). */
+  limit?: number;
+  /** Passages returned per page at most. */
+  perPage?: number;
+  k1?: number;
+  b?: number;
+  /** Weight of one occurrence in the title and in a heading; the body counts 1. */
+  titleWeight?: number;
+  headingWeight?: number;
+  /** Share of a page's second passage in its score (its third gets the square). */
+  pageDecay?: number;
+  /**
+   * Abstention: the best page must cover this share of the question's IDF mass (terms in any
+   * of its matching passages)…
+   */
+  minCoverage?: number;
+  /** …and the best passage this share (words of the question near each other, not scattered). */
+  minPassageCoverage?: number;
+  /** Terms in more passages than this only score; they do not bring candidates in. */
+  probeMaxDf?: number;
+  /** Most passages scored per question. */
+  maxCandidates?: number;
 }
 
-// Words that frame a question rather than name its subject ("tell me about…", "how does … work").
-// PostgreSQL's stop words ("what", "the", "about") are found by the database itself.
-const FILLER = new Set(
-  "tell explain describe show give know want need please like help thing things something anything way ways question happen happens work works use using used can could would should".split(" "),
-);
+export const SEARCH_DEFAULTS: Required<SearchOptions> = {
+  limit: 8,
+  perPage: 2,
+  k1: 1.2,
+  b: 0.75,
+  titleWeight: 3,
+  headingWeight: 2,
+  pageDecay: 0.5,
+  minCoverage: 0.5,
+  minPassageCoverage: 0.35,
+  probeMaxDf: 500,
+  maxCandidates: 100,
+};
 
-const MIN_PASSAGES_FOR_IDF = 50;
+/** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
+const MAX_QUESTION_CHARS = 2_000;
+const MAX_TERMS = 32;
+
+const num = (n: number) => {
+  if (!Number.isFinite(n)) throw new Error(`search option must be a finite number, got ${n}`);
+  return sql.raw(String(n));
+};
 
 /**
- * The terms worth searching for: no stop words or filler, and none that occur in so many
- * passages that they say nothing about this knowledge base ("elysia" in Elysia's docs):
- * PostgreSQL's ranking has no inverse document frequency of its own. Terms the knowledge base
- * has never seen are kept: they are part of what the question asks about.
+ * The search statement for `question` (one round trip). Exported so the benchmark's floor
+ * runs the very same SQL; `toQuery` gives it as text and parameters.
  */
-export async function searchTerms(db: Db, words: string[], maxShare = 0.2): Promise<string[]> {
-  const candidates = words.filter((w) => !FILLER.has(w));
-  const terms = candidates.length ? candidates : words;
-  if (terms.length === 0) return [];
-  // One round trip; scalar subqueries so each count is a GIN bitmap lookup, not a scan.
-  const q = (t: string) => sql`to_tsquery('english', ${t})`;
-  const [row] = (await db
-    .select({
-      total: sql<number>`(select count(*) from ${chunks})`.mapWith(Number),
-      ...Object.fromEntries(
-        terms.flatMap((t, i) => [
-          [`n${i}`, sql<number>`numnode(${q(t)})`.mapWith(Number)],
-          [`d${i}`, sql<number>`(select count(*) from ${chunks} where ${chunks.tsv} @@ ${q(t)})`.mapWith(Number)],
-        ]),
-      ),
-    })
-    .from(sql`(select 1) as one`)) as Record<string, number>[];
-  if (!row) return terms;
-  const stats = terms.map((t, i) => ({ t, lexeme: row[`n${i}`]! > 0, df: row[`d${i}`] ?? 0 })).filter((x) => x.lexeme);
-  // In a handful of passages every word is "common": the filter only means something at scale.
-  if (row.total! < MIN_PASSAGES_FOR_IDF) return stats.map((x) => x.t);
-  const kept = stats.filter((x) => x.df / row.total! <= maxShare);
-  if (kept.length > 0) return kept.map((x) => x.t);
-  // Every term is common: keep the rarest one that matches at all.
-  const rarest = stats.filter((x) => x.df > 0).sort((a, b) => a.df - b.df)[0];
-  return rarest ? [rarest.t] : [];
+export function searchSql(question: string, options: SearchOptions = {}): SQL {
+  const o = { ...SEARCH_DEFAULTS, ...options };
+  const q = question.slice(0, MAX_QUESTION_CHARS);
+  return sql`
+with st as (
+  select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
+  from knowledge_stats where id = 1
+),
+ql as (select distinct u.lexeme from unnest(to_tsvector('english', ${q}::text)) u limit ${num(MAX_TERMS)}),
+qt as (
+  select ql.lexeme, coalesce(t.df, 0) as df,
+    ln(1 + (st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) as idf
+  from ql cross join st left join knowledge_terms t on t.lexeme = ql.lexeme
+),
+-- Candidates from the GIN index, never from a scan: the postings of each selective term
+-- (in at most probeMaxDf passages; the rarest term alone when every one is common), then the
+-- passages holding the most IDF of them — the coordination level, read from the index alone —
+-- are the ones scored.
+quoted as (
+  select lexeme, df, idf, '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' as lit from qt where df > 0
+),
+probe as (
+  select * from quoted where df <= ${num(o.probeMaxDf)}
+  union all
+  (select * from quoted where not exists (select 1 from quoted where df <= ${num(o.probeMaxDf)}) order by df, lexeme limit 1)
+),
+cand_ids as (
+  -- A selective term brings all its postings; the common fallback term only as many as are scored.
+  select k.id from probe p
+    cross join lateral knowledge_candidates(p.lit::tsquery, case when p.df <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end) as k(id)
+  group by k.id order by sum(p.idf) desc, k.id limit ${num(o.maxCandidates)}
+),
+cand as materialized (
+  -- tfs || '{}' detoasts each candidate's counts once, not once per query term.
+  select c.id, c.document_id, c.len, c.tfs || '{}'::jsonb as tfs
+  from cand_ids k join chunks c on c.id = k.id
+),
+tf as (
+  select c.id, c.document_id, c.len, qt.lexeme, qt.idf,
+    ${num(o.titleWeight)} * (f.v->>0)::float8 + ${num(o.headingWeight)} * (f.v->>1)::float8 + (f.v->>2)::float8 as w
+  from cand c cross join qt cross join lateral (select c.tfs -> qt.lexeme as v) f
+  where f.v is not null
+),
+scored as (
+  select tf.id, tf.document_id,
+    sum(tf.idf * tf.w * ${num(o.k1 + 1)} / (tf.w + ${num(o.k1)} * (1 - ${num(o.b)} + ${num(o.b)} * tf.len / st.avglen))) as score,
+    sum(tf.idf) / (select sum(idf) from qt) as coverage
+  from tf cross join st
+  group by tf.id, tf.document_id
+),
+ranked as (
+  select s.*, row_number() over (partition by s.document_id order by s.score desc, s.id) as nth from scored s
+),
+page_terms as (
+  select document_id, sum(idf) / (select sum(idf) from qt) as coverage
+  from (select distinct document_id, lexeme, idf from tf) x group by document_id
+),
+pages as (
+  select r.document_id, sum(r.score * power(${num(o.pageDecay)}, r.nth - 1)) as page_score, min(pt.coverage) as coverage
+  from ranked r join page_terms pt on pt.document_id = r.document_id
+  where r.nth <= 3 group by r.document_id
+),
+best as (
+  select r.id, r.document_id, r.score, p.page_score, r.coverage from ranked r join pages p on p.document_id = r.document_id
+  where r.nth <= ${num(o.perPage)}
+    and (select max(coverage) from pages) >= ${num(o.minCoverage)}
+    and (select max(coverage) from scored) >= ${num(o.minPassageCoverage)}
+  order by p.page_score desc, r.document_id, r.score desc, r.id
+  limit ${num(o.limit)}
+)
+-- Only the returned passages' text is read.
+select d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
+from best t join chunks c on c.id = t.id join documents d on d.id = t.document_id
+order by t.page_score desc, t.document_id, t.score desc, t.id`;
 }
 
-/**
- * How many of `n` terms a passage must contain to be about the question: one of one or two,
- * then half. A passage that shares one stray word with a longer question ("today" in "what is
- * the weather in Paris today?") is not an answer to it.
- */
-export const termsNeeded = (n: number) => (n <= 2 ? 1 : Math.ceil(n / 2));
+/** `searchSql` as text with $n parameters, for a driver used directly (the benchmark's floor). */
+export function searchQueryText(question: string, options: SearchOptions = {}): { sql: string; params: unknown[] } {
+  return new PgDialect().sqlToQuery(searchSql(question, options));
+}
+
+/** An earlier turn of the conversation (the agent's ChatTurn). */
+export interface Turn {
+  role: "user" | "assistant";
+  content: string;
+}
+
+// Words that point back to the conversation's topic rather than naming one ("how do I sign it?").
+const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
 
 /**
- * Passages matching any of the terms, those containing the most terms first, then by
- * ts_rank_cd, which rewards terms close together (heading matches weigh more); normalisation 1
- * divides by the log of the passage length so long lists do not win by sheer size.
+ * Passages that answer `question`, best page first (at most `perPage` passages per page), or
+ * none when the question is not about this knowledge base. A follow-up that refers back, or
+ * finds nothing alone, is searched together with the previous user turn of `history` (oldest
+ * first): the combined text still holds every word of the question, the earlier one supplies
+ * the topic; one that names a new topic ("and what are the rate limits?") finds it on its own.
  */
-export async function searchPassages(db: Db, terms: string[], limit = 6): Promise<SearchHit[]> {
-  if (terms.length === 0) return [];
-  const any = sql`to_tsquery('english', ${terms.join(" | ")})`;
-  const rank = sql<number>`ts_rank_cd(${chunks.tsv}, ${any}, 1)`;
-  const matched = sql<number>`(${sql.join(
-    terms.map((t) => sql`(${chunks.tsv} @@ to_tsquery('english', ${t}))::int`),
-    sql` + `,
-  )})`.mapWith(Number);
-  return db
-    .select({ url: documents.url, title: documents.title, heading: chunks.heading, content: chunks.content, rank, matched })
-    .from(chunks)
-    .innerJoin(documents, eq(documents.id, chunks.documentId))
-    .where(sql`${chunks.tsv} @@ ${any}`)
-    .orderBy(desc(matched), desc(rank), chunks.id)
-    .limit(limit);
+export async function searchPassages(db: Db, question: string, history: Turn[] = [], options: SearchOptions = {}): Promise<SearchHit[]> {
+  const previous = [...history].reverse().find((t) => t.role === "user")?.content;
+  let hits = await rankPassages(db, question, options);
+  if (previous && (hits.length === 0 || REFERS_BACK.test(question))) {
+    const combined = await rankPassages(db, `${question} ${previous}`, options);
+    if (combined.length > 0) hits = combined;
+  }
+  return hits;
+}
+
+/** One search for `question` alone: the ranked passages, or none (see the module comment). */
+export async function rankPassages(db: Db, question: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+  if (!/[\p{L}\p{N}]/u.test(question)) return [];
+  const rows = (await db.execute(searchSql(question, options))) as unknown as Record<string, unknown>[] | { rows: Record<string, unknown>[] };
+  const list = Array.isArray(rows) ? rows : rows.rows;
+  return list.map((r) => ({
+    url: String(r.url),
+    title: String(r.title),
+    heading: String(r.heading),
+    content: String(r.content),
+    score: Number(r.score),
+    pageScore: Number(r.page_score),
+    coverage: Number(r.coverage),
+  }));
 }

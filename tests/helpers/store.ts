@@ -11,7 +11,8 @@ import { parseJsonl } from "../../src/knowledge/parse.ts";
 import { SAMPLE_DOCS } from "../../src/knowledge/sample.ts";
 import { ingestDocuments } from "../../src/knowledge/service.ts";
 
-export const CORPUS = fileURLToPath(new URL("../../../shared/corpora/elysia-docs.jsonl", import.meta.url));
+/** A small knowledge base about "Wren", a made-up web framework (in the repo: no ../shared needed). */
+export const CORPUS = fileURLToPath(new URL("../fixtures/kb.jsonl", import.meta.url));
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
 let shared: Promise<Store> | undefined;
@@ -24,7 +25,7 @@ async function open(): Promise<Store> {
   return store;
 }
 
-/** The run's store, migrated and loaded with the sample docs and the Elysia corpus. */
+/** The run's store, migrated and loaded with the sample docs and the fixture corpus. */
 export function testStore(): Promise<Store> {
   shared ??= open();
   return shared;

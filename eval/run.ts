@@ -1,0 +1,97 @@
+/**
+ * `bun run eval [corpus.jsonl] [questions.jsonl]`: ingests a corpus into a fresh in-memory
+ * PGlite (or the empty PostgreSQL database in DATABASE_URL), asks every question through the
+ * search the agent uses, and prints page-level top-1, top-3 and MRR with the misses.
+ * A question line is {"question": "...", "urls": ["https://..."]}: a hit is a result whose
+ * document URL is one of them. Questions alternate between halves A and B (A = even lines) so
+ * parameters can be chosen on one half and checked on the other. A question with no URLs is
+ * off-topic: the right answer is none (abstention), counted apart.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { searchPassages, type SearchOptions } from "../src/knowledge/search.ts";
+import { openPglite, openPostgres } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { parseJsonl } from "../src/knowledge/parse.ts";
+import { ingestDocuments } from "../src/knowledge/service.ts";
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const corpusPath = process.argv[2] ?? here("../../shared/corpora/elysia-docs.jsonl");
+const questionsPath = process.argv[3] ?? here("./elysia-questions.jsonl");
+
+interface Question {
+  question: string;
+  urls: string[];
+}
+const questions: Question[] = readFileSync(questionsPath, "utf8")
+  .split("\n")
+  .filter((l) => l.trim())
+  .map((l, i) => {
+    const q = JSON.parse(l) as Question;
+    if (typeof q.question !== "string" || !Array.isArray(q.urls)) throw new Error(`${questionsPath}:${i + 1}: needs question and urls`);
+    return { question: q.question, urls: q.urls.map((u) => new URL(u).href) };
+  });
+
+// EVAL_OPTIONS='[{"k1":1.2},{"k1":2}]': ranking options to compare (summaries only when several).
+const optionSets: SearchOptions[] = process.env.EVAL_OPTIONS ? [JSON.parse(process.env.EVAL_OPTIONS)].flat() : [{}];
+
+const store = process.env.DATABASE_URL ? openPostgres(process.env.DATABASE_URL) : await openPglite();
+try {
+  await migrate(store);
+  const { docs, problems } = parseJsonl(readFileSync(corpusPath, "utf8"), corpusPath);
+  const t0 = performance.now();
+  await ingestDocuments(store.db, docs);
+  console.log(`corpus: ${docs.length} documents (${problems.length} bad lines) ingested in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`questions: ${questions.length} from ${questionsPath}\n`);
+
+  for (const options of optionSets) await evaluate(options, optionSets.length > 1);
+} finally {
+  await store.close();
+}
+
+async function evaluate(options: SearchOptions, brief: boolean) {
+  type Row = { half: "A" | "B"; rank: number; q: Question; pages: string[]; ms: number };
+  const rows: Row[] = [];
+  const offTopic: { q: Question; pages: string[] }[] = [];
+  for (const [i, q] of questions.entries()) {
+    if (q.urls.length === 0) {
+      const hits = await searchPassages(store.db, q.question, [], options);
+      offTopic.push({ q, pages: [...new Set(hits.map((h) => h.url))] });
+      continue;
+    }
+    const t = performance.now();
+    const hits = await searchPassages(store.db, q.question, [], options);
+    const ms = performance.now() - t;
+    const pages = [...new Set(hits.map((h) => h.url))];
+    const at = pages.findIndex((u) => q.urls.includes(u));
+    rows.push({ half: rows.length % 2 === 0 ? "A" : "B", rank: at < 0 ? 0 : at + 1, q, pages, ms });
+  }
+
+  const summary = (rs: Row[]) => {
+    const n = rs.length || 1;
+    const top1 = rs.filter((r) => r.rank === 1).length;
+    const top3 = rs.filter((r) => r.rank >= 1 && r.rank <= 3).length;
+    const mrr = rs.reduce((s, r) => s + (r.rank ? 1 / r.rank : 0), 0) / n;
+    return `top-1 ${top1}/${rs.length} (${((100 * top1) / n).toFixed(0)}%)  top-3 ${top3}/${rs.length} (${((100 * top3) / n).toFixed(0)}%)  MRR ${mrr.toFixed(3)}`;
+  };
+  const short = (u: string) => u.replace(/^https?:\/\/[^/]+/, "");
+  const answered = offTopic.filter((o) => o.pages.length > 0);
+  const abstention = `off-topic questions answered with no sources: ${offTopic.length - answered.length}/${offTopic.length}`;
+  if (brief) {
+    console.log(`${JSON.stringify(options)}\n  all ${summary(rows)}\n  A   ${summary(rows.filter((r) => r.half === "A"))}\n  B   ${summary(rows.filter((r) => r.half === "B"))}\n  ${abstention}`);
+    return;
+  }
+  console.log("misses (answering page not first):");
+  for (const r of rows.filter((r) => r.rank !== 1)) {
+    console.log(`  [${r.half}] ${r.rank ? `rank ${r.rank}` : "not found"}: ${r.q.question}`);
+    console.log(`       want ${r.q.urls.map(short).join(" | ")}`);
+    console.log(`       got  ${r.pages.slice(0, 3).map(short).join(", ") || "(nothing)"}`);
+  }
+  for (const o of answered) console.log(`  off-topic but answered: ${o.q.question} → ${o.pages.slice(0, 3).map(short).join(", ")}`);
+  const ms = rows.map((r) => r.ms).sort((a, b) => a - b);
+  console.log(`\nall      ${summary(rows)}`);
+  console.log(`half A   ${summary(rows.filter((r) => r.half === "A"))}`);
+  console.log(`half B   ${summary(rows.filter((r) => r.half === "B"))}`);
+  console.log(abstention);
+  console.log(`latency  p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms (${store.kind})`);
+}
