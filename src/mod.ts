@@ -13,6 +13,8 @@ import { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 import { conversationRoutes } from "./conversations/index.ts";
 import type { Store } from "./db/client.ts";
 import { fallback, type RouteRef } from "./http/index.ts";
+import { replyRoutes } from "./runs/index.ts";
+import { startSweeper } from "./runs/sweeper.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -43,10 +45,13 @@ export function createParley(config: ParleyConfig) {
     runs: config.runs ?? new RunRegistry(),
     options,
   };
+  // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
+  startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
   let routes: RouteRef[] = [];
   const api = new Elysia({ prefix: "/v1" })
     .use(chatRoutes(deps))
     .use(conversationRoutes(deps))
+    .use(replyRoutes(deps))
     .use(fallback(deps.logger, () => routes));
   routes = api.routes.map((r) => ({ method: r.method, path: r.path.slice("/v1".length) }));
   return api;

@@ -33,7 +33,14 @@ describe("OpenAPI document", () => {
   });
 
   test("documents every route, the Bearer scheme, SSE events and rate-limit headers", () => {
-    expect(Object.keys(raw.paths).sort()).toEqual(["/healthz", "/v1/chat", "/v1/conversations", "/v1/conversations/{id}"]);
+    expect(Object.keys(raw.paths).sort()).toEqual([
+      "/healthz",
+      "/v1/chat",
+      "/v1/conversations",
+      "/v1/conversations/{id}",
+      "/v1/conversations/{id}/messages/{message_id}/events",
+      "/v1/conversations/{id}/messages/{message_id}/stop",
+    ]);
     expect(Object.keys(raw.paths["/v1/conversations/{id}"]).sort()).toEqual(["delete", "get"]);
     expect(raw.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     const chat = doc.paths["/v1/chat"].post;

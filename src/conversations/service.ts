@@ -110,9 +110,10 @@ export async function deleteConversation(db: Db, keyId: string, id: string): Pro
 /** Stores a message and moves the conversation's updated_at forward, in one round trip each. */
 export async function addMessage(
   db: Db,
-  m: Omit<MessageRow, "id" | "sources"> & { id?: string; sources?: string[] },
+  m: Pick<MessageRow, "conversationId" | "role" | "content" | "status" | "createdAt"> & { id?: string; sources?: string[] },
 ): Promise<MessageRow> {
-  const row: MessageRow = { ...m, id: m.id ?? newId("msg"), sources: m.sources ?? [] };
+  // The run columns (lease, stop flag, last event) only matter to replies being generated (runs/).
+  const row: MessageRow = { ...m, id: m.id ?? newId("msg"), sources: m.sources ?? [], leaseUntil: null, stopRequested: false, lastSeq: 0 };
   await db.insert(messages).values(row);
   await db
     .update(conversations)

@@ -1,0 +1,30 @@
+/**
+ * The periodic sweep each instance runs: ends replies whose lease has passed (their instance
+ * died) as `failed`, and drops expired Idempotency-Key records. Every instance sweeps; the
+ * statements are conditional, so several sweeping at once do each thing once. The timer never
+ * keeps a process alive on its own.
+ */
+import { purgeExpired } from "../chat/idempotency.ts";
+import type { Logger } from "../config/logger.ts";
+import type { Db } from "../db/client.ts";
+import { sweepExpired } from "./store.ts";
+
+export function startSweeper(deps: { db: Db; now: () => number; logger: Logger }, everyMs: number): () => void {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      const ended = await sweepExpired(deps.db, deps.now());
+      if (ended.length) deps.logger.warn("replies whose instance stopped were ended as failed", { message_ids: ended });
+      await purgeExpired(deps.db, deps.now());
+    } catch (error) {
+      // The store may be closing or down; the next sweep (or any reader) tries again.
+      deps.logger.debug("sweep failed", { error });
+    } finally {
+      running = false;
+    }
+  }, everyMs);
+  (timer as unknown as { unref?: () => void }).unref?.();
+  return () => clearInterval(timer);
+}
