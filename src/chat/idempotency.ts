@@ -58,6 +58,11 @@ export async function claim(db: Db, keyId: string, idemKey: string, hash: string
     })
     .returning({ keyId: idempotencyKeys.keyId });
   if (won.length) return { kind: "first" };
+  return inspect(db, keyId, idemKey, hash);
+}
+
+/** What the record of someone else's first request says now. */
+export async function inspect(db: Db, keyId: string, idemKey: string, hash: string): Promise<Exclude<Claim, { kind: "first" }>> {
   const [row] = await db.select().from(idempotencyKeys).where(where(keyId, idemKey));
   if (!row) return { kind: "pending" }; // deleted (a failed first attempt) this instant: retry
   if (row.bodyHash !== hash) return { kind: "reused" };

@@ -7,7 +7,10 @@ import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import type { MessageRow } from "../conversations/service.ts";
 import { replyStream } from "../runs/feed.ts";
 import { findReplyOfKey, lastEvent } from "../runs/store.ts";
-import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, recordError, recordReply } from "./idempotency.ts";
+import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, inspect, recordError, recordReply } from "./idempotency.ts";
+
+/** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
+const PENDING_WAIT_MS = 5_000;
 import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
 import { Run, type RunDeps, type RunRegistry } from "./run.ts";
 import { beginTurn } from "./service.ts";
@@ -32,11 +35,16 @@ export const chatRoutes = (deps: ChatDeps) => {
     });
 
   /** A retry with the same Idempotency-Key and body: the first request's outcome, nothing new. */
-  async function replay(found: Exclude<Claim, { kind: "first" }>, keyId: string, stream: boolean) {
+  async function replay(found: Exclude<Claim, { kind: "first" }>, keyId: string, stream: boolean, idemKey: string, hash: string) {
+    // A stream retry waits (briefly) for the first request to start its reply, then follows it.
+    for (let waited = 0; found.kind === "pending" && stream && waited < PENDING_WAIT_MS; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+      found = await inspect(deps.db, keyId, idemKey, hash);
+    }
+    if (found.kind === "pending") throw inProgress();
     if (found.kind === "reused") {
       throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.", { param: "Idempotency-Key" });
     }
-    if (found.kind === "pending") throw inProgress();
     if (found.kind === "error") {
       throw new ApiError(found.error.code, found.error.message, found.error.param ? { param: found.error.param } : {});
     }
@@ -64,8 +72,9 @@ export const chatRoutes = (deps: ChatDeps) => {
         if (problem) throw new ApiError("invalid_request", `Invalid field 'message': ${problem}.`, { param: "message" });
         const idemKey = idempotencyKeyOf(request);
         if (idemKey) {
-          const found = await claim(deps.db, apiKey.id, idemKey, await bodyHash(body), deps.now());
-          if (found.kind !== "first") return replay(found, apiKey.id, body.stream === true);
+          const hash = await bodyHash(body);
+          const found = await claim(deps.db, apiKey.id, idemKey, hash, deps.now());
+          if (found.kind !== "first") return replay(found, apiKey.id, body.stream === true, idemKey, hash);
         }
         let run: Run;
         try {

@@ -60,9 +60,11 @@ class Tail implements ReplyFeed {
   subscribe(listener: (e: Sequenced) => void, after = 0): () => void {
     let cursor = after;
     for (const e of this.events) {
-      if (e.seq > cursor) {
+      // The terminal event always reaches the client: after a crash, a live client may have seen
+      // ids that were never stored, and the sweep's terminal event then carries a smaller id.
+      if (e.seq > cursor || isTerminal(e.event)) {
         listener(e);
-        cursor = e.seq;
+        cursor = Math.max(cursor, e.seq);
       }
     }
     if (!this.done) {
@@ -124,7 +126,7 @@ class Tail implements ReplyFeed {
     this.events.push(e);
     this.quietPolls = 0;
     for (const [listener, cursor] of this.listeners) {
-      if (e.seq <= cursor) continue;
+      if (e.seq <= cursor && !isTerminal(e.event)) continue;
       this.listeners.set(listener, e.seq);
       try {
         listener(e);
