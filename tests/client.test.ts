@@ -59,7 +59,7 @@ describe("client", () => {
     expect(reply.conversationId).toStartWith("conv_");
     const events: ChatEvent[] = [];
     for await (const e of client.chatStream({ message: "And how do I use it?", conversationId: reply.conversationId })) events.push(e);
-    expect(events[0]).toEqual({ type: "start", conversationId: reply.conversationId });
+    expect(events[0]).toEqual({ id: 1, type: "start", conversationId: reply.conversationId, messageId: (events.at(-1) as { messageId: string }).messageId });
     const end = events.at(-1)!;
     expect(end.type).toBe("end");
     const text = events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
@@ -281,7 +281,7 @@ console.log(JSON.stringify(out));
       expect(out.chat.id).toStartWith("msg_");
       expect(out.chat.content.length).toBeGreaterThan(0);
       const events = out.stream as ChatEvent[];
-      expect(events[0]).toEqual({ type: "start", conversationId: out.chat.conversationId });
+      expect(events[0]).toMatchObject({ id: 1, type: "start", conversationId: out.chat.conversationId });
       expect(events.at(-1)!.type).toBe("end");
       const tokens = events.flatMap((e) => (e.type === "token" ? [e.content] : []));
       expect(tokens.length).toBeGreaterThan(0);

@@ -10,7 +10,17 @@
  */
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { ParleyError, requestIdOf } from "./errors.ts";
-import type { ChatEvent, ChatInput, ChatReply, Conversation, ConversationPage, ConversationSummary } from "./types.ts";
+import type {
+  ChatEvent,
+  ChatInput,
+  ChatReply,
+  Conversation,
+  ConversationPage,
+  ConversationSummary,
+  Message,
+  ReplyRef,
+  StoppedReply,
+} from "./types.ts";
 
 export { ParleyError } from "./errors.ts";
 export type * from "./types.ts";
@@ -22,6 +32,11 @@ export interface ClientOptions {
   apiKey: string;
   /** A fetch to use instead of the global one (tests, proxies, retries). */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /**
+   * How many times a broken stream is resumed (through Last-Event-ID, on the events endpoint)
+   * before `chatStream`/`resume` give up with `stream_interrupted`. Default 3.
+   */
+  maxResumes?: number;
 }
 
 type Wire = Record<string, unknown>;
@@ -65,23 +80,39 @@ const summary = (c: Wire): ConversationSummary => ({
   title: c.title as string,
 });
 
-function toEvent(e: Wire): ChatEvent {
+function toEvent(e: Wire, id: string | undefined): ChatEvent {
+  const seq = id !== undefined && /^\d+$/.test(id) ? { id: Number(id) } : {};
   switch (e.type) {
     case "start":
-      return { type: "start", conversationId: e.conversation_id as string };
+      return { ...seq, type: "start", conversationId: e.conversation_id as string, ...(typeof e.message_id === "string" ? { messageId: e.message_id } : {}) };
     case "end":
-      return { type: "end", messageId: e.message_id as string };
+      return { ...seq, type: "end", messageId: e.message_id as string, ...(e.status === "completed" || e.status === "stopped" ? { status: e.status } : {}) };
     default:
-      return e as ChatEvent; // token, sources and error share the wire's field names
+      return { ...seq, ...e } as ChatEvent; // token, sources and error share the wire's field names
   }
 }
+
+const toMessage = (m: Wire): Message => ({
+  id: m.id as string,
+  role: m.role as "user" | "assistant",
+  content: m.content as string,
+  sources: m.sources as string[],
+  status: m.status as Message["status"],
+  createdAt: m.created_at as string,
+});
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+  });
 
 export function createClient(options: ClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, "");
   const doFetch = options.fetch ?? fetch;
 
-  async function request(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { authorization: `Bearer ${options.apiKey}` };
+  async function request(method: string, path: string, body?: unknown, signal?: AbortSignal, extra: Record<string, string> = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...extra, authorization: `Bearer ${options.apiKey}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     try {
@@ -117,68 +148,132 @@ export function createClient(options: ClientOptions) {
     return { data: json.data.map(summary), hasMore: json.pagination.has_more, nextCursor: json.pagination.next_cursor };
   }
 
+  const replyPath = (conversationId: string, messageId: string) =>
+    `/conversations/${encodeURIComponent(conversationId)}/messages/${encodeURIComponent(messageId)}`;
+
+  /** The events of one response, as they come; throws `stream_interrupted` if it ends without end/error. */
+  async function* read(res: Response, signal?: AbortSignal): AsyncGenerator<ChatEvent> {
+    const type = res.headers.get("content-type") ?? "";
+    if (!res.body || !/^text\/event-stream\b/i.test(type)) {
+      await res.body?.cancel().catch(() => {});
+      throw invalid(res, `expected an event stream, got ${type ? `'${type}'` : "no content type"}`);
+    }
+    const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+    try {
+      for (;;) {
+        let next: Awaited<ReturnType<typeof events.read>>;
+        try {
+          next = await events.read();
+        } catch (error) {
+          if (signal?.aborted) return;
+          const message = `The stream broke before its end or error event: ${describe(error)}`;
+          throw new ParleyError(0, "stream_interrupted", message, { requestId: requestIdOf(res), cause: error });
+        }
+        if (next.done) break;
+        let data: unknown;
+        try {
+          data = JSON.parse(next.value.data);
+        } catch {
+          data = undefined;
+        }
+        if (!isWire(data) || typeof data.type !== "string") {
+          throw invalid(res, `an event that is not a JSON object: '${next.value.data.slice(0, 60)}'`);
+        }
+        const event = toEvent(data, next.value.id);
+        yield event;
+        if (event.type === "end" || event.type === "error") return;
+      }
+    } finally {
+      await events.cancel().catch(() => {});
+    }
+    if (signal?.aborted) return;
+    throw new ParleyError(0, "stream_interrupted", "The stream closed before its end or error event.", { requestId: requestIdOf(res) });
+  }
+
+  /**
+   * Follows a reply: `open()` (the POST) first when given, else the events endpoint; whenever
+   * the stream breaks once the reply is known (its `start` carried `message_id`), reconnects to
+   * the events endpoint after the last event id received.
+   */
+  async function* follow(
+    open: (() => Promise<Response>) | null,
+    signal: AbortSignal | undefined,
+    at: { conversationId: string; messageId: string; after: number } | null = null,
+  ): AsyncGenerator<ChatEvent> {
+    let failures = 0;
+    for (;;) {
+      let res: Response;
+      try {
+        res =
+          open && !at
+            ? await open()
+            : await request("GET", `${replyPath(at!.conversationId, at!.messageId)}/events`, undefined, signal, { "last-event-id": String(at!.after) });
+      } catch (error) {
+        if (signal?.aborted) return;
+        // A reply we already follow survives a failed reconnect (instance restarting, network blip).
+        if (!at || !(error instanceof ParleyError) || !(error.status === 0 || error.status >= 500) || ++failures > (options.maxResumes ?? 3)) throw error;
+        await sleep(250 * failures, signal);
+        continue;
+      }
+      try {
+        for await (const event of read(res, signal)) {
+          if (event.type === "start" && event.messageId && !at) at = { conversationId: event.conversationId, messageId: event.messageId, after: 0 };
+          if (at && event.id !== undefined) {
+            if (event.id <= at.after && event.type !== "end" && event.type !== "error") continue; // already yielded
+            at.after = Math.max(at.after, event.id);
+          }
+          failures = 0;
+          yield event;
+        }
+        return;
+      } catch (error) {
+        if (signal?.aborted) return;
+        if (!at || !(error instanceof ParleyError) || error.code !== "stream_interrupted" || ++failures > (options.maxResumes ?? 3)) throw error;
+        await sleep(250 * (failures - 1), signal);
+      }
+    }
+  }
+
   return {
     /** Sends a message and waits for the whole reply. */
     async chat(input: ChatInput): Promise<ChatReply> {
-      const res = await request("POST", "/chat", chatBody(input, false), input.signal);
+      const headers: Record<string, string> = input.idempotencyKey ? { "idempotency-key": input.idempotencyKey } : {};
+      const res = await request("POST", "/chat", chatBody(input, false), input.signal, headers);
       const r = await readJson(res, (v) => typeof v.id === "string" && typeof v.content === "string", input.signal);
-      return { id: r.id as string, conversationId: r.conversation_id as string, content: r.content as string, createdAt: r.created_at as string };
+      return {
+        id: r.id as string,
+        conversationId: r.conversation_id as string,
+        content: r.content as string,
+        status: r.status === "stopped" ? "stopped" : "completed",
+        createdAt: r.created_at as string,
+      };
     },
 
     /**
-     * Sends a message and yields the reply's events as they arrive. Aborting `signal` ends the
-     * iteration, whenever it happens (the server still completes and stores the reply). A stream
-     * that closes or breaks without `end` or `error` throws `ParleyError` with code
-     * `stream_interrupted`; an event that is not JSON, `invalid_response`.
+     * Sends a message and yields the reply's events as they arrive. If the stream breaks after
+     * `start`, it is resumed transparently from the last event received (`Last-Event-ID` on the
+     * reply's events endpoint, any instance), up to `maxResumes` times in a row. Aborting
+     * `signal` ends the iteration, whenever it happens (the server still completes and stores
+     * the reply). A stream that closes or breaks without `end` or `error`, and cannot be
+     * resumed, throws `ParleyError` with code `stream_interrupted`; an event that is not JSON,
+     * `invalid_response`.
      */
     async *chatStream(input: ChatInput): AsyncGenerator<ChatEvent> {
-      let res: Response;
-      try {
-        res = await request("POST", "/chat", chatBody(input, true), input.signal);
-      } catch (error) {
-        if (input.signal?.aborted) return;
-        throw error;
-      }
-      const type = res.headers.get("content-type") ?? "";
-      if (!res.body || !/^text\/event-stream\b/i.test(type)) {
-        await res.body?.cancel().catch(() => {});
-        throw invalid(res, `expected an event stream, got ${type ? `'${type}'` : "no content type"}`);
-      }
-      const events = res.body
-        .pipeThrough(new TextDecoderStream())
-        .pipeThrough(new EventSourceParserStream())
-        .getReader();
-      try {
-        for (;;) {
-          let next: Awaited<ReturnType<typeof events.read>>;
-          try {
-            next = await events.read();
-          } catch (error) {
-            if (input.signal?.aborted) return;
-            const message = `The stream broke before its end or error event: ${describe(error)}`;
-            throw new ParleyError(0, "stream_interrupted", message, { requestId: requestIdOf(res), cause: error });
-          }
-          if (next.done) break;
-          let data: unknown;
-          try {
-            data = JSON.parse(next.value.data);
-          } catch {
-            data = undefined;
-          }
-          if (!isWire(data) || typeof data.type !== "string") {
-            throw invalid(res, `an event that is not a JSON object: '${next.value.data.slice(0, 60)}'`);
-          }
-          const event = toEvent(data);
-          yield event;
-          if (event.type === "end" || event.type === "error") return;
-        }
-      } finally {
-        await events.cancel().catch(() => {});
-      }
-      if (input.signal?.aborted) return;
-      throw new ParleyError(0, "stream_interrupted", "The stream closed before its end or error event.", {
-        requestId: requestIdOf(res),
-      });
+      const headers: Record<string, string> = input.idempotencyKey ? { "idempotency-key": input.idempotencyKey } : {};
+      const open = () => request("POST", "/chat", chatBody(input, true), input.signal, headers);
+      yield* follow(open, input.signal);
+    },
+
+    /** The events of a reply after event `after` (0 or omitted: from `start`), then live until it ends; resumes like `chatStream`. */
+    async *resume(ref: ReplyRef & { after?: number }): AsyncGenerator<ChatEvent> {
+      yield* follow(null, ref.signal, { conversationId: ref.conversationId, messageId: ref.messageId, after: ref.after ?? 0 });
+    },
+
+    /** Stops a running reply (on whichever instance generates it); answers the reply as stored. A finished reply is answered as it is. */
+    async stop(ref: ReplyRef): Promise<StoppedReply> {
+      const res = await request("POST", `${replyPath(ref.conversationId, ref.messageId)}/stop`, undefined, ref.signal);
+      const m = await readJson(res, (v) => typeof v.id === "string" && typeof v.status === "string", ref.signal);
+      return { ...toMessage(m), conversationId: m.conversation_id as string };
     },
 
     conversations: {
@@ -202,14 +297,7 @@ export function createClient(options: ClientOptions) {
         );
         return {
           ...summary(c),
-          messages: c.messages.map((m) => ({
-            id: m.id as string,
-            role: m.role as "user" | "assistant",
-            content: m.content as string,
-            sources: m.sources as string[],
-            status: m.status as "completed" | "failed",
-            createdAt: m.created_at as string,
-          })),
+          messages: c.messages.map(toMessage),
         };
       },
 

@@ -5,16 +5,25 @@ export interface ChatReply {
   id: string;
   conversationId: string;
   content: string;
+  /** `stopped` when POST …/stop ended it early. */
+  status: "completed" | "stopped";
   createdAt: string;
 }
 
-/** One event of a streamed reply (`chatStream`), in order: start, token*, sources, end — or error. */
-export type ChatEvent =
-  | { type: "start"; conversationId: string }
+/**
+ * One event of a streamed reply (`chatStream`, `resume`), in order: start, token*, sources, end —
+ * or error. `id` is the event's sequence number within the reply (what `resume({ after })` takes).
+ */
+export type ChatEvent = { id?: number } & (
+  | { type: "start"; conversationId: string; messageId?: string }
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
-  | { type: "end"; messageId: string }
-  | { type: "error"; error: { type: string; code: string; message: string; param?: string } };
+  | { type: "end"; messageId: string; status?: "completed" | "stopped" }
+  | { type: "error"; error: { type: string; code: string; message: string; param?: string } }
+);
+
+/** A reply's status: `in_progress` while it is generated, then one of the others. */
+export type MessageStatus = "in_progress" | "completed" | "failed" | "stopped";
 
 /** A conversation in a list. */
 export interface ConversationSummary {
@@ -30,8 +39,20 @@ export interface Message {
   role: "user" | "assistant";
   content: string;
   sources: string[];
-  status: "completed" | "failed";
+  status: MessageStatus;
   createdAt: string;
+}
+
+/** What `stop` answers: the reply as stored once it ended (or as it is after 5 s). */
+export interface StoppedReply extends Message {
+  conversationId: string;
+}
+
+/** Which reply `resume` and `stop` act on. */
+export interface ReplyRef {
+  conversationId: string;
+  messageId: string;
+  signal?: AbortSignal;
 }
 
 /** A conversation with its messages, oldest first. */
@@ -51,4 +72,6 @@ export interface ChatInput {
   message: string;
   conversationId?: string;
   signal?: AbortSignal;
+  /** Sent as `Idempotency-Key`: a retry with the same key and input gets the same reply, never a second one. */
+  idempotencyKey?: string;
 }
