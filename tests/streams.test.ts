@@ -4,6 +4,7 @@
  * pools; PGlite: one store in one process), real HTTP, a slow scripted agent.
  */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { createReply, flushReply, readEvents as readStored, sweepExpired } from "../src/runs/store.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { eventsPath, eventually, get, post, readEvents, tokensOf, twoInstances } from "./helpers/instances.ts";
 
@@ -220,5 +221,34 @@ describe("200 clients resuming at random points", () => {
       if (tokensOf(events) === stored.content && ids.every((id, i) => id === i + 1) && events.at(-1)!.data.type === "end") exact++;
     }
     expect(exact).toBe(200);
+  });
+});
+
+describe("lease", () => {
+  test("of many sweeps racing on both instances exactly one ends an expired reply; the late writer is refused", async () => {
+    const { a, b, key } = await setup(1, 0);
+    const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;
+    const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
+    const past = Date.now() - 1_000;
+    await createReply(a.h.store.db, { id, conversationId: reply.conversation_id, createdAt: past, leaseUntil: past, start: '{"type":"start"}' });
+    const swept = await Promise.all(Array.from({ length: 10 }, (_, i) => sweepExpired((i % 2 ? a : b).h.store.db, Date.now(), i < 5 ? id : undefined)));
+    expect(swept.flat().filter((x) => x === id)).toHaveLength(1);
+    // The instance that held the lease comes back and tries to write: nothing lands.
+    const late = await flushReply(a.h.store.db, { id, events: [{ seq: 2, data: '{"type":"token","content":"late"}' }], delta: "late", lastSeq: 2, leaseUntil: Date.now() + 10_000 });
+    expect(late).toBe("gone");
+    const events = await readStored(b.h.store.db, id, 0);
+    expect(events.map((e) => JSON.parse(e.data).type)).toEqual(["start", "error"]);
+    const conv = await conversation(b.base, key, reply.conversation_id);
+    expect(conv.messages.find((m: any) => m.id === id)).toMatchObject({ status: "failed", content: "" });
+  });
+
+  test("a reply whose lease passed reads as failed on GET /v1/conversations/:id at once", async () => {
+    const { a, b, key } = await setup(1, 0);
+    const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;
+    const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
+    const past = Date.now() - 1_000;
+    await createReply(a.h.store.db, { id, conversationId: reply.conversation_id, createdAt: past + 5_000, leaseUntil: past, start: '{"type":"start"}' });
+    const conv = await conversation(b.base, key, reply.conversation_id);
+    expect(conv.messages.find((m: any) => m.id === id)).toMatchObject({ status: "failed" });
   });
 });

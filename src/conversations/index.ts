@@ -10,6 +10,7 @@ import { isId } from "../ids.ts";
 import { decodeCursor } from "./cursor.ts";
 import { ConversationDetail, ConversationList, IdParams, LIMIT_MESSAGE, ListQuery, toMessage, toSummary } from "./model.ts";
 import { deleteConversation, findConversation, listConversations, listMessages } from "./service.ts";
+import { sweepStale } from "../runs/store.ts";
 
 const notFound = (id: string) => new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "id" });
 
@@ -46,7 +47,9 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
       async ({ params, apiKey }) => {
         const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
         if (!conv) throw notFound(params.id);
-        const msgs = await listMessages(deps.db, conv.id);
+        let msgs = await listMessages(deps.db, conv.id);
+        // A reply whose instance died reads as failed once its lease has passed (runs/store.ts).
+        if (await sweepStale(deps.db, msgs, deps.now())) msgs = await listMessages(deps.db, conv.id);
         return { ...toSummary(conv), messages: msgs.map(toMessage) };
       },
       {

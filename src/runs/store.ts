@@ -117,6 +117,20 @@ export async function sweepExpired(db: Db, now: number, id?: string): Promise<st
   return rows.map((r) => r.id);
 }
 
+/**
+ * Sweeps the running replies among `rows` whose lease has passed (a read that shows a dead
+ * instance's reply ends it first); true when one was ended, so the caller reads again.
+ */
+export async function sweepStale(db: Db, rows: Pick<MessageRow, "id" | "status" | "leaseUntil">[], now: number): Promise<boolean> {
+  let swept = false;
+  for (const m of rows) {
+    if (m.status === "in_progress" && m.leaseUntil && m.leaseUntil.getTime() < now) {
+      swept = (await sweepExpired(db, now, m.id)).length > 0 || swept;
+    }
+  }
+  return swept;
+}
+
 /** Asks the reply to stop (any instance); true when it was running. */
 export async function requestStop(db: Db, id: string): Promise<boolean> {
   const rows = await rowsOf<{ id: string }>(db, sql`
