@@ -25,6 +25,8 @@ export function startSweeper(deps: { db: Db; now: () => number; logger: Logger }
       running = false;
     }
   }, everyMs);
-  (timer as unknown as { unref?: () => void }).unref?.();
+  // Bun/Node timers have unref(); Deno's are numbers, unreferenced through Deno.unrefTimer.
+  if (typeof timer === "object") (timer as { unref?: () => void }).unref?.();
+  else (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);
   return () => clearInterval(timer);
 }
