@@ -4,6 +4,8 @@
  * pools; PGlite: one store in one process), real HTTP, a slow scripted agent.
  */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { findKeyBySecret } from "../src/auth/service.ts";
+import { ABANDONED_MS, claim, IDEMPOTENCY_TTL_MS, recordReply } from "../src/chat/idempotency.ts";
 import { createReply, flushReply, readEvents as readStored, sweepExpired } from "../src/runs/store.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { eventsPath, eventually, get, post, readEvents, tokensOf, twoInstances } from "./helpers/instances.ts";
@@ -250,5 +252,48 @@ describe("lease", () => {
     await createReply(a.h.store.db, { id, conversationId: reply.conversation_id, createdAt: past + 5_000, leaseUntil: past, start: '{"type":"start"}' });
     const conv = await conversation(b.base, key, reply.conversation_id);
     expect(conv.messages.find((m: any) => m.id === id)).toMatchObject({ status: "failed" });
+  });
+});
+
+describe("edges", () => {
+  test("a JSON request whose reply is stopped gets 200 with the partial text and status stopped", async () => {
+    const { a, b, key } = await setup(400, 10);
+    const pending = post(a.base, key, "/v1/chat", { message: "long" });
+    const msg = await eventually(async () => {
+      const list = (await (await get(b.base, key, "/v1/conversations?limit=1")).json()) as any;
+      if (!list.data[0]) return undefined;
+      const m = (await conversation(b.base, key, list.data[0].id)).messages[1];
+      return m?.content.length ? { ...m, conversation_id: list.data[0].id } : undefined;
+    });
+    await post(b.base, key, `/v1/conversations/${msg.conversation_id}/messages/${msg.id}/stop`);
+    const res = await pending;
+    const body = (await res.json()) as any;
+    expect({ status: res.status, body }).toMatchObject({ status: 200, body: { id: msg.id, status: "stopped" } });
+    expect(words(400).join("")).toStartWith(body.content);
+    expect(body.content.length).toBeLessThan(words(400).join("").length);
+  });
+
+  test("a position past the end still gets the terminal event, on the generating instance and elsewhere", async () => {
+    const { a, b, key } = await setup(30, 10);
+    const head = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }), 2);
+    const { conversation_id: convId, message_id: msgId } = head[0]!.data;
+    const [onA, onB] = await Promise.all([
+      readEvents(await get(a.base, key, `${eventsPath(convId, msgId)}?after=100000`)),
+      readEvents(await get(b.base, key, `${eventsPath(convId, msgId)}?after=100000`)),
+    ]);
+    for (const events of [onA, onB]) expect(events.map((e) => e.data.type)).toEqual(["end"]);
+  });
+
+  test("an Idempotency-Key whose first request died before starting a reply is taken over after a minute", async () => {
+    const { a, key } = await setup(1, 0);
+    const keyId = (await findKeyBySecret(a.h.store.db, key))!.id;
+    const t0 = Date.now();
+    expect((await claim(a.h.store.db, keyId, "orphan", "h", t0)).kind).toBe("first");
+    expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + 1_000)).kind).toBe("pending");
+    expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + ABANDONED_MS + 1)).kind).toBe("first");
+    await recordReply(a.h.store.db, keyId, "orphan", "msg_x");
+    // A record with a reply is never taken over before its 24 h.
+    expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + 3_600_000)).kind).toBe("reply");
+    expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + IDEMPOTENCY_TTL_MS + ABANDONED_MS + 2)).kind).toBe("first");
   });
 });

@@ -10,6 +10,8 @@ import { idempotencyKeys } from "../db/schema.ts";
 import { ApiError, type ErrorPayload } from "../http/errors.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** A record this old with neither a reply nor an error belongs to a request that died before starting one. */
+export const ABANDONED_MS = 60_000;
 const PRINTABLE = /^[\x20-\x7E]{1,255}$/;
 
 /** The request's Idempotency-Key, if any; 400 when it is empty, too long or not printable ASCII. */
@@ -54,7 +56,11 @@ export async function claim(db: Db, keyId: string, idemKey: string, hash: string
         createdAt: at,
         expiresAt: new Date(now + IDEMPOTENCY_TTL_MS),
       },
-      setWhere: sql`${idempotencyKeys.expiresAt} <= ${at.toISOString()}::timestamptz`,
+      // Expired, or abandoned: a first request that neither started a reply nor failed within
+      // ABANDONED_MS died on its way (its instance crashed); the next retry takes its place.
+      setWhere: sql`${idempotencyKeys.expiresAt} <= ${at.toISOString()}::timestamptz
+        or (${idempotencyKeys.messageId} is null and ${idempotencyKeys.errorStatus} is null
+            and ${idempotencyKeys.createdAt} <= ${new Date(now - ABANDONED_MS).toISOString()}::timestamptz)`,
     })
     .returning({ keyId: idempotencyKeys.keyId });
   if (won.length) return { kind: "first" };

@@ -124,9 +124,12 @@ export class Run {
 
   readonly conversationId: string;
 
-  /** Replays the events after `after`, then forwards new ones until unsubscribed. */
+  /**
+   * Replays the events after `after`, then forwards new ones until unsubscribed. The terminal
+   * event always reaches the listener, whatever `after` says (a client cannot wait past the end).
+   */
   subscribe(listener: (e: Sequenced) => void, after = 0): () => void {
-    for (const e of this.events) if (e.seq > after) listener(e);
+    for (const e of this.events) if (e.seq > after || isTerminal(e.event)) listener(e);
     this.listeners.set(listener, after);
     return () => this.listeners.delete(listener);
   }
@@ -149,7 +152,8 @@ export class Run {
       if (this.pending.length >= BATCH_EVENTS) this.flush();
       else this.flushTimer ??= setTimeout(() => this.flush(), this.deps.options.replyFlushMs);
     }
-    for (const l of this.listeners.keys()) {
+    for (const [l, after] of this.listeners) {
+      if (e.seq <= after && !isTerminal(event)) continue;
       try {
         l(e);
       } catch {
