@@ -37,6 +37,7 @@ const HEADERS = {
 
 type Operation = {
   security?: unknown;
+  parameters?: unknown[];
   requestBody?: { content?: Record<string, unknown> };
   responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
 };
@@ -76,6 +77,7 @@ export function buildOpenApi(app: AnyElysia, chatBodySchema: unknown) {
       ok.content = { ...ok.content, "text/event-stream": { schema: StreamEvent } };
     }
   }
+  documentReplies(generated.paths, ref);
   return {
     ...INFO,
     paths: generated.paths,
@@ -85,4 +87,37 @@ export function buildOpenApi(app: AnyElysia, chatBodySchema: unknown) {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key: prl_…" } },
     },
   };
+}
+
+/** What the reply routes' schemas cannot say: Idempotency-Key, the resume position, the event stream. */
+function documentReplies(paths: Record<string, Record<string, Operation>>, ref: (name: string) => unknown) {
+  const chat = paths["/v1/chat"]?.post;
+  if (chat) {
+    chat.parameters = [
+      ...(chat.parameters ?? []),
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description: "1–255 printable ASCII characters; a retry with the same key and body gets the same reply (kept 24 h).",
+        schema: { type: "string", maxLength: 255 },
+      },
+    ];
+  }
+  const events = paths["/v1/conversations/{id}/messages/{message_id}/events"]?.get;
+  if (!events) return;
+  events.parameters = [
+    ...(events.parameters ?? []),
+    { name: "after", in: "query", required: false, description: "Event id to resume after (0: from `start`).", schema: { type: "integer", minimum: 0 } },
+    { name: "Last-Event-ID", in: "header", required: false, description: "Event id to resume after; wins over `after`.", schema: { type: "string" } },
+  ];
+  const responses = events.responses ?? {};
+  const headers = responses["204"]?.headers ?? { "X-Request-Id": ref("X-Request-Id") };
+  delete responses["204"];
+  responses["200"] = {
+    description: "The reply's events after the position: `id: <n>` and `data: <event>` lines, up to `end` or `error`.",
+    headers,
+    content: { "text/event-stream": { schema: StreamEvent } },
+  };
+  events.responses = responses;
 }

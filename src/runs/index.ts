@@ -15,7 +15,6 @@ import { ApiError } from "../http/errors.ts";
 import { httpCore } from "../http/index.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { urlOf } from "../http/request-id.ts";
-import { StreamEvent } from "../chat/model.ts";
 import type { RunRegistry } from "../chat/run.ts";
 import { isId } from "../ids.ts";
 import { replyStream, waitForEnd } from "./feed.ts";
@@ -74,12 +73,7 @@ export const replyRoutes = (deps: ReplyDeps) => {
           summary: "Resume a reply's events",
           description:
             "The reply's SSE events after `Last-Event-ID` (header) or `after` (query), then live ones until `end` or `error`. For a finished reply, the rest at once. Any instance serves any reply.",
-          parameters: [
-            { name: "after", in: "query", required: false, schema: { type: "integer", minimum: 0 }, description: "Event id to resume after (0: from `start`)." },
-            { name: "Last-Event-ID", in: "header", required: false, schema: { type: "string" }, description: "Wins over `after`." },
-          ],
-          responses: { 200: { description: "The event stream.", content: { "text/event-stream": { schema: StreamEvent } } } },
-        } as never,
+        },
       },
     )
     .post(
