@@ -80,4 +80,38 @@ describe("client: streams that survive", () => {
     expect(rest.at(-1)).toMatchObject({ type: "end", status: "stopped" });
     expect(text([...head, ...rest])).toBe(stopped.content);
   });
+
+  test("chatStream with an idempotencyKey sends the POST again when its answer is lost: one reply, all events", async () => {
+    const { a, key, stop } = await twoInstances(scriptedAgent(words(30), { delayMs: 10 }));
+    stops.push(stop);
+    let lost = 0;
+    // The first POST reaches the server, but its answer never reaches the client.
+    const fetchFn = async (url: string, init: RequestInit) => {
+      const res = await fetch(url, init);
+      if (init.method === "POST" && lost++ === 0) {
+        await res.body?.cancel();
+        throw new TypeError("connection reset");
+      }
+      return res;
+    };
+    const client = createClient({ baseUrl: a.base, apiKey: key, fetch: fetchFn });
+    const events: ChatEvent[] = [];
+    for await (const e of client.chatStream({ message: "go", idempotencyKey: crypto.randomUUID() })) events.push(e);
+    expect(lost).toBe(2);
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
+    expect(text(events)).toBe(words(30).join(""));
+    const list = await client.conversations.page();
+    expect(list.data.length).toBe(1);
+    // Without a key the same loss is an error: a second POST could start a second reply.
+    let failed = 0;
+    const plain = createClient({
+      baseUrl: a.base,
+      apiKey: key,
+      fetch: async (url, init) => {
+        if (init.method === "POST" && failed++ === 0) throw new TypeError("connection reset");
+        return fetch(url, init);
+      },
+    });
+    await expect(plain.chatStream({ message: "go" }).next()).rejects.toMatchObject({ code: "connection_error" });
+  });
 });

@@ -199,6 +199,8 @@ export function createClient(options: ClientOptions) {
     open: (() => Promise<Response>) | null,
     signal: AbortSignal | undefined,
     at: { conversationId: string; messageId: string; after: number } | null = null,
+    /** The POST may be sent again (it carries an Idempotency-Key: a retry cannot start a second reply). */
+    reopen = false,
   ): AsyncGenerator<ChatEvent> {
     let failures = 0;
     for (;;) {
@@ -211,7 +213,8 @@ export function createClient(options: ClientOptions) {
       } catch (error) {
         if (signal?.aborted) return;
         // A reply we already follow survives a failed reconnect (instance restarting, network blip).
-        if (!at || !(error instanceof ParleyError) || !(error.status === 0 || error.status >= 500) || ++failures > (options.maxResumes ?? 3)) throw error;
+        const transient = error instanceof ParleyError && (error.status === 0 || error.status >= 500 || error.code === "idempotency_in_progress");
+        if (!(at || reopen) || !transient || ++failures > (options.maxResumes ?? 3)) throw error;
         await sleep(250 * failures, signal);
         continue;
       }
@@ -228,7 +231,7 @@ export function createClient(options: ClientOptions) {
         return;
       } catch (error) {
         if (signal?.aborted) return;
-        if (!at || !(error instanceof ParleyError) || error.code !== "stream_interrupted" || ++failures > (options.maxResumes ?? 3)) throw error;
+        if (!(at || reopen) || !(error instanceof ParleyError) || error.code !== "stream_interrupted" || ++failures > (options.maxResumes ?? 3)) throw error;
         await sleep(250 * (failures - 1), signal);
       }
     }
@@ -254,14 +257,15 @@ export function createClient(options: ClientOptions) {
      * `start`, it is resumed transparently from the last event received (`Last-Event-ID` on the
      * reply's events endpoint, any instance), up to `maxResumes` times in a row. Aborting
      * `signal` ends the iteration, whenever it happens (the server still completes and stores
-     * the reply). A stream that closes or breaks without `end` or `error`, and cannot be
+     * the reply). With `idempotencyKey`, a POST that fails on the way (no answer, 5xx, a break
+     * before `start`) is sent again too: the key makes the server answer with the same reply. A stream that closes or breaks without `end` or `error`, and cannot be
      * resumed, throws `ParleyError` with code `stream_interrupted`; an event that is not JSON,
      * `invalid_response`.
      */
     async *chatStream(input: ChatInput): AsyncGenerator<ChatEvent> {
       const headers: Record<string, string> = input.idempotencyKey ? { "idempotency-key": input.idempotencyKey } : {};
       const open = () => request("POST", "/chat", chatBody(input, true), input.signal, headers);
-      yield* follow(open, input.signal);
+      yield* follow(open, input.signal, null, Boolean(input.idempotencyKey));
     },
 
     /** The events of a reply after event `after` (0 or omitted: from `start`), then live until it ends; resumes like `chatStream`. */
