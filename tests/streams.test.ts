@@ -244,6 +244,17 @@ describe("lease", () => {
     expect(conv.messages.find((m: any) => m.id === id)).toMatchObject({ status: "failed", content: "" });
   });
 
+  test("a live reply keeps its lease while its agent is silent for longer than the lease", async () => {
+    // Lease 1 s on both instances (sweeping every 0.5 s); the agent says nothing for 2.5 s.
+    const pair = await twoInstances(scriptedAgent(["late", " but alive"], { silenceMs: 2_500 }), { replyLeaseMs: 1_000 });
+    stops.push(pair.stop);
+    const { a, b, key } = pair;
+    const events = await readEvents(await post(a.base, key, "/v1/chat", { message: "think first", stream: true }));
+    expect(events.at(-1)!.data).toMatchObject({ type: "end", status: "completed" });
+    const stored = (await conversation(b.base, key, events[0]!.data.conversation_id)).messages[1];
+    expect(stored).toMatchObject({ status: "completed", content: "late but alive" });
+  });
+
   test("a reply whose lease passed reads as failed on GET /v1/conversations/:id at once", async () => {
     const { a, b, key } = await setup(1, 0);
     const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;

@@ -12,6 +12,7 @@ import type { MessageRow } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError, type ErrorPayload, sqlState, toApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
+import { type LeaseKeeper, leaseKeeperFor } from "../runs/lease.ts";
 import { notifierFor, type Notifier } from "../runs/notify.ts";
 import { createReply, finishReply, flushReply, replyStatus, type StoredEvent } from "../runs/store.ts";
 
@@ -81,7 +82,7 @@ export class Run {
   private delta = "";
   private storedSeq = 1;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly heartbeat: ReturnType<typeof setInterval>;
+  private readonly leases: LeaseKeeper;
   private writing: Promise<void> = Promise.resolve();
   private readonly unsubscribeStop: () => void;
 
@@ -118,7 +119,8 @@ export class Run {
     this.events.push({ seq: ++this.seq, event: start });
     this.unsubscribeStop = this.notifier.on(`s:${id}`, () => this.stop());
     // Renews the lease while the agent is silent (a model thinking before its first token).
-    this.heartbeat = setInterval(() => this.flush(), Math.max(50, Math.floor(deps.options.replyLeaseMs / 4)));
+    this.leases = leaseKeeperFor(deps, { ...deps, leaseMs: deps.options.replyLeaseMs });
+    this.leases.add(this);
     this.done = this.execute(input.history, input.message);
   }
 
@@ -194,7 +196,7 @@ export class Run {
   }
 
   /** The reply left `in_progress` under us: deleted with its conversation, or swept after a lost lease. */
-  private async lost(): Promise<void> {
+  async lost(): Promise<void> {
     const status = await replyStatus(this.deps.db, this.id).catch(() => undefined);
     this.cancel(
       status === null
@@ -264,7 +266,7 @@ export class Run {
     // Let the sockets take what was just emitted before this run spends CPU on persisting: when
     // many runs wake at once, their tokens go out first instead of after every run's writes.
     await new Promise((r) => setTimeout(r, 0));
-    clearInterval(this.heartbeat);
+    this.leases.remove(this.id);
     clearTimeout(this.flushTimer);
     this.unsubscribeStop();
     await this.writing;

@@ -72,6 +72,14 @@ export async function flushReply(
   return rows[0].stop_requested ? "stop" : "running";
 }
 
+/** Renews the leases of running replies `ids`; returns those still running, with their stop flags. */
+export async function renewLeases(db: Db, ids: string[], leaseUntil: number): Promise<{ id: string; stop_requested: boolean }[]> {
+  return rowsOf(db, sql`
+    update messages set lease_until = ${ts(leaseUntil)}
+    where id in (select json_array_elements_text(${JSON.stringify(ids)}::json)) and status = 'in_progress'
+    returning id, stop_requested`);
+}
+
 /** Ends the reply: last events (the terminal one included), content, status, sources. False when gone. */
 export async function finishReply(
   db: Db,
