@@ -39,7 +39,8 @@ export async function beginTurn(
       throw notFound(conversationId);
     }
     history = (await listMessages(db, conversation.id))
-      .filter((m) => m.status === "completed")
+      // A stopped reply is what the user chose to keep; failed and running ones are not history.
+      .filter((m) => m.status === "completed" || m.status === "stopped")
       .map((m) => ({ role: m.role, content: m.content }));
   } else {
     conversation = await createConversation(db, keyId, titleFrom(message), at);
