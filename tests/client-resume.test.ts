@@ -114,4 +114,29 @@ describe("client: streams that survive", () => {
     });
     await expect(plain.chatStream({ message: "go" }).next()).rejects.toMatchObject({ code: "connection_error" });
   });
+
+  test("chat with an idempotencyKey: a lost answer is asked again, waits out 409 in progress, gets the one reply", async () => {
+    const { a, key, stop } = await twoInstances(scriptedAgent(words(40), { delayMs: 10 }));
+    stops.push(stop);
+    const statuses: number[] = [];
+    let lost = 0;
+    const fetchFn = async (url: string, init: RequestInit) => {
+      if (init.method === "POST" && lost++ === 0) {
+        // The request reaches the server (the reply starts), its answer is lost on the way back.
+        void fetch(url, init).then((r) => r.text());
+        await new Promise((r) => setTimeout(r, 50));
+        throw new TypeError("connection reset");
+      }
+      const res = await fetch(url, init);
+      statuses.push(res.status);
+      return res;
+    };
+    const client = createClient({ baseUrl: a.base, apiKey: key, fetch: fetchFn });
+    const reply = await client.chat({ message: "go", idempotencyKey: crypto.randomUUID() });
+    expect(reply).toMatchObject({ status: "completed", content: words(40).join("") });
+    expect(statuses[0]).toBe(409);
+    expect(statuses.at(-1)).toBe(200);
+    const list = await client.conversations.page();
+    expect(list.data.length).toBe(1);
+  });
 });

@@ -238,10 +238,30 @@ export function createClient(options: ClientOptions) {
   }
 
   return {
-    /** Sends a message and waits for the whole reply. */
+    /**
+     * Sends a message and waits for the whole reply. With `idempotencyKey`, a request whose
+     * answer is lost (no answer, 5xx) is sent again, up to `maxResumes` times, and a retry that
+     * finds the first request still running (409 `idempotency_in_progress`) waits `Retry-After`
+     * and asks again until the reply has ended: the server never starts a second reply.
+     */
     async chat(input: ChatInput): Promise<ChatReply> {
       const headers: Record<string, string> = input.idempotencyKey ? { "idempotency-key": input.idempotencyKey } : {};
-      const res = await request("POST", "/chat", chatBody(input, false), input.signal, headers);
+      let failures = 0;
+      let res: Response;
+      for (;;) {
+        try {
+          res = await request("POST", "/chat", chatBody(input, false), input.signal, headers);
+          break;
+        } catch (error) {
+          if (!input.idempotencyKey || !(error instanceof ParleyError) || input.signal?.aborted) throw error;
+          if (error.code === "idempotency_in_progress") {
+            await sleep(1_000 * (error.retryAfter ?? 1), input.signal);
+            continue;
+          }
+          if (!(error.status === 0 || error.status >= 500) || error.code === "generation_failed" || ++failures > (options.maxResumes ?? 3)) throw error;
+          await sleep(250 * failures, input.signal);
+        }
+      }
       const r = await readJson(res, (v) => typeof v.id === "string" && typeof v.content === "string", input.signal);
       return {
         id: r.id as string,
