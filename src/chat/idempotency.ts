@@ -79,7 +79,7 @@ export async function inspect(db: Db, keyId: string, idemKey: string, hash: stri
 
 const where = (keyId: string, idemKey: string) => and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idemKey, idemKey));
 
-/** The first request started its reply: retries follow it. */
+/** Points the record at a reply. (The chat route does this inside the statement creating the reply, runs/store.ts.) */
 export async function recordReply(db: Db, keyId: string, idemKey: string, messageId: string): Promise<void> {
   await db.update(idempotencyKeys).set({ messageId }).where(where(keyId, idemKey));
 }

@@ -7,13 +7,13 @@ import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import type { MessageRow } from "../conversations/service.ts";
 import { replyStream } from "../runs/feed.ts";
 import { findReplyOfKey, lastEvent } from "../runs/store.ts";
-import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, inspect, recordError, recordReply } from "./idempotency.ts";
-
-/** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
-const PENDING_WAIT_MS = 5_000;
+import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, inspect, recordError } from "./idempotency.ts";
 import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
 import { Run, type RunDeps, type RunRegistry } from "./run.ts";
 import { beginTurn } from "./service.ts";
+
+/** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
+const PENDING_WAIT_MS = 5_000;
 
 /** The chat route's dependencies: the guard's and the run's, plus the registry of live runs. */
 export interface ChatDeps extends GuardDeps, RunDeps {
@@ -80,8 +80,8 @@ export const chatRoutes = (deps: ChatDeps) => {
         try {
           const at = new Date(deps.now());
           const turn = await beginTurn(deps.db, apiKey.id, body.message, body.conversation_id, at);
-          run = deps.runs.track(await Run.start(deps, { conversationId: turn.conversation.id, history: turn.history, message: body.message, at }));
-          if (idemKey) await recordReply(deps.db, apiKey.id, idemKey, run.id);
+          const idempotency = idemKey ? { keyId: apiKey.id, idemKey } : undefined;
+          run = deps.runs.track(await Run.start(deps, { conversationId: turn.conversation.id, history: turn.history, message: body.message, at, idempotency }));
         } catch (error) {
           // Retries of a request that never started a reply: the same client error, or a fresh try after a server fault.
           if (idemKey && error instanceof ApiError && error.status < 500) await recordError(deps.db, apiKey.id, idemKey, error);

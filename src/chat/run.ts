@@ -55,6 +55,8 @@ export interface RunInput {
   history: ChatTurn[];
   message: string;
   at: Date;
+  /** The Idempotency-Key record to point at this reply, in the statement that creates it. */
+  idempotency?: { keyId: string; idemKey: string };
 }
 
 /**
@@ -98,6 +100,7 @@ export class Run {
         createdAt,
         leaseUntil: deps.now() + deps.options.replyLeaseMs,
         start: JSON.stringify(start),
+        idempotency: input.idempotency,
       });
     } catch (error) {
       // foreign_key_violation: a DELETE of the conversation won the race since the turn began.

@@ -33,11 +33,16 @@ const insertEvents = (from: string, events: StoredEvent[]) =>
   sql`insert into message_events (message_id, seq, data)
       select ${sql.raw(from)}.id, e.seq, e.data from ${sql.raw(from)}, json_to_recordset(${eventsJson(events)}::json) as e(seq integer, data text)`;
 
-/** Creates the running reply with its `start` event (seq 1); false when the conversation is gone. */
+/** Creates the running reply with its `start` event (seq 1); throws 23503 when the conversation is gone. */
 export async function createReply(
   db: Db,
-  r: { id: string; conversationId: string; createdAt: number; leaseUntil: number; start: string },
+  r: { id: string; conversationId: string; createdAt: number; leaseUntil: number; start: string; idempotency?: { keyId: string; idemKey: string } },
 ): Promise<void> {
+  // The Idempotency-Key record (if any) points at the reply in the same statement: a retry never
+  // sees one without the other.
+  const idem = r.idempotency
+    ? sql`, i as (update idempotency_keys set message_id = (select id from m) where key_id = ${r.idempotency.keyId} and idem_key = ${r.idempotency.idemKey})`
+    : sql``;
   await db.execute(sql`
     with m as (
       insert into messages (id, conversation_id, role, content, sources, status, created_at, lease_until, last_seq)
@@ -46,6 +51,7 @@ export async function createReply(
     ),
     ev as (${insertEvents("m", [{ seq: 1, data: r.start }])}),
     c as (update conversations set updated_at = greatest(updated_at, ${ts(r.createdAt)}) where id in (select conversation_id from m))
+    ${idem}
     select pg_notify(${CHANNEL}, 'e:' || m.id) from m`);
 }
 
