@@ -7,6 +7,7 @@
 import { createParser } from "eventsource-parser";
 import type { Agent } from "../../src/agent/types.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
+import { scriptedAgent } from "./agents.ts";
 import { harness, type Harness } from "./app.ts";
 import { secondStore } from "./store.ts";
 
@@ -76,3 +77,17 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, ms = 15_00
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** ` w0`, ` w1`, …: the tokens of the slow scripted agent. */
+export const words = (n: number) => Array.from({ length: n }, (_, i) => ` w${i}`);
+
+/** Two instances whose agent says `tokens` words, one every `delayMs`; stopped by the caller's `stops`. */
+export async function twoSlow(stops: (() => void)[], tokens: number, delayMs: number, yielded?: { count: number }) {
+  const pair = await twoInstances(scriptedAgent(words(tokens), { delayMs, sources: ["https://example.com/s"], yielded }));
+  stops.push(pair.stop);
+  return pair;
+}
+
+/** GET /v1/conversations/:id as JSON. */
+export const conversation = async (base: string, key: string, id: string) =>
+  (await (await get(base, key, `/v1/conversations/${id}`)).json()) as any;
