@@ -8,8 +8,8 @@
  *   for await (const e of parley.chatStream({ message: "Hi" })) if (e.type === "token") write(e.content);
  *   for await (const c of parley.conversations.list()) console.log(c.id);   // every page
  */
-import { EventSourceParserStream } from "eventsource-parser/stream";
-import { ParleyError, requestIdOf } from "./errors.ts";
+import { ParleyError } from "./errors.ts";
+import { followReply, type ReplyPosition } from "./stream.ts";
 import type {
   ChatEvent,
   ChatInput,
@@ -17,10 +17,10 @@ import type {
   Conversation,
   ConversationPage,
   ConversationSummary,
-  Message,
   ReplyRef,
   StoppedReply,
 } from "./types.ts";
+import { connectionError, isWire, readJson, sleep, toMessage, type Wire } from "./wire.ts";
 
 export { ParleyError } from "./errors.ts";
 export type * from "./types.ts";
@@ -39,73 +39,12 @@ export interface ClientOptions {
   maxResumes?: number;
 }
 
-type Wire = Record<string, unknown>;
-
-const isWire = (v: unknown): v is Wire => typeof v === "object" && v !== null && !Array.isArray(v);
-
-const invalid = (res: Response, what: string) =>
-  new ParleyError(res.status, "invalid_response", `Unexpected response from the server: ${what}.`, { requestId: requestIdOf(res) });
-
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/** A failure to get (or finish reading) a response, unless the caller aborted: a ParleyError. */
-function connectionError(error: unknown, signal?: AbortSignal): unknown {
-  if (signal?.aborted || error instanceof ParleyError) return error;
-  return new ParleyError(0, "connection_error", `Connection to the server failed: ${describe(error)}`, { cause: error });
-}
-
-/** A 2xx body as a JSON object, checked by `ok` (else `invalid_response`). */
-async function readJson<T extends Wire>(res: Response, ok: (v: Wire) => boolean, signal?: AbortSignal): Promise<T> {
-  let text: string;
-  try {
-    text = await res.text();
-  } catch (error) {
-    throw connectionError(error, signal);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    const type = res.headers.get("content-type");
-    throw invalid(res, `expected JSON, got ${type ? `'${type}'` : "a body"} starting '${text.slice(0, 60)}'`);
-  }
-  if (!isWire(value) || !ok(value)) throw invalid(res, `JSON of an unexpected shape starting '${text.slice(0, 60)}'`);
-  return value as T;
-}
-
 const summary = (c: Wire): ConversationSummary => ({
   id: c.id as string,
   createdAt: c.created_at as string,
   updatedAt: c.updated_at as string,
   title: c.title as string,
 });
-
-function toEvent(e: Wire, id: string | undefined): ChatEvent {
-  const seq = id !== undefined && /^\d+$/.test(id) ? { id: Number(id) } : {};
-  switch (e.type) {
-    case "start":
-      return { ...seq, type: "start", conversationId: e.conversation_id as string, ...(typeof e.message_id === "string" ? { messageId: e.message_id } : {}) };
-    case "end":
-      return { ...seq, type: "end", messageId: e.message_id as string, ...(e.status === "completed" || e.status === "stopped" ? { status: e.status } : {}) };
-    default:
-      return { ...seq, ...e } as ChatEvent; // token, sources and error share the wire's field names
-  }
-}
-
-const toMessage = (m: Wire): Message => ({
-  id: m.id as string,
-  role: m.role as "user" | "assistant",
-  content: m.content as string,
-  sources: m.sources as string[],
-  status: m.status as Message["status"],
-  createdAt: m.created_at as string,
-});
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
-  });
 
 export function createClient(options: ClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, "");
@@ -151,91 +90,8 @@ export function createClient(options: ClientOptions) {
   const replyPath = (conversationId: string, messageId: string) =>
     `/conversations/${encodeURIComponent(conversationId)}/messages/${encodeURIComponent(messageId)}`;
 
-  /** The events of one response, as they come; throws `stream_interrupted` if it ends without end/error. */
-  async function* read(res: Response, signal?: AbortSignal): AsyncGenerator<ChatEvent> {
-    const type = res.headers.get("content-type") ?? "";
-    if (!res.body || !/^text\/event-stream\b/i.test(type)) {
-      await res.body?.cancel().catch(() => {});
-      throw invalid(res, `expected an event stream, got ${type ? `'${type}'` : "no content type"}`);
-    }
-    const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
-    try {
-      for (;;) {
-        let next: Awaited<ReturnType<typeof events.read>>;
-        try {
-          next = await events.read();
-        } catch (error) {
-          if (signal?.aborted) return;
-          const message = `The stream broke before its end or error event: ${describe(error)}`;
-          throw new ParleyError(0, "stream_interrupted", message, { requestId: requestIdOf(res), cause: error });
-        }
-        if (next.done) break;
-        let data: unknown;
-        try {
-          data = JSON.parse(next.value.data);
-        } catch {
-          data = undefined;
-        }
-        if (!isWire(data) || typeof data.type !== "string") {
-          throw invalid(res, `an event that is not a JSON object: '${next.value.data.slice(0, 60)}'`);
-        }
-        const event = toEvent(data, next.value.id);
-        yield event;
-        if (event.type === "end" || event.type === "error") return;
-      }
-    } finally {
-      await events.cancel().catch(() => {});
-    }
-    if (signal?.aborted) return;
-    throw new ParleyError(0, "stream_interrupted", "The stream closed before its end or error event.", { requestId: requestIdOf(res) });
-  }
-
-  /**
-   * Follows a reply: `open()` (the POST) first when given, else the events endpoint; whenever
-   * the stream breaks once the reply is known (its `start` carried `message_id`), reconnects to
-   * the events endpoint after the last event id received.
-   */
-  async function* follow(
-    open: (() => Promise<Response>) | null,
-    signal: AbortSignal | undefined,
-    at: { conversationId: string; messageId: string; after: number } | null = null,
-    /** The POST may be sent again (it carries an Idempotency-Key: a retry cannot start a second reply). */
-    reopen = false,
-  ): AsyncGenerator<ChatEvent> {
-    let failures = 0;
-    for (;;) {
-      let res: Response;
-      try {
-        res =
-          open && !at
-            ? await open()
-            : await request("GET", `${replyPath(at!.conversationId, at!.messageId)}/events`, undefined, signal, { "last-event-id": String(at!.after) });
-      } catch (error) {
-        if (signal?.aborted) return;
-        // A reply we already follow survives a failed reconnect (instance restarting, network blip).
-        const transient = error instanceof ParleyError && (error.status === 0 || error.status >= 500 || error.code === "idempotency_in_progress");
-        if (!(at || reopen) || !transient || ++failures > (options.maxResumes ?? 3)) throw error;
-        await sleep(250 * failures, signal);
-        continue;
-      }
-      try {
-        for await (const event of read(res, signal)) {
-          if (event.type === "start" && event.messageId && !at) at = { conversationId: event.conversationId, messageId: event.messageId, after: 0 };
-          if (at && event.id !== undefined) {
-            if (event.id <= at.after && event.type !== "end" && event.type !== "error") continue; // already yielded
-            at.after = Math.max(at.after, event.id);
-          }
-          failures = 0;
-          yield event;
-        }
-        return;
-      } catch (error) {
-        if (signal?.aborted) return;
-        if (!(at || reopen) || !(error instanceof ParleyError) || error.code !== "stream_interrupted" || ++failures > (options.maxResumes ?? 3)) throw error;
-        await sleep(250 * (failures - 1), signal);
-      }
-    }
-  }
+  const follow = (open: (() => Promise<Response>) | null, signal: AbortSignal | undefined, at: ReplyPosition | null = null, reopen = false) =>
+    followReply({ request, replyPath, maxResumes: options.maxResumes ?? 3 }, open, signal, at, reopen);
 
   return {
     /**
