@@ -37,6 +37,12 @@ export function createParley(config: ParleyConfig) {
     checkLimit(`options.plans.${plan}.rpm`, l.rpm);
     checkLimit(`options.plans.${plan}.rpd`, l.rpd);
   }
+  // Same bounds as REPLY_LEASE_MS / REPLY_FLUSH_MS: a 0 here would spin timers.
+  const within = (name: string, v: number, min: number, max: number) => {
+    if (!Number.isSafeInteger(v) || v < min || v > max) throw new Error(`options.${name} must be an integer from ${min} to ${max}`);
+  };
+  within("replyLeaseMs", options.replyLeaseMs, 1_000, 600_000);
+  within("replyFlushMs", options.replyFlushMs, 10, 1_000);
   const deps = {
     db: config.store.db,
     agent: config.agent ?? retrievalAgent(config.store.db),

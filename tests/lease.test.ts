@@ -3,6 +3,7 @@
  * instance, on a sweep or a read; a writer that lost its lease is refused.
  */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { createParley } from "../src/mod.ts";
 import { createReply, flushReply, readEvents as readStored, sweepExpired } from "../src/runs/store.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { conversation, post, readEvents, twoInstances, twoSlow } from "./helpers/instances.ts";
@@ -50,5 +51,15 @@ describe("lease", () => {
     await createReply(a.h.store.db, { id, conversationId: reply.conversation_id, createdAt: past + 5_000, leaseUntil: past, start: '{"type":"start"}' });
     const conv = await conversation(b.base, key, reply.conversation_id);
     expect(conv.messages.find((m: any) => m.id === id)).toMatchObject({ status: "failed" });
+  });
+});
+
+describe("lease options", () => {
+  test("a host app's nonsense lease or flush interval is refused at start (never a spinning timer)", async () => {
+    const { a } = await setup(1, 0);
+    for (const options of [{ replyLeaseMs: 0 }, { replyLeaseMs: 999 }, { replyFlushMs: 5 }, { replyFlushMs: 1.5 }]) {
+      expect(() => createParley({ store: a.h.store, options })).toThrow(/options\.reply(Lease|Flush)Ms must be an integer/);
+    }
+    expect(() => createParley({ store: a.h.store, options: { replyLeaseMs: 1_000, replyFlushMs: 10 } })).not.toThrow();
   });
 });
