@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { createParley } from "../src/mod.ts";
 import { createReply, flushReply, readEvents as readStored, sweepExpired } from "../src/runs/store.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
-import { conversation, post, readEvents, twoInstances, twoSlow } from "./helpers/instances.ts";
+import { conversation, eventually, get, post, readEvents, twoInstances, twoSlow } from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -37,7 +37,22 @@ describe("lease", () => {
     const pair = await twoInstances(scriptedAgent(["late", " but alive"], { silenceMs: 2_500 }), { replyLeaseMs: 1_000 });
     stops.push(pair.stop);
     const { a, b, key } = pair;
-    const events = await readEvents(await post(a.base, key, "/v1/chat", { message: "think first", stream: true }));
+    const reading = readEvents(await post(a.base, key, "/v1/chat", { message: "think first", stream: true }));
+    // Meanwhile B reads the conversation again and again: a read sweeps an expired reply at once.
+    let done = false;
+    const statuses = new Set<string>();
+    const polling = (async () => {
+      const list = await eventually(async () => ((await (await get(b.base, key, "/v1/conversations?limit=1")).json()) as any).data[0]);
+      while (!done) {
+        statuses.add((await conversation(b.base, key, list.id)).messages[1]?.status ?? "none");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const events = await reading;
+    done = true;
+    await polling;
+    expect([...statuses]).not.toContain("failed");
+    expect(statuses.has("in_progress")).toBe(true);
     expect(events.at(-1)!.data).toMatchObject({ type: "end", status: "completed" });
     const stored = (await conversation(b.base, key, events[0]!.data.conversation_id)).messages[1];
     expect(stored).toMatchObject({ status: "completed", content: "late but alive" });

@@ -1,15 +1,21 @@
 /**
- * The periodic sweep each instance runs: ends replies whose lease has passed (their instance
- * died) as `failed`, and drops expired Idempotency-Key records. Every instance sweeps; the
- * statements are conditional, so several sweeping at once do each thing once. The timer never
- * keeps a process alive on its own.
+ * The periodic sweep: ends replies whose lease has passed (their instance died) as `failed`,
+ * and drops expired Idempotency-Key records. Every instance (process) sweeps each database it
+ * uses once, however many plugins it mounts on it, at the shortest interval any of them asks
+ * for; the statements are conditional, so instances sweeping at once do each thing once. The
+ * timer never keeps a process alive on its own.
  */
 import { purgeExpired } from "../chat/idempotency.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { sweepExpired } from "./store.ts";
 
-export function startSweeper(deps: { db: Db; now: () => number; logger: Logger }, everyMs: number): () => void {
+const sweepers = new WeakMap<Db, { everyMs: number; timer: ReturnType<typeof setInterval> }>();
+
+export function startSweeper(deps: { db: Db; now: () => number; logger: Logger }, everyMs: number): void {
+  const current = sweepers.get(deps.db);
+  if (current && current.everyMs <= everyMs) return;
+  if (current) clearInterval(current.timer);
   let running = false;
   const timer = setInterval(async () => {
     if (running) return;
@@ -28,5 +34,5 @@ export function startSweeper(deps: { db: Db; now: () => number; logger: Logger }
   // Bun/Node timers have unref(); Deno's are numbers, unreferenced through Deno.unrefTimer.
   if (typeof timer === "object") (timer as { unref?: () => void }).unref?.();
   else (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);
-  return () => clearInterval(timer);
+  sweepers.set(deps.db, { everyMs, timer });
 }
