@@ -22,6 +22,14 @@ export function renderMarkdown(r: R): string {
     [`Pagination depth (${f(r.pagination.rows)} conversations, one key)`, `first page: p50 ${f(r.pagination.first.p50, 2)} ms; after 190,000 rows: p50 ${f(r.pagination.deep.p50, 2)} ms`, `deep/first p50 **${f(r.pagination.p50Ratio, 2)}**, p99 ${f(r.pagination.p99Ratio, 2)}`, `≤ 1.3: ${goal(r.pagination.p50Ratio <= 1.3)}`],
     ["Non-stream chat, retrieval agent — PostgreSQL", `Parley: ${w(r.chat.postgres.parley)}; DB floor (same writes): ${w(r.chat.postgres.floor)}`, `req/s ${f(r.chat.postgres.rpsRatio, 2)}`, "—"],
     ["Non-stream chat, retrieval agent — PGlite", `Parley: ${w(r.chat.pglite.parley)}; DB floor (same writes): ${w(r.chat.pglite.floor)}`, `req/s ${f(r.chat.pglite.rpsRatio, 2)}`, "—"],
+    ...(r.ttft
+      ? [[
+          `Time to first token added by Parley (model agent, loopback OpenAI-compatible provider, ${f(r.ttft.rounds)} sequential streamed chats)${r.sectionsFrom?.ttft ? ` — run alone on \`${r.sectionsFrom.ttft.commit}\`, ${r.sectionsFrom.ttft.date}` : ""}`,
+          `direct: p50 ${f(r.ttft.directMs.p50, 2)} ms, p99 ${f(r.ttft.directMs.p99, 2)} ms; through Parley: p50 ${f(r.ttft.parleyMs.p50, 2)} ms, p99 ${f(r.ttft.parleyMs.p99, 2)} ms; Parley's own path (same chat, instant agent): p50 ${f(r.ttft.instantAgentMs?.p50, 2)} ms, p99 ${f(r.ttft.instantAgentMs?.p99, 2)} ms`,
+          `added p50 **${f(r.ttft.addedMs.p50, 2)} ms**, p99 ${f(r.ttft.addedMs.p99, 2)} ms`,
+          "—",
+        ]]
+      : []),
     ["Compiled binary", r.binary.built ? `${f(r.binary.sizeMiB, 1)} MiB; start to first 200: ${f(r.binary.startToFirst200Ms)} ms (existing data folder), ${f(r.binary.firstStartMs)} ms (new folder, initdb)` : "not built (run `bun run build` first)", "—", "—"],
   ];
   return `# Benchmark results

@@ -11,6 +11,7 @@ import { createKey, findKeyBySecret } from "../src/auth/service.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { benchChatFloor, benchPagination, benchStreaming } from "./sections.ts";
+import { benchTtft } from "./ttft.ts";
 import { ensureWrk, ROOT, running, sideBySide, startServer, wrk } from "./lib.ts";
 
 const started = Date.now();
@@ -78,6 +79,10 @@ try {
     log("5: non-stream chat with the retrieval agent, PostgreSQL and PGlite, vs the database's own floor");
     results.chat = await benchChatFloor(dbUrl, sql, store, tmp);
   }
+  if (want("ttft")) {
+    log("7: time to first token added by Parley (model agent vs the loopback provider called directly)");
+    results.ttft = await benchTtft(dbUrl, key);
+  }
   if (want("binary")) {
     log("6: compiled binary");
     results.binary = await benchBinary(tmp);
@@ -120,6 +125,13 @@ const meta = {
 };
 if (only) {
   console.log(JSON.stringify(results, null, 2));
+  if (process.env.BENCH_MERGE !== "1") process.exit(0);
+  // BENCH_MERGE=1: put this run's sections into the last full run's results (their commit noted).
+  const previous = JSON.parse(await Bun.file(join(ROOT, "bench/results.json")).text());
+  const merged = { ...previous, ...results, sectionsFrom: { ...previous.sectionsFrom, ...Object.fromEntries(Object.keys(results).map((k) => [k, meta])) } };
+  writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify(merged, null, 2)}\n`);
+  const { renderMarkdown } = await import("./report.ts");
+  writeFileSync(join(ROOT, "bench/results.md"), renderMarkdown(merged));
   process.exit(0);
 }
 writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify({ ...meta, ...results }, null, 2)}\n`);

@@ -1,9 +1,12 @@
 /**
  * The Parley server as the bench runs it: the real app (createApp) in its own process, on the
  * store and agent the environment names. Prints `ready <port>`.
- *   BENCH_AGENT=default | instant:<tokens> | hold   (hold: every reply waits for SIGUSR2, then
- *   yields one token carrying the broadcast time and ends a second later, for the fan-out measurement)
+ *   BENCH_AGENT=default | instant:<tokens> | hold | llm   (hold: every reply waits for SIGUSR2, then
+ *   yields one token carrying the broadcast time and ends a second later, for the fan-out measurement;
+ *   llm: the model agent LLM_* describe, as the server builds it)
  */
+import { agentFromEnv } from "../src/agent/llm/index.ts";
+import { loadEnv } from "../src/config/env.ts";
 import type { Agent } from "../src/agent/types.ts";
 import { RunRegistry } from "../src/chat/run.ts";
 import { createLogger } from "../src/config/logger.ts";
@@ -41,6 +44,7 @@ function agentFrom(spec = "default"): Agent | undefined {
       },
     };
   }
+  if (spec === "llm") return agentFromEnv(loadEnv(process.env), store.db, createLogger("error"));
   return undefined; // the default retrieval agent
 }
 

@@ -3,12 +3,13 @@
  * The one command-line entry: `serve`, `migrate`, `keys …`, `ingest …`.
  * The environment is validated before anything else; a bad value stops here.
  */
-import { ingestCommand } from "./cli/ingest.ts";
-import { keysCommand } from "./cli/keys.ts";
-import { CLOSE_TIMEOUT_MS, closeWithin, openStoreFromEnv } from "./cli/store.ts";
-import { loadEnv } from "./config/env.ts";
-import type { Db, Store } from "./db/client.ts";
-import { migrate } from "./db/migrate.ts";
+import { resolve } from "node:path";
+import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./cli/admin.ts";
+import { interruptibleStore, runStoreCommand } from "./cli/commands.ts";
+import { consoleIo } from "./cli/io.ts";
+import { describeHolder, LockBusy, serverHolding } from "./cli/lock.ts";
+import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./cli/store.ts";
+import { type Env, loadEnv } from "./config/env.ts";
 import { serve } from "./server.ts";
 
 const USAGE = `usage: parley <command>
@@ -16,6 +17,7 @@ const USAGE = `usage: parley <command>
   migrate               apply database migrations
   keys create|list|revoke|update ...
   ingest PATH...        load knowledge-base documents (.jsonl, .md, .txt)
+                        (migrate, keys and ingest run on the running server when it holds DATA_DIR)
   healthcheck           exit 0 when the server on PORT answers /healthz (for containers)`;
 
 async function main(argv: string[]): Promise<number> {
@@ -37,25 +39,72 @@ async function main(argv: string[]): Promise<number> {
     await serve(env);
     return -1; // keeps running
   }
-  const opening = openStoreFromEnv(env);
-  interruptible(command, opening);
-  const store = interruptibleStore(await opening);
+  interruptible(command);
+  return storeCommand(env, command, rest);
+}
+
+/** How long a CLI command waits for a server that holds the folder to answer on its socket (it may be starting). */
+const SERVER_WAIT_MS = 60_000;
+
+/**
+ * A store command. With PGlite, the folder may be held: by a running server (the command is
+ * forwarded to its admin socket, see cli/admin.ts; while the server starts, e.g. during PGlite's
+ * initdb, we wait for the socket to answer), or by another command (a clear error, exit 1).
+ */
+async function storeCommand(env: Env, command: string, rest: string[]): Promise<number> {
+  const dir = resolve(env.DATA_DIR);
+  const label = command === "keys" && rest[0] ? `keys ${rest[0]}` : command;
+  const deadline = Date.now() + SERVER_WAIT_MS;
+  for (;;) {
+    const opening = openStoreFromEnv(env, { command: label, warn: (msg) => console.error(`warning: ${msg}`) });
+    state.opening = opening; // a signal from here on closes what it opens (PGlite's initdb takes seconds)
+    const busy = await opening.then(
+      () => null,
+      (e) => (e instanceof LockBusy ? e : null),
+    );
+    if (!busy) return local(opening, command, rest);
+    state.opening = undefined;
+    const server = serverHolding(dir);
+    if (!server) throw busy; // another command holds it
+    if (interrupted) return -1;
+    const problem = socketPathProblem(dir);
+    if (problem) throw new Error(`The data folder ${dir} is held by a Parley server (${describeHolder(server)}) that cannot take commands: ${problem}.`);
+    if (await adminAnswers(dir)) return forwarded(dir, [command, ...rest]);
+    if (Date.now() > deadline) {
+      throw new Error(
+        `The data folder ${dir} is held by a Parley server (${describeHolder(server)}) that does not answer on ${resolve(dir, ADMIN_SOCKET)} ` +
+          `after ${SERVER_WAIT_MS / 1000} s: it may be paused or stuck. Resume or stop it, then run the command again.`,
+      );
+    }
+    await Bun.sleep(200);
+  }
+}
+
+/** Runs the command on the store this process opened. */
+async function local(opening: Promise<OpenedStore>, command: string, rest: string[]): Promise<number> {
+  const store = interruptibleStore(await opening, () => interrupted);
   if (interrupted) return -1; // the signal handler closes the store and exits
   try {
-    await migrate(store);
-    if (command === "migrate") {
-      console.log(`migrations applied (${store.describe})`);
-      return 0;
-    }
-    return command === "keys" ? await keysCommand(store, rest) : await ingestCommand(store, rest);
+    return await runStoreCommand(store, command, rest, consoleIo);
   } finally {
     await store.close(); // the same close as the signal handler's, if it started one
   }
 }
 
+/** Runs the command on the server holding `dir`, printing its output as if it ran here. */
+async function forwarded(dir: string, argv: string[]): Promise<number> {
+  state.forwarding = new AbortController();
+  const { code, stdout, stderr } = await forward(dir, argv, state.forwarding.signal);
+  for (const line of stderr) console.error(line);
+  for (const line of stdout) console.log(line);
+  return code;
+}
+
 /** The exit code after an interrupting signal, as shells report it (128 + the signal's number). */
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 let interrupted: NodeJS.Signals | undefined;
+/** What a signal has to stop: the store this process opens, or a command forwarded to the server. */
+const state: { opening?: Promise<OpenedStore>; forwarding?: AbortController } = {};
 
 /**
  * SIGINT/SIGTERM during a store command (keys, ingest, migrate) — including while PGlite creates
@@ -63,52 +112,40 @@ let interrupted: NodeJS.Signals | undefined;
  * within 5 s (PostgreSQL pool), then exits 130 (SIGINT) or 143 (SIGTERM). The interrupted command
  * stops there: an ingest keeps the documents already stored (run it again for the rest; a URL
  * already present is replaced). Exit 1 when closing fails or hangs past CLOSE_TIMEOUT_MS.
+ * A command forwarded to a running server is abandoned: the server stops it at its next
+ * transaction (the same rule), and we exit 130/143 at once.
  */
-function interruptible(command: string, opening: ReturnType<typeof openStoreFromEnv>): void {
+function interruptible(command: string): void {
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) return; // already closing; the close is bounded
     interrupted = signal;
+    const code = SIGNAL_EXIT[signal] ?? 1;
+    if (state.forwarding) {
+      state.forwarding.abort();
+      console.error(`${signal}: ${command} abandoned; the server stops it after the current statement`);
+      process.exit(code);
+    }
+    if (!state.opening) process.exit(code); // nothing opened yet (waiting for a server)
     console.error(`${signal}: stopping ${command} after the current statement, then closing the store`);
     void (async () => {
-      let code = SIGNAL_EXIT[signal] ?? 1;
+      let exitCode = code;
       try {
-        const opened = await opening;
+        const opened = await state.opening!;
         if ((await closeWithin(opened, CLOSE_TIMEOUT_MS)) === "timeout") {
           console.error(`error: closing the store timed out after ${CLOSE_TIMEOUT_MS / 1000} s`);
-          code = 1;
+          exitCode = 1;
         }
       } catch (error) {
         // Opening it failed (nothing to close), or closing it did.
         console.error(`error: ${(error as Error).message}`);
-        code = 1;
+        exitCode = 1;
       }
-      if (code !== 1) console.error(`${command} interrupted; the store was closed cleanly`);
-      process.exit(code);
+      if (exitCode !== 1) console.error(`${command} interrupted; the store was closed cleanly`);
+      process.exit(exitCode);
     })();
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-}
-
-/**
- * `store` for a CLI command: a transaction (one per ingested document) first lets the event loop
- * turn every 20 ms or so, and none starts once the command is interrupted. PGlite's statements
- * chain through microtasks only, so without the turn a signal would not be handled before the
- * whole ingest ended. The refusal is an administrator shutdown (SQLSTATE 57P01), which the
- * commands treat as the store going away: they stop instead of trying the next document.
- */
-function interruptibleStore<S extends Store>(store: S): S {
-  let turned = performance.now();
-  const db: Db = Object.create(store.db);
-  db.transaction = (async (...args: Parameters<Db["transaction"]>) => {
-    if (performance.now() - turned > 20) {
-      await new Promise((r) => setImmediate(r));
-      turned = performance.now();
-    }
-    if (interrupted) throw Object.assign(new Error(`interrupted by ${interrupted}`), { code: "57P01" });
-    return store.db.transaction(...args);
-  }) as Db["transaction"];
-  return { ...store, db };
 }
 
 main(process.argv.slice(2)).then(

@@ -63,7 +63,8 @@ export function createParley(config: ParleyConfig) {
   return api;
 }
 
-export type { Agent, AgentChunk, AgentInput, ChatTurn } from "./agent/types.ts";
+export type { Agent, AgentChunk, AgentInput, ChatTurn, Usage } from "./agent/types.ts";
+export { DEFAULT_SYSTEM_PROMPT, llmAgent, type LlmAgentOptions, type LlmConfig, type LlmProvider } from "./agent/llm/index.ts";
 export { retrievalAgent } from "./agent/retrieval.ts";
 export { createKey, listKeys, revokeKey, updateKey, type Plan } from "./auth/service.ts";
 export { RunRegistry } from "./chat/run.ts";
@@ -71,5 +72,6 @@ export { createLogger, type Logger } from "./config/logger.ts";
 export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
+export { buildOpenApi, type OpenApiOptions } from "./http/openapi.ts";
 export { ingestDocuments } from "./knowledge/service.ts";
 export { parseJsonl, parseMarkdown, type KnowledgeDoc } from "./knowledge/parse.ts";

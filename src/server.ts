@@ -8,17 +8,27 @@
  * - a second signal while stopping cuts the running replies off at once (each still ends with an
  *   `error` event and is stored as failed), then closes the store, exit 0.
  * The process never exits with the store open, unless closing it hangs past CLOSE_TIMEOUT_MS
- * (then it says so and exits 1). Bun-only.
+ * (then it says so and exits 1).
+ * On PGlite the server holds DATA_DIR's server lock for its whole life (a second server on the
+ * folder is refused at once), waits for a CLI command that holds the folder to end, and serves
+ * CLI commands on its admin socket (cli/admin.ts). A port already in use stops start-up with a
+ * clear error, exit 1: the listener does not share its port (no SO_REUSEPORT) unless REUSE_PORT=true.
+ * Bun-only.
  */
+import { agentFromEnv } from "./agent/llm/index.ts";
 import type { Agent } from "./agent/types.ts";
 import { createApp } from "./http/app.ts";
 import { RunRegistry } from "./chat/run.ts";
 import { type Env, optionsFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
+import { docsScript } from "./cli/docs-asset.ts";
+import { type AdminServer, startAdmin } from "./cli/admin.ts";
+import { describeHolder, lockServer } from "./cli/lock.ts";
 import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./cli/store.ts";
 import { SAMPLE_DOCS } from "./knowledge/sample.ts";
 import { countDocuments, ingestDocuments } from "./knowledge/service.ts";
+import { resolve } from "node:path";
 
 /** What a program embedding the server may choose; the environment sets everything else. */
 export interface ServeOptions {
@@ -34,10 +44,12 @@ interface Listening {
 
 /** Serves until SIGTERM/SIGINT, then exits the process itself (see above); resolves once listening. */
 export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<void> {
-  const logger = createLogger(env.LOG_LEVEL);
+  const logger = createLogger(env.LOG_LEVEL, env.LOG_FORMAT);
   const runs = new RunRegistry();
   let store: OpenedStore | undefined;
   let server: Listening | undefined;
+  let admin: AdminServer | undefined;
+  let releaseServerLock: (() => void) | undefined;
   let signalled: NodeJS.Signals | undefined;
   let hurriedAt: number | undefined;
   let hurry!: () => void;
@@ -47,25 +59,27 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
   const exit = async (code: number): Promise<never> => {
     try {
       if (store && (await closeWithin(store, CLOSE_TIMEOUT_MS)) === "timeout") {
-        logger.error("closing the store timed out; exiting without a clean close", { timeout_ms: CLOSE_TIMEOUT_MS });
+        logger.error({ timeout_ms: CLOSE_TIMEOUT_MS }, "closing the store timed out; exiting without a clean close");
         code = 1;
       }
     } catch (error) {
       // An unclean close can leave the PGlite folder damaged: say so, and exit non-zero.
-      logger.error("closing the store failed", { error });
+      logger.error({ error }, "closing the store failed");
       code = 1;
     }
-    if (code === 0) logger.info("stopped");
+    releaseServerLock?.();
+    if (code === 0) logger.info({}, "stopped");
     process.exit(code);
   };
 
   const shutdown = async (signal: NodeJS.Signals, srv: Listening): Promise<never> => {
-    logger.info("shutting down", { signal, running_replies: runs.size, grace_ms: env.SHUTDOWN_GRACE_MS });
+    logger.info({ signal, running_replies: runs.size, grace_ms: env.SHUTDOWN_GRACE_MS }, "shutting down");
     const deadline = Date.now() + env.SHUTDOWN_GRACE_MS;
     // Runs get `ms` to finish, unless a second signal comes meanwhile: then they are cut off at once.
     const drain = (ms: number) => Promise.race([runs.drain(ms), hurried.then(() => runs.drain(0))]);
     try {
       void srv.stop(false); // no new connections; open streams carry on
+      admin?.stop(); // no new CLI commands; a running one stops at its next transaction
       await drain(env.SHUTDOWN_GRACE_MS);
       // Requests not yet at the run stage (auth, storing the question) finish too, within the grace
       // (within 1 s of a second signal); a run one of them starts now is drained (or cut off) like the others.
@@ -74,7 +88,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       await drain(Math.max(0, deadline - Date.now()));
       await srv.stop(true);
     } catch (error) {
-      logger.error("shutdown failed", { error });
+      logger.error({ error }, "shutdown failed");
       return exit(1);
     }
     return exit(0);
@@ -86,36 +100,88 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     if (!signalled) {
       signalled = signal;
       if (server) void shutdown(signal, server);
-      else logger.info("signal during start-up: stopping once the current step is done", { signal });
+      else logger.info({ signal }, "signal during start-up: stopping once the current step is done");
     } else if (hurriedAt === undefined) {
       hurriedAt = Date.now();
       hurry();
-      if (server) logger.warn("second signal: ending the running replies now", { signal, running_replies: runs.size });
-      else logger.warn("second signal during start-up: the current step must finish before the store can close", { signal });
+      if (server) logger.warn({ signal, running_replies: runs.size }, "second signal: ending the running replies now");
+      else logger.warn({ signal }, "second signal during start-up: the current step must finish before the store can close");
     }
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
 
-  store = await openStoreFromEnv(env);
+  const dataDir = resolve(env.DATA_DIR);
+  if (!env.REUSE_PORT) checkPortFree(env.PORT, env.HOST); // fail in milliseconds, not after initdb and migrations
+  if (!env.DATABASE_URL) releaseServerLock = await lockServer(dataDir); // throws naming the other server
+  let waitLogged = false;
+  try {
+    store = await openStoreFromEnv(env, {
+      command: "serve",
+      warn: (msg) => logger.warn(msg),
+      // Only a CLI command can hold the folder while we hold the server lock: wait for it to end.
+      onBusy: async (busy) => {
+        if (signalled) throw new StartupStopped();
+        if (!waitLogged) logger.info({ holder: describeHolder(busy.holder) }, "the data folder is in use by a Parley command; waiting for it to end");
+        waitLogged = true;
+        await Bun.sleep(100);
+      },
+    });
+  } catch (error) {
+    if (error instanceof StartupStopped) return await exit(0);
+    releaseServerLock?.();
+    throw error;
+  }
   try {
     if (!signalled) await migrate(store);
     if (!signalled && (await countDocuments(store.db)) === 0) {
       await ingestDocuments(store.db, SAMPLE_DOCS);
-      logger.info("empty knowledge base: loaded the sample documents about Parley", { documents: SAMPLE_DOCS.length });
+      logger.info({ documents: SAMPLE_DOCS.length }, "empty knowledge base: loaded the sample documents about Parley");
     }
     if (signalled) return await exit(0);
     // No await from the check above to `server` being set: a signal lands either before it
     // (start-up stops) or after it (graceful shutdown), never in between.
-    const app = createApp({ store, runs, logger, agent, options: optionsFromEnv(env) }).listen({
-      port: env.PORT,
-      hostname: env.HOST,
-    });
+    const app = createApp({ store, runs, logger, agent: agent ?? agentFromEnv(env, store.db, logger), options: optionsFromEnv(env), docsScript });
+    // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start and
+    // the kernel would split the connections between them. The port may have been taken since
+    // the early check: the same error then.
+    portInUse(env.PORT, env.HOST, () => app.listen({ port: env.PORT, hostname: env.HOST, reusePort: env.REUSE_PORT }));
+    if (!env.DATABASE_URL) {
+      const opened = store;
+      try {
+        admin = startAdmin(dataDir, opened, (command, code) => logger.info({ command, exit_code: code }, "admin command"));
+      } catch (error) {
+        // E.g. a DATA_DIR path longer than a socket path may be (about 100 bytes): the server runs,
+        // and CLI commands say why they cannot reach it.
+        logger.warn({ error }, "no admin socket: CLI commands cannot run while this server holds the data folder");
+      }
+    }
     server = app.server!;
-    logger.info("listening", { url: `http://${app.server!.hostname}:${app.server!.port}`, store: store.describe });
+    logger.info({ url: `http://${app.server!.hostname}:${app.server!.port}`, store: store.describe }, "listening");
   } catch (error) {
     // The caller reports the failure (exit 1); the store is closed first all the same.
+    admin?.stop();
     await closeWithin(store, CLOSE_TIMEOUT_MS).catch(() => {});
+    releaseServerLock?.();
     throw error;
   }
 }
+
+/** Runs `listen`, turning "address in use" into an error that says which port and what to do. */
+function portInUse(port: number, host: string, listen: () => void): void {
+  try {
+    listen();
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
+    throw new Error(`port ${port} on ${host} is already in use (another Parley server or another program): stop it or set PORT`);
+  }
+}
+
+/** Throws (as portInUse) when `port` cannot be bound now; binds and closes a plain TCP listener. */
+function checkPortFree(port: number, host: string): void {
+  if (port === 0) return;
+  portInUse(port, host, () => Bun.listen({ hostname: host, port, socket: { data() {} } }).stop(true));
+}
+
+/** A signal while waiting for the data folder: start-up stops there. */
+class StartupStopped extends Error {}

@@ -78,7 +78,8 @@ describe("auth", () => {
 
   test("neither keys nor Authorization values reach the log, even on server errors", async () => {
     const lines: string[] = [];
-    const record = (msg: string, fields?: Record<string, unknown>) => void lines.push(JSON.stringify({ msg, fields }, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v)));
+    // A host's own logger, pino-style `(fields, msg)`: it gets what the library passes, unreduced by ours.
+    const record = (fields: Record<string, unknown>, msg: string) => void lines.push(JSON.stringify({ msg, fields }, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v)));
     const logger = { debug: record, info: record, warn: record, error: record };
     const failing: Agent = { respond: () => { throw new Error("boom"); } };
     const app = createApp({ store: h.store, logger, agent: failing });

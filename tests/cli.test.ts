@@ -1,45 +1,26 @@
 /** The command line, run as a user would: `bun src/main.ts …` in a temp data folder. */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { cli, PROCESS_TEST_MS, tempDir as tempFolder } from "./helpers/process.ts";
 import { onPostgres } from "./helpers/store.ts";
 
-setDefaultTimeout(30_000); // per file: see bunfig.toml
+setDefaultTimeout(PROCESS_TEST_MS); // per file: see bunfig.toml
 
-const root = join(import.meta.dir, "..");
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "parley-cli-"));
-  dirs.push(d);
-  return d;
-}
-
-/** Runs the CLI on PGlite in `dataDir` (never on the shared test database). */
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn(["bun", "src/main.ts", ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
-}
+const tempDir = () => tempFolder("parley-cli-");
 
 // The CLI always runs on its own PGlite folder here; the PostgreSQL run would only repeat it.
 describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
   const dataDir = tempDir();
   let keyId = "";
 
-  test("keys create prints the secret once, as the last line", async () => {
+  test("keys create prints the secret once, as the only stdout line (the id on stderr)", async () => {
     const r = await cli(["keys", "create", "--name", "ci", "--plan", "pro"], { DATA_DIR: dataDir });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n");
-    expect(lines.at(-1)).toMatch(/^prl_[A-Za-z0-9_-]{43}$/);
-    keyId = /key_[0-9a-z]{26}/.exec(r.stdout)![0];
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^prl_[A-Za-z0-9_-]{43}$/);
+    keyId = /created (key_[0-9a-z]{26})/.exec(r.stderr)![1]!;
     const list = await cli(["keys", "list"], { DATA_DIR: dataDir });
     expect(list.stdout).toContain(keyId);
     expect(list.stdout).toContain(lines.at(-1)!.slice(0, 12));
@@ -52,6 +33,7 @@ describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
     const bad = await cli(["keys", "create", "--name", "x", "--plan", "gold"], { DATA_DIR: dataDir });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("--plan must be one of");
+    expect(bad.stdout).toBe(""); // `KEY=$(parley keys create …)` gets nothing, and the exit status says why
     const ent = await cli(["keys", "create", "--name", "x", "--plan", "enterprise"], { DATA_DIR: dataDir });
     expect(ent.stderr).toContain("enterprise key needs");
     expect((await cli(["keys", "revoke", keyId], { DATA_DIR: dataDir })).code).toBe(0);
@@ -70,30 +52,31 @@ describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
     expect(r.stderr).toContain(`${join(dir, "kb.jsonl")}:2`);
   });
 
-  test("a second process on the same data folder gets a clear error naming it", async () => {
-    const proc = Bun.spawn(["bun", "src/main.ts", "serve"], {
-      cwd: root,
-      env: { PATH: process.env.PATH!, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "info" },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+  test("ingest skips a symlink loop and a broken link, reports them, and loads the rest", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "docs"));
+    writeFileSync(join(dir, "docs", "a.md"), "---\nurl: https://loop.test/a\n---\n# A\nquokka facts");
+    symlinkSync("..", join(dir, "docs", "up")); // docs/up/docs/up/… forever
+    symlinkSync("missing.md", join(dir, "docs", "broken.md"));
+    const r = await cli(["ingest", dir], { DATA_DIR: dataDir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe("ingested 1 document(s), skipped 2\n");
+    expect(r.stderr).toContain(`skipped ${join(dir, "docs", "up")}: folder already read as ${dir}`);
+    expect(r.stderr).toContain(`skipped ${join(dir, "docs", "broken.md")}: cannot read it (ENOENT)`);
+  });
+
+  test("a command while another holds the folder gets a clear error naming the folder and the holder", async () => {
+    const { lockDataDir } = await import("../src/cli/lock.ts");
+    const release = lockDataDir(dataDir, "ingest");
     try {
-      const reader = proc.stdout.getReader();
-      let out = "";
-      while (!out.includes("listening")) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`server exited: ${out}`);
-        out += new TextDecoder().decode(value);
-      }
-      const r = await cli(["keys", "list"], { DATA_DIR: dataDir });
+      const r = await cli(["keys", "create", "--name", "x", "--plan", "free"], { DATA_DIR: dataDir });
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`The data folder ${dataDir} is in use`);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(`The data folder ${dataDir} is in use by another Parley process (pid ${process.pid}`);
+      expect(r.stderr).toContain("`ingest`");
     } finally {
-      proc.kill("SIGTERM");
-      expect(await proc.exited).toBe(0);
+      release();
     }
-    // After a clean stop the folder is usable again.
-    expect((await cli(["keys", "list"], { DATA_DIR: dataDir })).code).toBe(0);
   });
 });
 

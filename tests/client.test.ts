@@ -1,15 +1,11 @@
 /** The typed client against a live server over real HTTP. */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { buildClient } from "../scripts/build-client.ts";
 import { createClient, ParleyError } from "../src/client/index.ts";
 import type { ChatEvent } from "../src/client/types.ts";
 import { findKeyBySecret } from "../src/auth/service.ts";
 import { createConversation } from "../src/conversations/service.ts";
 import { harness, type Harness } from "./helpers/app.ts";
-import { scriptedAgent } from "./helpers/agents.ts";
+import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -25,7 +21,7 @@ async function live(h: Harness, key?: string) {
 
 /** A client whose every request gets `respond`'s answer: for what a live server can't produce. */
 const canned = (respond: (init: RequestInit) => Response | Promise<Response>) =>
-  createClient({ baseUrl: "http://unused.invalid", apiKey: "k", fetch: async (_url, init) => respond(init) });
+  createClient({ baseUrl: "http://unused.invalid", apiKey: "k", maxRetries: 0, fetch: async (_url, init) => respond(init) });
 
 /** A loopback port nothing listens on. */
 function closedPort(): number {
@@ -33,6 +29,35 @@ function closedPort(): number {
   const port = l.port;
   l.stop(true);
   return port;
+}
+
+/**
+ * A real server in front of the app: answers the first `fails.length` requests itself (a status
+ * and headers), then passes requests to the app. Records when each request arrived.
+ */
+async function front(h: Harness, fails: { status: number; headers?: Record<string, string> }[]) {
+  const arrivals: number[] = [];
+  const srv = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(req) {
+      arrivals.push(performance.now());
+      const fail = fails[arrivals.length - 1];
+      if (!fail) return h.app.handle(req);
+      const body = { error: { type: "api_error", code: fail.status === 429 ? "rate_limit_exceeded" : "service_unavailable", message: "scripted" }, request_id: "req_front" };
+      return Response.json(body, { status: fail.status, headers: fail.headers });
+    },
+  });
+  stops.push(() => srv.stop(true));
+  return { arrivals, baseUrl: `http://127.0.0.1:${srv.port}` };
+}
+
+/** A TCP listener that accepts and at once drops every connection, counting them. */
+function dropper() {
+  let connections = 0;
+  const l = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (s) => { connections++; s.end(); }, data() {} } });
+  stops.push(() => l.stop(true));
+  return { port: l.port, count: () => connections };
 }
 
 async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
@@ -59,7 +84,7 @@ describe("client", () => {
     expect(reply.conversationId).toStartWith("conv_");
     const events: ChatEvent[] = [];
     for await (const e of client.chatStream({ message: "And how do I use it?", conversationId: reply.conversationId })) events.push(e);
-    expect(events[0]).toEqual({ id: 1, type: "start", conversationId: reply.conversationId, messageId: (events.at(-1) as { messageId: string }).messageId });
+    expect(events[0]).toEqual({ type: "start", conversationId: reply.conversationId });
     const end = events.at(-1)!;
     expect(end.type).toBe("end");
     const text = events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
@@ -69,16 +94,18 @@ describe("client", () => {
     expect(conv.messages[1]!.content).toBe(reply.content);
   });
 
-  test("aborting a stream ends the iteration", async () => {
+  test("after abort() a stream yields nothing more, not even events already received", async () => {
+    // No delay: the whole reply is in the client's buffers by the time the loop aborts.
     const tokens = Array.from({ length: 50 }, (_, i) => ` x${i}`);
-    const { client } = await live(await harness({ agent: scriptedAgent(tokens, { delayMs: 10 }) }));
+    const { client } = await live(await harness({ agent: scriptedAgent(tokens) }));
     const abort = new AbortController();
     const seen: ChatEvent[] = [];
     for await (const e of client.chatStream({ message: "go", signal: abort.signal })) {
       seen.push(e);
+      if (seen.length === 1) await Bun.sleep(100); // let the rest arrive and be buffered
       if (seen.length === 3) abort.abort();
     }
-    expect(seen.length).toBeLessThan(10);
+    expect(seen.map((e) => e.type)).toEqual(["start", "token", "token"]);
   });
 
   test("a failure mid-stream arrives as an error event", async () => {
@@ -121,19 +148,15 @@ describe("client", () => {
     expect(e400).toMatchObject({ status: 400, code: "invalid_request", param: "message" });
     const limited = await live(h, await h.key("enterprise", { rpm: 1, rpd: 100 }));
     await limited.client.conversations.page();
-    const e429 = await thrown(limited.client.conversations.page());
+    const e429 = await thrown(limited.client.conversations.page({}, { maxRetries: 0 }));
     expect(e429).toMatchObject({ status: 429, code: "rate_limit_exceeded" });
     expect(e429.retryAfter).toBeGreaterThan(0);
-    const e429s = await thrown(limited.client.chatStream({ message: "hi" }).next());
+    const e429s = await thrown(limited.client.chatStream({ message: "hi", maxRetries: 0 }).next());
     expect(e429s.code).toBe("rate_limit_exceeded");
   });
 
   test("a non-JSON error body still gives a ParleyError", async () => {
-    const client = createClient({
-      baseUrl: "http://unused.invalid",
-      apiKey: "k",
-      fetch: async () => new Response("<html>bad gateway</html>", { status: 502 }),
-    });
+    const client = canned(() => new Response("<html>bad gateway</html>", { status: 502 }));
     const e = await thrown(client.chat({ message: "hi" }));
     expect(e).toMatchObject({ status: 502, code: "http_error" });
     expect(e.message).toContain("bad gateway");
@@ -195,7 +218,7 @@ describe("client", () => {
   });
 
   test("no server at all is connection_error (with the cause); the caller's abort stays an AbortError", async () => {
-    const client = createClient({ baseUrl: `http://127.0.0.1:${closedPort()}`, apiKey: "k" });
+    const client = createClient({ baseUrl: `http://127.0.0.1:${closedPort()}`, apiKey: "k", maxRetries: 0 });
     for (const call of [() => client.chat({ message: "hi" }), () => client.conversations.page(), () => client.chatStream({ message: "hi" }).next()]) {
       const e = await thrown(call());
       expect(e).toMatchObject({ status: 0, code: "connection_error" });
@@ -238,60 +261,95 @@ describe("client", () => {
     expect((await thrown(at(new Date(Date.now() - 60_000)).chat({ message: "hi" }))).retryAfter).toBe(0);
   });
 
-  test.skipIf(!Bun.which("node"))("Node: `parley/client` resolves to the built bundle and works against a live server", async () => {
-    // A package folder with our package.json and the bundle where its "exports" say: the script
-    // imports `parley/client` by name (a self-reference), as a Node user would.
-    const dir = mkdtempSync(join(tmpdir(), "parley-client-node-"));
-    try {
-      await buildClient(join(dir, "dist/client"));
-      copyFileSync(join(import.meta.dir, "../package.json"), join(dir, "package.json"));
-      const h = await harness();
-      const srv = h.app.listen({ port: 0, hostname: "127.0.0.1" });
-      stops.push(() => srv.stop(true));
-      const baseUrl = `http://127.0.0.1:${srv.server!.port}`;
-      const script = join(dir, "smoke.mjs");
-      writeFileSync(
-        script,
-        `import { createClient, ParleyError } from "parley/client";
-const [baseUrl, apiKey, refusedUrl] = process.argv.slice(2);
-const client = createClient({ baseUrl, apiKey });
-const out = { node: process.version };
-const reply = await client.chat({ message: "What is a lifecycle hook?" });
-out.chat = { id: reply.id, conversationId: reply.conversationId, content: reply.content };
-const events = [];
-for await (const e of client.chatStream({ message: "And how do I use it?", conversationId: reply.conversationId })) events.push(e);
-out.stream = events;
-out.list = [];
-for await (const c of client.conversations.list()) out.list.push(c.id);
-const caught = async (p) => p.then(() => null, (e) => ({ parley: e instanceof ParleyError, status: e.status, code: e.code, requestId: e.requestId }));
-out.unauthorized = await caught(createClient({ baseUrl, apiKey: "prl_0000000000000000000000000000000000000000000" }).chat({ message: "hi" }));
-out.refused = await caught(createClient({ baseUrl: refusedUrl, apiKey }).chat({ message: "hi" }));
-console.log(JSON.stringify(out));
-`,
-      );
-      const proc = Bun.spawn(["node", script, baseUrl, await h.key(), `http://127.0.0.1:${closedPort()}`], {
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const timer = setTimeout(() => proc.kill(), 15_000);
-      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-      clearTimeout(timer);
-      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-      const out = JSON.parse(stdout);
-      expect(out.chat.id).toStartWith("msg_");
-      expect(out.chat.content.length).toBeGreaterThan(0);
-      const events = out.stream as ChatEvent[];
-      expect(events[0]).toMatchObject({ id: 1, type: "start", conversationId: out.chat.conversationId });
-      expect(events.at(-1)!.type).toBe("end");
-      const tokens = events.flatMap((e) => (e.type === "token" ? [e.content] : []));
-      expect(tokens.length).toBeGreaterThan(0);
-      expect(tokens.join("").length).toBeGreaterThan(0);
-      expect(out.list).toEqual([out.chat.conversationId]);
-      expect(out.unauthorized).toMatchObject({ parley: true, status: 401, code: "unauthorized" });
-      expect(out.unauthorized.requestId).toStartWith("req_");
-      expect(out.refused).toMatchObject({ parley: true, status: 0, code: "connection_error" });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+  test("429 and 503 are retried after Retry-After (or backoff), at most maxRetries times", async () => {
+    const h = await harness();
+    const apiKey = await h.key();
+    const ok = await front(h, [{ status: 503 }, { status: 429, headers: { "retry-after": "1" } }]);
+    const reply = await createClient({ baseUrl: ok.baseUrl, apiKey }).chat({ message: "hi" });
+    expect(reply.id).toStartWith("msg_");
+    expect(ok.arrivals).toHaveLength(3);
+    expect(ok.arrivals[2]! - ok.arrivals[1]!).toBeGreaterThanOrEqual(990); // waited out Retry-After: 1
+    const always = await front(h, Array(10).fill({ status: 503, headers: { "retry-after": "0" } }));
+    const e = await thrown(createClient({ baseUrl: always.baseUrl, apiKey, maxRetries: 3 }).conversations.page());
+    expect(e).toMatchObject({ status: 503, code: "service_unavailable" });
+    expect(always.arrivals).toHaveLength(4);
+    // A Retry-After beyond maxRetryDelay (a daily quota) fails at once, carrying it.
+    const daily = await front(h, [{ status: 429, headers: { "retry-after": "3600" } }]);
+    const e429 = await thrown(createClient({ baseUrl: daily.baseUrl, apiKey }).conversations.page());
+    expect(e429).toMatchObject({ status: 429, retryAfter: 3600 });
+    expect(daily.arrivals).toHaveLength(1);
+    // Other errors are never retried.
+    const other = await front(h, [{ status: 400 }]);
+    expect((await thrown(createClient({ baseUrl: other.baseUrl, apiKey }).conversations.page())).status).toBe(400);
+    expect(other.arrivals).toHaveLength(1);
+  });
+
+  test("connection errors are retried maxRetries times (default 2), then connection_error", async () => {
+    const d = dropper();
+    const e = await thrown(createClient({ baseUrl: `http://127.0.0.1:${d.port}`, apiKey: "k" }).conversations.page());
+    expect(e).toMatchObject({ status: 0, code: "connection_error" });
+    expect(d.count()).toBe(3);
+    const once = dropper();
+    await thrown(createClient({ baseUrl: `http://127.0.0.1:${once.port}`, apiKey: "k" }).chat({ message: "hi", maxRetries: 0 }));
+    expect(once.count()).toBe(1);
+  });
+
+  test("a timeout bounds each call (timeout error, not retried); for a stream, the longest silence", async () => {
+    const h = await harness({ agent: stuckAgent(["a", "b"]) });
+    const { client } = await live(h);
+    const e = await thrown(client.chat({ message: "hi", timeout: 300 }));
+    expect(e).toMatchObject({ status: 0, code: "timeout" });
+    const seen: ChatEvent[] = [];
+    const e2 = await thrown(
+      (async () => {
+        for await (const ev of client.chatStream({ message: "hi", timeout: 1_000 })) seen.push(ev);
+      })(),
+    );
+    expect(e2).toMatchObject({ code: "timeout" });
+    // Whatever arrived before the silence (all of it, unless the machine is very slow) came through.
+    const types: string[] = seen.map((ev) => ev.type);
+    expect(types).toEqual(["start", "token", "token"].slice(0, types.length));
+    // A server that never answers at all: one attempt, then timeout.
+    const silent = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Promise<Response>(() => {}) });
+    stops.push(() => silent.stop(true));
+    let asked = 0;
+    const counting = createClient({
+      baseUrl: `http://127.0.0.1:${silent.port}`,
+      apiKey: "k",
+      timeout: 200,
+      fetch: (url, init) => (asked++, fetch(url, init)),
+    });
+    expect(await thrown(counting.conversations.get("conv_1"))).toMatchObject({ code: "timeout" });
+    expect(asked).toBe(1);
+  });
+
+  test("every method takes an AbortSignal: a call in flight rejects with the caller's AbortError", async () => {
+    const silent = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Promise<Response>(() => {}) });
+    stops.push(() => silent.stop(true));
+    const client = createClient({ baseUrl: `http://127.0.0.1:${silent.port}`, apiKey: "k" });
+    const calls: [string, (signal: AbortSignal) => Promise<unknown>][] = [
+      ["chat", (signal) => client.chat({ message: "hi", signal })],
+      ["page", (signal) => client.conversations.page({}, { signal })],
+      ["list", (signal) => client.conversations.list({}, { signal }).next()],
+      ["get", (signal) => client.conversations.get("conv_1", { signal })],
+      ["delete", (signal) => client.conversations.delete("conv_1", { signal })],
+    ];
+    for (const [name, call] of calls) {
+      const abort = new AbortController();
+      const pending = call(abort.signal).then(() => "resolved", (e) => (e as Error).name);
+      setTimeout(() => abort.abort(), 50);
+      expect({ name, outcome: await pending }).toEqual({ name, outcome: "AbortError" });
     }
+    // Aborting during a retry's wait stops it too.
+    const h = await harness();
+    const waiting = await front(h, [{ status: 503, headers: { "retry-after": "30" } }]);
+    const abort = new AbortController();
+    const pending = createClient({ baseUrl: waiting.baseUrl, apiKey: "k" })
+      .conversations.page({}, { signal: abort.signal })
+      .then(() => "resolved", (e) => (e as Error).name);
+    while (waiting.arrivals.length === 0) await Bun.sleep(10); // the 503 is answered: now in the 30 s wait
+    abort.abort();
+    expect(await pending).toBe("AbortError");
+    expect(waiting.arrivals).toHaveLength(1);
   });
 });

@@ -156,9 +156,10 @@ describe("GET/DELETE /v1/conversations/:id", () => {
     const r = await h.call("POST", "/v1/chat", { key, json: { message: "How do I handle errors?" } });
     const conv = await h.call("GET", `/v1/conversations/${r.json.conversation_id}`, { key });
     expectStatus(conv, 200);
-    expect(Object.keys(conv.json).sort()).toEqual(["created_at", "id", "messages", "title", "updated_at"]);
+    expect(Object.keys(conv.json).sort()).toEqual(["created_at", "id", "messages", "pagination", "title", "updated_at"]);
+    expect(conv.json.pagination).toEqual({ has_more: false, next_cursor: null });
     const [user, assistant] = conv.json.messages;
-    expect(Object.keys(user).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status"]);
+    expect(Object.keys(user).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status", "usage"]);
     expect(user).toMatchObject({ role: "user", sources: [], status: "completed" });
     expect(assistant.created_at >= user.created_at).toBe(true);
     expect(conv.json.updated_at >= conv.json.created_at).toBe(true);

@@ -1,9 +1,14 @@
 /** The OpenAPI document: valid 3.1, and real responses match the schemas it states. */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { dereference, validate } from "@readme/openapi-parser";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import { Elysia } from "elysia";
+import { buildOpenApi, createParley } from "../src/mod.ts";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { expectStatus, harness, type Reply } from "./helpers/app.ts";
+import { createLogger } from "../src/config/logger.ts";
+import { createApp } from "../src/http/app.ts";
+import { expectError, expectStatus, harness, send, type Reply } from "./helpers/app.ts";
 import { readSse } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -35,9 +40,11 @@ describe("OpenAPI document", () => {
   test("documents every route, the Bearer scheme, SSE events and rate-limit headers", () => {
     expect(Object.keys(raw.paths).sort()).toEqual([
       "/healthz",
+      "/readyz",
       "/v1/chat",
       "/v1/conversations",
       "/v1/conversations/{id}",
+      "/v1/conversations/{id}/messages",
       "/v1/conversations/{id}/messages/{message_id}/events",
       "/v1/conversations/{id}/messages/{message_id}/stop",
     ]);
@@ -50,11 +57,85 @@ describe("OpenAPI document", () => {
     expect(Object.keys(chat.responses["200"].headers)).toContain("RateLimit");
   });
 
-  test("/docs renders a reference page pointing at the document", async () => {
-    const r = await h.call("GET", "/docs");
+  test("Redocly's recommended rules report no errors", async () => {
+    const config = await createConfig({ extends: ["recommended"] });
+    const problems = await lintFromString({ source: JSON.stringify(raw), absoluteRef: "/openapi.json", config });
+    const errors = problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    expect(errors).toEqual([]);
+  });
+
+  test("every schema is plain JSON Schema 2020-12 (a strict validator accepts it) and named once", () => {
+    const strict = new Ajv2020({ strict: true, allErrors: true });
+    addFormats(strict);
+    for (const [name, schema] of Object.entries(raw.components.schemas)) strict.addSchema(schema as object, `#/components/schemas/${name}`);
+    const schemas: unknown[] = [];
+    const collect = (v: any) => {
+      if (Array.isArray(v)) v.forEach(collect);
+      else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) k === "schema" ? schemas.push(x) : collect(x);
+    };
+    collect(raw.paths);
+    collect(raw.components.headers);
+    const refs = JSON.stringify(raw.paths).match(/"\$ref":"#\/components\/schemas\/[A-Za-z]+"/g) ?? [];
+    for (const s of [...Object.values(raw.components.schemas), ...schemas]) {
+      const check = () => strict.compile(s as object);
+      expect(check, JSON.stringify(s)).not.toThrow();
+    }
+    expect(JSON.stringify(raw)).not.toMatch(/"(error|~[a-z]+)":\s*"/); // TypeBox's custom messages and markers
+    // The error body is defined once and referenced by every error response.
+    expect(JSON.stringify(raw).match(/"request_id"\]/g)).toHaveLength(1);
+    expect(refs.filter((r) => r.includes("/ErrorBody")).length).toBeGreaterThan(20);
+    expect(Object.keys(raw.components.schemas)).toEqual(
+      expect.arrayContaining(["ErrorBody", "Error", "ChatRequest", "ChatReply", "StreamEvent", "ConversationList", "ConversationDetail"]),
+    );
+  });
+
+  test("servers, license, 405 with Allow, 401 with WWW-Authenticate — as the server sends them", async () => {
+    expect(raw.servers).toEqual([{ url: "/", description: expect.any(String) }]);
+    expect(raw.info.license).toEqual({ name: "MIT", identifier: "MIT" });
+    const get = doc.paths["/v1/conversations/{id}"].get;
+    expect(Object.keys(get.responses["405"].headers)).toContain("Allow");
+    expect(Object.keys(get.responses["401"].headers)).toContain("WWW-Authenticate");
+    const r405 = await h.call("PUT", "/v1/conversations/conv_01jd5x8r7mf6sb1b2k3n4p5q6r", { key });
+    expectMatches(r405, "/v1/conversations/{id}", "get");
+    expect(r405.headers.get("allow")).toBe("GET, DELETE");
+    const r401 = await h.call("GET", "/v1/conversations");
+    expect(r401.headers.get("www-authenticate")).toStartWith("Bearer");
+  });
+
+  test("/docs is our own page: titled Parley API, its script from this server, nothing from a CDN", async () => {
+    const withUi = createApp({ store: h.store, logger: createLogger("silent"), docsScript: () => "/* the UI */" });
+    const r = await send(withUi, "GET", "/docs");
     expectStatus(r, 200);
     expect(r.headers.get("content-type")).toContain("text/html");
-    expect(r.text).toContain("/v1/openapi.json");
+    expect(r.text).toContain("<title>Parley API</title>");
+    expect(r.text).toContain('<script src="/docs/scalar.js">');
+    expect(r.text).toContain('"url":"/v1/openapi.json"');
+    expect(r.text).not.toMatch(/https?:\/\//);
+    const ui = await send(withUi, "GET", "/docs/scalar.js");
+    expect({ status: ui.status, type: ui.headers.get("content-type"), text: ui.text }).toEqual({
+      status: 200,
+      type: "text/javascript; charset=utf-8",
+      text: "/* the UI */",
+    });
+    // Without a docsScript (an embedding without the runtime) the page says so and loads nothing.
+    const bare = await h.call("GET", "/docs");
+    expect(bare.text).not.toContain("<script");
+    expect(bare.text).toContain("/v1/openapi.json");
+    expectError(await h.call("GET", "/docs/scalar.js"), 404, "not_found");
+  });
+
+  test("/docs/generated.json (a second document) is gone", async () => {
+    expectStatus(await h.call("GET", "/docs/generated.json"), 404);
+  });
+
+  test("an app embedding the plugin gets its document from buildOpenApi", async () => {
+    const host = new Elysia().get("/", () => "mine").group("/chat-api", (a) => a.use(createParley({ store: h.store })));
+    const embedded: any = buildOpenApi(host, { servers: [{ url: "https://example.org" }], maxMessageChars: 100 });
+    expect(Object.keys(embedded.paths)).toEqual(expect.arrayContaining(["/chat-api/v1/chat", "/chat-api/v1/conversations/{id}"]));
+    expect(embedded.paths["/chat-api/v1/chat"].post.operationId).toBe("chat");
+    expect(embedded.components.schemas.ChatRequest.properties.message.maxLength).toBe(100);
+    expect(embedded.servers).toEqual([{ url: "https://example.org" }]);
+    expect((await validate(structuredClone(embedded))).valid).toBe(true);
   });
 });
 

@@ -4,9 +4,8 @@
  * the PGlite folder to check it was closed cleanly (lock released, data readable).
  * The slow replies come from tests/fixtures/slow-server.ts (the real `serve`, with a slow agent).
  */
-import { afterAll, afterEach, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { chmodSync, existsSync, lstatSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { createParser } from "eventsource-parser";
@@ -15,82 +14,12 @@ import { loadEnv } from "../src/config/env.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { messages } from "../src/db/schema.ts";
 import { countDocuments } from "../src/knowledge/service.ts";
+import { launch, PROCESS_TEST_MS, startServer, tempDir as tempFolder } from "./helpers/process.ts";
 import { onPostgres } from "./helpers/store.ts";
 
-setDefaultTimeout(30_000); // per file: see bunfig.toml
+const tempDir = () => tempFolder("parley-server-");
 
-const root = join(import.meta.dir, "..");
-const dirs: string[] = [];
-const procs: Bun.Subprocess[] = [];
-// A failed case must not leave its server holding the folder the next case uses.
-afterEach(async () => {
-  for (const p of procs.splice(0)) {
-    if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
-    await p.exited;
-  }
-});
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "parley-server-"));
-  dirs.push(d);
-  return d;
-}
-
-type Log = Record<string, any>;
-
-/** A process with its stdout JSON log lines collected as they come, and its stderr. */
-function launch(cmd: string[], env: Record<string, string>) {
-  const proc = Bun.spawn(cmd, {
-    cwd: root,
-    // Never DATABASE_URL: these run on their own PGlite folder, also in the PostgreSQL CI run.
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  procs.push(proc);
-  const logs: Log[] = [];
-  let notify = () => {};
-  const stdout = (async () => {
-    let buffer = "";
-    const decoder = new TextDecoder();
-    for await (const chunk of proc.stdout) {
-      buffer += decoder.decode(chunk, { stream: true });
-      const lines = buffer.split("\n");
-      buffer = lines.pop()!;
-      for (const line of lines) {
-        try {
-          logs.push(JSON.parse(line));
-        } catch {
-          logs.push({ text: line });
-        }
-      }
-      notify();
-    }
-    notify();
-  })();
-  const stderr = new Response(proc.stderr).text();
-  /** The first log line matching `match`; fails when the process ends (or 15 s pass) without one. */
-  async function waitLog(match: (l: Log) => unknown): Promise<Log> {
-    const until = Date.now() + 15_000;
-    for (;;) {
-      const found = logs.find(match);
-      if (found) return found;
-      if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > until) {
-        throw new Error(`no such log line; exit ${proc.exitCode ?? proc.signalCode}\nstdout: ${JSON.stringify(logs)}\nstderr: ${await stderr}`);
-      }
-      await Promise.race([new Promise<void>((r) => (notify = r)), proc.exited, Bun.sleep(100)]);
-    }
-  }
-  const exited = async () => {
-    await proc.exited;
-    await stdout;
-    return { code: proc.exitCode, signal: proc.signalCode, logs, stderr: await stderr };
-  };
-  return { proc, logs, waitLog, exited };
-}
+setDefaultTimeout(PROCESS_TEST_MS); // per file: see bunfig.toml (real processes: initdb may take 15 s)
 
 /** The slow server, started and listening: its URL and a key. */
 async function slowServer(dir: string, env: Record<string, string>) {
@@ -266,5 +195,67 @@ describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
     await reopen(env.DATA_DIR, async (store) => {
       expect(await countDocuments(store.db)).toBeLessThan(total);
     });
+  });
+});
+
+/** Every entry under `dir` (not following links) whose mode lets group or others in, with its mode. */
+function openToOthers(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (path: string) => {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) return;
+    if (st.mode & 0o077) found.push(`${path} ${(st.mode & 0o777).toString(8)}`);
+    if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+  };
+  walk(dir);
+  return found;
+}
+
+describe.skipIf(onPostgres)("start-up: port and data folder", () => {
+  // One folder for these cases: PGlite's initdb runs once.
+  const dir = tempDir();
+
+  test("a second server on a port in use exits 1 naming the port; the first keeps all the traffic", async () => {
+    const first = await startServer(dir);
+    const port = new URL(first.url).port;
+    const other = tempDir();
+    const second = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: other, PORT: port });
+    const { code, stderr, logs } = await second.exited();
+    expect(code, stderr).toBe(1);
+    expect(stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+    expect(logs.map((l) => l.msg)).not.toContain("listening");
+    for (let i = 0; i < 10; i++) expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    first.proc.kill("SIGTERM");
+    expect((await first.exited()).code).toBe(0);
+  });
+
+  test("the data folder is private: folder 0700, every file 0600, the admin socket 0600", async () => {
+    const srv = await startServer(dir);
+    try {
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      expect(openToOthers(dir)).toEqual([]);
+      expect(lstatSync(join(dir, "parley.sock")).mode & 0o777).toBe(0o600);
+      expect(readdirSync(join(dir, "pg", "pg_wal")).length).toBeGreaterThan(0); // the WAL is there, and private
+    } finally {
+      srv.proc.kill("SIGTERM");
+      await srv.exited();
+    }
+  });
+
+  test("an existing folder open to everyone (0777, files 0666) is tightened at start, with a warning", async () => {
+    const chmodAll = (path: string) => {
+      const st = lstatSync(path);
+      chmodSync(path, st.isDirectory() ? 0o777 : 0o666);
+      if (st.isDirectory()) for (const name of readdirSync(path)) chmodAll(join(path, name));
+    };
+    chmodAll(dir);
+    expect(openToOthers(dir).length).toBeGreaterThan(100);
+    const srv = await startServer(dir);
+    expect(openToOthers(dir)).toEqual([]);
+    srv.proc.kill("SIGTERM");
+    const { code, stderr } = await srv.exited();
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(new RegExp(`"level":"warn","msg":"the data folder ${dir} was readable by other users: removed group/other permissions from \\d+ file`));
+    expect(openToOthers(dir)).toEqual([]);
   });
 });

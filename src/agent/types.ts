@@ -16,8 +16,20 @@ export interface AgentInput {
   signal: AbortSignal;
 }
 
-/** A piece of the reply: text tokens in order, and (once) the source URLs used. */
-export type AgentChunk = { type: "token"; content: string } | { type: "sources"; sources: string[] };
+/** Token counts a model provider reported for one reply (null: that count was not reported). */
+export interface Usage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+}
+
+/**
+ * A piece of the reply: text tokens in order, (once) the source URLs used, and optionally (once,
+ * before `sources`) the token usage a model provider reported.
+ */
+export type AgentChunk =
+  | { type: "token"; content: string }
+  | { type: "sources"; sources: string[] }
+  | { type: "usage"; usage: Usage };
 
 /** Produces a reply as a stream of chunks; throwing fails the generation. */
 export interface Agent {

@@ -8,7 +8,7 @@ import type { MessageRow } from "../conversations/service.ts";
 import { replyStream } from "../runs/feed.ts";
 import { findReplyOfKey, lastEvent } from "../runs/store.ts";
 import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, inspect, recordError } from "./idempotency.ts";
-import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
+import { ChatMessage, chatBody, messageProblem, StreamEvent, usageOf } from "./model.ts";
 import { Run, type RunDeps, type RunRegistry } from "./run.ts";
 import { beginTurn } from "./service.ts";
 
@@ -26,6 +26,7 @@ const asJson = (m: MessageRow) => ({
   content: m.content,
   status: m.status === "stopped" ? ("stopped" as const) : ("completed" as const),
   created_at: m.createdAt.toISOString(),
+  usage: usageOf(m),
 });
 
 export const chatRoutes = (deps: ChatDeps) => {
@@ -96,7 +97,7 @@ export const chatRoutes = (deps: ChatDeps) => {
       },
       {
         body: chatBody(deps.options.maxMessageChars),
-        response: { 200: ChatMessage, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses },
+        response: { 200: ChatMessage, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses, 502: ErrorBody, 504: ErrorBody },
         detail: {
           summary: "Send a message",
           description:

@@ -36,6 +36,22 @@ export function messageProblem(message: string): string | null {
   return null;
 }
 
+/** Token counts of a reply as the model provider reported them; null when it reported none. */
+export const Usage = t.Union(
+  [
+    t.Object({
+      input_tokens: t.Union([t.Integer(), t.Null()]),
+      output_tokens: t.Union([t.Integer(), t.Null()]),
+    }),
+    t.Null(),
+  ],
+  { description: "Tokens the model provider reported for this reply; null when it reported none (e.g. the retrieval agent)." },
+);
+
+/** The wire's `usage` of a stored message. */
+export const usageOf = (m: { inputTokens: number | null; outputTokens: number | null }) =>
+  m.inputTokens === null && m.outputTokens === null ? null : { input_tokens: m.inputTokens, output_tokens: m.outputTokens };
+
 export const ChatMessage = t.Object({
   id: t.String({ description: "msg_… identifier of the assistant message" }),
   conversation_id: t.String({ description: "conv_… identifier" }),
@@ -44,6 +60,7 @@ export const ChatMessage = t.Object({
     description: "`stopped`: POST …/stop ended the reply early; `content` is what was generated until then.",
   }),
   created_at: t.String({ format: "date-time" }),
+  usage: Usage,
 });
 
 /** One `data:` line of the stream. */
@@ -52,7 +69,12 @@ export const StreamEvent = t.Union(
     t.Object({ type: t.Literal("start"), conversation_id: t.String(), message_id: t.String({ description: "The reply's msg_… id (stored from this moment, status in_progress)" }) }),
     t.Object({ type: t.Literal("token"), content: t.String() }),
     t.Object({ type: t.Literal("sources"), sources: t.Array(t.String({ description: "URL" })) }),
-    t.Object({ type: t.Literal("end"), message_id: t.String(), status: t.Union([t.Literal("completed"), t.Literal("stopped")]) }),
+    t.Object({
+      type: t.Literal("end"),
+      message_id: t.String(),
+      status: t.Union([t.Literal("completed"), t.Literal("stopped")]),
+      usage: Usage,
+    }),
     t.Object({ type: t.Literal("error"), error: t.Omit(ErrorPayload, ["param"]) }),
   ],
   { description: "Each SSE event is `id: <sequence number>`, `data: <one of these as JSON>`, then a blank line." },

@@ -5,8 +5,8 @@
  * renewing the reply's lease; the last statement stores the terminal event and the final status.
  * The run does not depend on any HTTP connection: a response only subscribes.
  */
-import type { Agent, AgentChunk, ChatTurn } from "../agent/types.ts";
-import type { Logger } from "../config/logger.ts";
+import type { Agent, AgentChunk, ChatTurn, Usage } from "../agent/types.ts";
+import { describeError, type Logger } from "../config/logger.ts";
 import type { ParleyOptions } from "../config/options.ts";
 import type { MessageRow } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
@@ -21,7 +21,7 @@ export type RunEvent =
   | { type: "start"; conversation_id: string; message_id: string }
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
-  | { type: "end"; message_id: string; status: "completed" | "stopped" }
+  | { type: "end"; message_id: string; status: "completed" | "stopped"; usage: Usage | null }
   | { type: "error"; error: ErrorPayload };
 
 /** An event with its sequence number within the reply (the SSE `id:`; `start` is 1). */
@@ -58,6 +58,12 @@ export interface RunInput {
   /** The Idempotency-Key record to point at this reply, in the statement that creates it. */
   idempotency?: { keyId: string; idemKey: string };
 }
+
+/** Failures a model agent reports itself (and has logged): passed to the client as they are. */
+const UPSTREAM = new Set(["upstream_error", "upstream_timeout"]);
+
+/** A reported token count as the database can hold it (int4), or null. */
+const count = (n: unknown): number | null => (Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 2_147_483_647 ? (n as number) : null);
 
 /**
  * Agent output as the database can hold it and as it is streamed: a string, without NUL
@@ -194,7 +200,7 @@ export class Run {
       // Nothing was written (one statement): keep it for the next flush.
       this.pending = [...events, ...this.pending];
       this.delta = delta + this.delta;
-      logger.warn("storing part of a reply failed; retrying with the next flush", { message_id: this.id, error });
+      logger.warn({ message_id: this.id, error }, "storing part of a reply failed; retrying with the next flush");
     }
   }
 
@@ -238,6 +244,7 @@ export class Run {
     await Promise.resolve(); // let the caller subscribe before the first token
     let content = "";
     let sources: string[] = [];
+    let usage = null as Usage | null; // set in the callback below
     let failure: ApiError | null = null;
     let stopped = false;
     try {
@@ -248,6 +255,9 @@ export class Run {
           content += text;
           this.delta += text;
           this.emit({ type: "token", content: text });
+        } else if (chunk.type === "usage") {
+          const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
+          usage = u.input_tokens === null && u.output_tokens === null ? null : u;
         } else if (Array.isArray(chunk.sources)) {
           sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
         }
@@ -257,12 +267,17 @@ export class Run {
       if (reason instanceof StopRequest) {
         stopped = true;
         sources = [];
-        logger.info("generation stopped on request", { message_id: this.id });
+        logger.info({ message_id: this.id }, "generation stopped on request");
+      } else if (reason instanceof ApiError) {
+        // Cut off on purpose (shutdown): expected, no stack.
+        failure = reason;
+        logger.warn({ conversation_id: this.conversationId, code: reason.code, reason: reason.message }, "generation cut off");
+      } else if (error instanceof ApiError && UPSTREAM.has(error.code)) {
+        // A provider failure: the model agent logged it once.
+        failure = error;
       } else {
-        failure = reason instanceof ApiError ? reason : new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
-        // Cut off on purpose (shutdown): expected, no stack. Anything else is the agent failing.
-        if (reason instanceof ApiError) logger.warn("generation cut off", { conversation_id: this.conversationId, code: reason.code, reason: reason.message });
-        else logger.error("generation failed", { conversation_id: this.conversationId, error });
+        failure = new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
+        logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "generation failed");
       }
     }
     if (!failure && !stopped) this.emit({ type: "sources", sources });
@@ -276,11 +291,11 @@ export class Run {
     this.finished = true;
     const status = failure ? "failed" : stopped ? "stopped" : "completed";
     const terminal = (): RunEvent =>
-      failure ? { type: "error", error: failure.toPayload() } : { type: "end", message_id: this.id, status: stopped ? "stopped" : "completed" };
+      failure ? { type: "error", error: failure.toPayload() } : { type: "end", message_id: this.id, status: stopped ? "stopped" : "completed", usage };
     const seq = this.seq + 1;
     try {
       const events = [...this.pending, { seq, data: JSON.stringify(terminal()) }];
-      const stored = await finishReply(db, { id: this.id, events, delta: this.delta, lastSeq: seq, status, sources, at: now() });
+      const stored = await finishReply(db, { id: this.id, events, delta: this.delta, lastSeq: seq, status, sources, usage, at: now() });
       if (stored) this.notifier.local(`e:${this.id}`);
       else {
         const left = await replyStatus(db, this.id);
@@ -289,7 +304,7 @@ export class Run {
           : new ApiError("generation_failed", "The reply's lease expired (this instance stalled); it was ended as failed.");
       }
     } catch (error) {
-      logger.error("storing the reply failed", { conversation_id: this.conversationId, error });
+      logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "storing the reply failed");
       failure ??= toApiError(error);
     }
     this.emit(terminal(), false);
@@ -307,6 +322,8 @@ export class Run {
         leaseUntil: null,
         stopRequested: stopped,
         lastSeq: seq,
+        inputTokens: usage?.input_tokens ?? null,
+        outputTokens: usage?.output_tokens ?? null,
       },
     };
   }

@@ -5,9 +5,10 @@
 import type { ChatTurn } from "../agent/types.ts";
 import {
   type ConversationRow,
-  createConversation,
+  createConversationWithMessage,
   findConversation,
-  listMessages,
+  MESSAGES_CAP,
+  pageMessages,
   addMessage,
   titleFrom,
 } from "../conversations/service.ts";
@@ -31,25 +32,23 @@ export async function beginTurn(
   conversationId: string | null | undefined,
   at: Date,
 ): Promise<Turn> {
-  let conversation: ConversationRow | null;
-  let history: ChatTurn[] = [];
-  if (conversationId != null) {
-    conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
-    if (!conversation) {
-      throw notFound(conversationId);
-    }
-    history = (await listMessages(db, conversation.id))
-      // A stopped reply is what the user chose to keep; failed and running ones are not history.
-      .filter((m) => m.status === "completed" || m.status === "stopped")
-      .map((m) => ({ role: m.role, content: m.content }));
-  } else {
-    conversation = await createConversation(db, keyId, titleFrom(message), at);
+  if (conversationId == null) {
+    // A new conversation comes with its first message in one statement: never one without the other.
+    return { conversation: await createConversationWithMessage(db, keyId, titleFrom(message), message, at), history: [] };
   }
+  const conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
+  if (!conversation) throw notFound(conversationId);
+  // The agent sees the most recent messages only, like a read of the conversation: a turn's
+  // cost must not grow with the conversation's length.
+  const history: ChatTurn[] = (await pageMessages(db, conversation.id, MESSAGES_CAP, null)).rows
+    // A stopped reply is what the user chose to keep; failed and running ones are not history.
+    .filter((m) => m.status === "completed" || m.status === "stopped")
+    .map((m) => ({ role: m.role, content: m.content }));
   try {
     await addMessage(db, { conversationId: conversation.id, role: "user", content: message, status: "completed", createdAt: at });
   } catch (error) {
     // foreign_key_violation: a DELETE of this conversation won the race since we found it.
-    if (sqlState(error) === "23503") throw notFound(conversationId ?? conversation.id);
+    if (sqlState(error) === "23503") throw notFound(conversationId);
     throw error;
   }
   return { conversation, history };

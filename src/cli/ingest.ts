@@ -1,29 +1,67 @@
 /** `ingest PATH...`: .jsonl files, .md/.txt files, or folders of them. Bad lines are reported and skipped. */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { Store } from "../db/client.ts";
 import { type KnowledgeDoc, type ParseProblem, parseJsonl, parseMarkdown } from "../knowledge/parse.ts";
 import { ingestDocuments } from "../knowledge/service.ts";
 import { isStoreUnavailable, sqlState } from "../http/errors.ts";
+import { consoleIo, type Io } from "./io.ts";
 
 const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt"]);
 
-function files(path: string): string[] {
-  if (!statSync(path).isDirectory()) return [path];
+/**
+ * The files under `path` (itself, if it is a file), sorted. Symlinks are followed, but a folder
+ * already being walked (a symlink loop) or already walked (two links to one folder) is reported
+ * and skipped, as is an entry that cannot be read (a broken link); the rest still load.
+ * A path named on the command line that does not exist is an error, as a typo should be.
+ */
+function files(path: string, problems: ParseProblem[], seen = new Set<string>(), top = true): string[] {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch (e) {
+    if (top) throw e;
+    problems.push({ where: path, reason: `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+    return [];
+  }
+  if (!isDir) return [path];
+  const real = realpathSync(path);
+  if (seen.has(real)) {
+    problems.push({ where: path, reason: `folder already read as ${real} (a symlink loop or a second link to it)` });
+    return [];
+  }
+  seen.add(real);
   return readdirSync(path)
     .sort()
-    .flatMap((name) => (KINDS.has(extname(name)) || statSync(join(path, name)).isDirectory() ? files(join(path, name)) : []));
+    .flatMap((name) => {
+      const child = join(path, name);
+      if (KINDS.has(extname(name))) return files(child, problems, seen, false);
+      let dir = false;
+      try {
+        dir = statSync(child).isDirectory();
+      } catch {
+        // A broken link or an unreadable entry with no known extension: not ours to load.
+      }
+      return dir ? files(child, problems, seen, false) : [];
+    });
 }
 
-export async function ingestCommand(store: Store, paths: string[]): Promise<number> {
+export async function ingestCommand(store: Store, paths: string[], io: Io = consoleIo): Promise<number> {
   if (paths.length === 0) {
-    console.error("usage: ingest PATH... (.jsonl, .md, .txt files or folders)");
+    io.err("usage: ingest PATH... (.jsonl, .md, .txt files or folders)");
     return 2;
   }
   const docs: KnowledgeDoc[] = [];
   const problems: ParseProblem[] = [];
-  for (const path of paths.flatMap(files)) {
-    const text = readFileSync(path, "utf8");
+  const seen = new Set<string>();
+  for (const path of paths.flatMap((p) => files(p, problems, seen))) {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (e) {
+      problems.push({ where: path, reason: `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+      continue;
+    }
     if (extname(path) === ".jsonl") {
       const r = parseJsonl(text, path);
       docs.push(...r.docs);
@@ -36,7 +74,7 @@ export async function ingestCommand(store: Store, paths: string[]): Promise<numb
       problems.push({ where: path, reason: "unsupported file type (use .jsonl, .md or .txt)" });
     }
   }
-  for (const p of problems) console.error(`skipped ${p.where}: ${p.reason}`);
+  for (const p of problems) io.err(`skipped ${p.where}: ${p.reason}`);
   let failed = 0;
   const n = await ingestDocuments(store.db, docs, {
     // Only the SQLSTATE and message: a driver error's full text can carry the query's parameters.
@@ -44,10 +82,10 @@ export async function ingestCommand(store: Store, paths: string[]): Promise<numb
       if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown }).cause)) throw error;
       failed++;
       const e = error as { code?: string; cause?: { code?: string; message?: string }; message?: string };
-      console.error(`failed ${doc.url}: ${e.cause?.message ?? e.message ?? String(error)}${sqlState(error) ? ` (${sqlState(error)})` : ""}`);
+      io.err(`failed ${doc.url}: ${e.cause?.message ?? e.message ?? String(error)}${sqlState(error) ? ` (${sqlState(error)})` : ""}`);
     },
   });
   const skipped = problems.length + failed;
-  console.log(`ingested ${n} document(s)${skipped ? `, skipped ${skipped}` : ""}`);
+  io.out(`ingested ${n} document(s)${skipped ? `, skipped ${skipped}` : ""}`);
   return failed && n === 0 ? 1 : 0;
 }

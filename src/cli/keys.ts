@@ -1,7 +1,12 @@
-/** `keys create|list|revoke|update`. The secret is printed once, as the last line of stdout. */
+/**
+ * `keys create|list|revoke|update`. `create` prints the secret, once, as the only line on
+ * stdout (its id and the reminder go to stderr), so `KEY=$(parley keys create …)` captures it;
+ * a failure prints nothing on stdout and exits non-zero.
+ */
 import { parseArgs } from "node:util";
 import { checkLimit, createKey, listKeys, type Plan, PLANS, revokeKey, updateKey } from "../auth/service.ts";
 import type { Store } from "../db/client.ts";
+import { consoleIo, type Io } from "./io.ts";
 
 const USAGE = `usage:
   keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N]
@@ -28,7 +33,7 @@ function plan(v: string | undefined): Plan | undefined {
   return v as Plan;
 }
 
-export async function keysCommand(store: Store, argv: string[]): Promise<number> {
+export async function keysCommand(store: Store, argv: string[], io: Io = consoleIo): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -41,17 +46,17 @@ export async function keysCommand(store: Store, argv: string[]): Promise<number>
       const p = plan(values.plan);
       if (!p) throw new Error(`--plan is required\n${USAGE}`);
       const key = await createKey(store.db, { name: values.name.trim(), plan: p, rpm: limit(values.rpm, "rpm"), rpd: limit(values.rpd, "rpd") });
-      console.log(`created ${key.id} (${p}); the secret is shown once, store it now:`);
-      console.log(key.secret);
+      io.err(`created ${key.id} (${p}); the secret is shown once, store it now:`);
+      io.out(key.secret);
       return 0;
     }
     case "list": {
       const rows = await listKeys(store.db);
-      if (rows.length === 0) console.log("no keys");
+      if (rows.length === 0) io.out("no keys");
       for (const k of rows) {
         const limits = `${k.rpm ?? "plan"}/min ${k.rpd ?? "plan"}/day`;
         const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
-        console.log(`${k.id}  ${k.prefix}…  ${k.plan.padEnd(10)} ${limits.padEnd(22)} ${state.padEnd(32)} ${k.name}`);
+        io.out(`${k.id}  ${k.prefix}…  ${k.plan.padEnd(10)} ${limits.padEnd(22)} ${state.padEnd(32)} ${k.name}`);
       }
       return 0;
     }
@@ -59,7 +64,7 @@ export async function keysCommand(store: Store, argv: string[]): Promise<number>
       const id = positionals[0];
       if (!id) throw new Error(`a key id is required\n${USAGE}`);
       if (!(await revokeKey(store.db, id))) throw new Error(`no active key ${id}`);
-      console.log(`revoked ${id}`);
+      io.out(`revoked ${id}`);
       return 0;
     }
     case "update": {
@@ -67,11 +72,11 @@ export async function keysCommand(store: Store, argv: string[]): Promise<number>
       if (!id) throw new Error(`a key id is required\n${USAGE}`);
       const ok = await updateKey(store.db, id, { plan: plan(values.plan), rpm: limit(values.rpm, "rpm"), rpd: limit(values.rpd, "rpd") });
       if (!ok) throw new Error(`no active key ${id}`);
-      console.log(`updated ${id}`);
+      io.out(`updated ${id}`);
       return 0;
     }
     default:
-      console.error(USAGE);
+      io.err(USAGE);
       return 2;
   }
 }

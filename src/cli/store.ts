@@ -1,13 +1,15 @@
 /**
  * Opens the store the environment names: PostgreSQL when DATABASE_URL is set, else PGlite in
- * DATA_DIR. The PGlite folder is guarded by a lock file (lock.ts) so a second process gets a
- * clear error instead of corrupting the store. Bun/Node-only (file system, process): CLI and server only.
+ * DATA_DIR. The PGlite folder is guarded by a kernel lock (lock.ts) so a second process gets a
+ * clear error instead of corrupting the store, and kept private to its owner (private-fs.ts).
+ * Bun/Node-only (file system, process): CLI and server only.
  */
 import { join, resolve } from "node:path";
 import type { Env } from "../config/env.ts";
 import { openPglite, openPostgres, type Store } from "../db/client.ts";
-import { lockDataDir } from "./lock.ts";
+import { LockBusy, lockDataDir } from "./lock.ts";
 import { pgliteAssets } from "./pglite-assets.ts";
+import { PrivateNodeFS, tightenFolder } from "./private-fs.ts";
 
 /** How long closing the store may take before a stopping process gives up on it (exit 1). */
 export const CLOSE_TIMEOUT_MS = 10_000;
@@ -15,16 +17,43 @@ export const CLOSE_TIMEOUT_MS = 10_000;
 /** A store opened by `openStoreFromEnv`: `close()` may be called more than once (later calls share the first). */
 export type OpenedStore = Store & { describe: string };
 
+export interface OpenOptions {
+  /** Names this process in another one's "in use" error, e.g. "keys create". */
+  command?: string;
+  /** Told when an existing data folder had to be made private. */
+  warn?: (msg: string) => void;
+  /**
+   * Called when another process holds the PGlite folder; it resolves to try again, or throws to
+   * give up. Without it, the LockBusy error is thrown at once.
+   */
+  onBusy?: (busy: LockBusy) => Promise<void>;
+}
+
 /** The store for this process, and how to let go of it. */
-export async function openStoreFromEnv(env: Env): Promise<OpenedStore> {
+export async function openStoreFromEnv(env: Env, { command, warn, onBusy }: OpenOptions = {}): Promise<OpenedStore> {
   if (env.DATABASE_URL) {
     const store = openPostgres(env.DATABASE_URL, { max: env.DB_POOL_MAX });
     return { ...store, describe: "PostgreSQL (DATABASE_URL)", close: once(store.close) };
   }
   const dir = resolve(env.DATA_DIR);
-  const unlock = lockDataDir(dir);
+  // Everything this process creates from here on (the folder, the lock, the admin socket) is
+  // its owner's only. PGlite's own files are handled by PrivateNodeFS.
+  process.umask(0o077);
+  let unlock: () => void;
+  for (;;) {
+    try {
+      unlock = lockDataDir(dir, command);
+      break;
+    } catch (e) {
+      if (!(e instanceof LockBusy) || !onBusy) throw e;
+      await onBusy(e);
+    }
+  }
   try {
-    const store = await openPglite(join(dir, "pg"), await pgliteAssets());
+    const loosened = tightenFolder(dir);
+    if (loosened > 0) warn?.(`the data folder ${dir} was readable by other users: removed group/other permissions from ${loosened} file(s) and folder(s)`);
+    const pg = join(dir, "pg");
+    const store = await openPglite(pg, { ...(await pgliteAssets()), fs: new PrivateNodeFS(pg) });
     return {
       ...store,
       describe: `PGlite in ${dir}`,

@@ -1,4 +1,14 @@
 /** The error every client call throws: a non-2xx answer, an unreadable answer, no answer at all. */
+import type { ErrorCode } from "../http/errors.ts";
+
+/** The server's closed set of error codes (docs/api.md#errors). */
+export type ServerErrorCode = ErrorCode;
+
+/** What the client itself reports when there is no usable answer from the API. */
+export type ClientErrorCode = "connection_error" | "timeout" | "invalid_response" | "stream_interrupted" | "http_error";
+
+/** Every `ParleyError.code`: the server's codes plus the client's own. */
+export type ParleyErrorCode = ServerErrorCode | ClientErrorCode;
 
 /**
  * A failed API call: the server's error code, HTTP status, request id and, on 429, Retry-After.
@@ -8,7 +18,9 @@
  * the client's own codes:
  *
  * - `connection_error` (status 0): no response — the connection was refused or dropped, DNS
- *   failed, TLS failed. The underlying error is `cause`.
+ *   failed, TLS failed (after the retries). The underlying error is `cause`.
+ * - `timeout` (status 0): no complete answer within the `timeout` (for a stream: no byte for
+ *   that long — the server sends a keep-alive every 15 s). Not retried.
  * - `invalid_response`: a response that is not what the API sends — a 2xx whose body is not the
  *   expected JSON (a captive portal's HTML page, say), or a stream event whose data is not JSON.
  *   `status` is the response's status.
@@ -23,7 +35,7 @@
 export class ParleyError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ParleyErrorCode,
     message: string,
     readonly details: { type?: string; param?: string; requestId?: string; retryAfter?: number; cause?: unknown } = {},
   ) {
@@ -57,7 +69,8 @@ export class ParleyError extends Error {
     // `null`, an array, `{"error": "…"}`: whatever is not the API's shape counts as absent.
     const error = field(body, "error");
     const str = (v: unknown) => (typeof v === "string" ? v : undefined);
-    const code = str(field(error, "code"));
+    // Trusted as the closed set: the server only sends codes from it.
+    const code = str(field(error, "code")) as ServerErrorCode | undefined;
     return new ParleyError(
       res.status,
       code ?? "http_error",

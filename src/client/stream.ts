@@ -1,45 +1,68 @@
 /**
- * Reading a reply's event stream, and following it across breaks: whenever a stream breaks
- * once the reply is known (its `start` carried `message_id`), reconnect to the reply's events
- * endpoint with `Last-Event-ID` = the last id received, so the caller sees every event once.
+ * Reading a chat reply's Server-Sent Events. Every byte restarts the call's timeout (the
+ * server's keep-alive comments included), and once the caller aborts nothing more is yielded,
+ * not even events already buffered.
  */
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { ParleyError, requestIdOf } from "./errors.ts";
-import type { ChatEvent } from "./types.ts";
-import { describe, invalid, isWire, sleep, toEvent } from "./wire.ts";
+import type { Call } from "./transport.ts";
+import type { ChatEvent, Usage } from "./types.ts";
 
-/** Where a follower is: the reply and the last event id received. */
-export interface ReplyPosition {
-  conversationId: string;
-  messageId: string;
-  after: number;
+type Wire = Record<string, unknown>;
+const isWire = (v: unknown): v is Wire => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export const invalid = (res: Response, what: string) =>
+  new ParleyError(res.status, "invalid_response", `Unexpected response from the server: ${what}.`, { requestId: requestIdOf(res) });
+
+/** The wire's `usage` (snake_case, possibly absent from an older server) in camelCase. */
+export const usage = (u: unknown): Usage | null => {
+  if (!isWire(u)) return null;
+  const n = (v: unknown) => (typeof v === "number" ? v : null);
+  return { inputTokens: n(u.input_tokens), outputTokens: n(u.output_tokens) };
+};
+
+function toEvent(e: Wire): ChatEvent {
+  switch (e.type) {
+    case "start":
+      return { type: "start", conversationId: e.conversation_id as string };
+    case "end":
+      return { type: "end", messageId: e.message_id as string, usage: usage(e.usage) };
+    default:
+      return e as ChatEvent; // token, sources and error share the wire's field names
+  }
 }
 
-/** What following needs from the client. */
-export interface StreamDeps {
-  request(method: string, path: string, body?: unknown, signal?: AbortSignal, extra?: Record<string, string>): Promise<Response>;
-  replyPath(conversationId: string, messageId: string): string;
-  maxResumes: number;
-}
-
-/** The events of one response, as they come; throws `stream_interrupted` if it ends without end/error. */
-export async function* readStream(res: Response, signal?: AbortSignal): AsyncGenerator<ChatEvent> {
+/** The events of `call` (a 2xx answer to a streaming chat) until `end`/`error`, the caller's abort, or a failure. */
+export async function* readEvents(call: Call, signal?: AbortSignal): AsyncGenerator<ChatEvent> {
+  const { res } = call;
   const type = res.headers.get("content-type") ?? "";
   if (!res.body || !/^text\/event-stream\b/i.test(type)) {
+    call.end();
     await res.body?.cancel().catch(() => {});
     throw invalid(res, `expected an event stream, got ${type ? `'${type}'` : "no content type"}`);
   }
-  const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  const touched = new TransformStream<Uint8Array<ArrayBuffer>, Uint8Array<ArrayBuffer>>({
+    transform(chunk, c) {
+      call.touch();
+      c.enqueue(chunk);
+    },
+  });
+  const events = res.body.pipeThrough(touched).pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  // The caller's abort also aborts the fetch (call.signal), which errors the pending read at once.
+  const aborted = () => signal?.aborted === true;
   try {
     for (;;) {
       let next: Awaited<ReturnType<typeof events.read>>;
       try {
         next = await events.read();
       } catch (error) {
-        if (signal?.aborted) return;
-        const message = `The stream broke before its end or error event: ${describe(error)}`;
+        if (aborted()) return;
+        const failure = call.failure(error);
+        if (failure instanceof ParleyError && failure.code === "timeout") throw failure;
+        const message = `The stream broke before its end or error event: ${error instanceof Error ? error.message : String(error)}`;
         throw new ParleyError(0, "stream_interrupted", message, { requestId: requestIdOf(res), cause: error });
       }
+      if (aborted()) return;
       if (next.done) break;
       let data: unknown;
       try {
@@ -50,61 +73,14 @@ export async function* readStream(res: Response, signal?: AbortSignal): AsyncGen
       if (!isWire(data) || typeof data.type !== "string") {
         throw invalid(res, `an event that is not a JSON object: '${next.value.data.slice(0, 60)}'`);
       }
-      const event = toEvent(data, next.value.id);
+      const event = toEvent(data);
       yield event;
-      if (event.type === "end" || event.type === "error") return;
+      // The loop body may have aborted: nothing after that, buffered or not.
+      if (aborted() || event.type === "end" || event.type === "error") return;
     }
   } finally {
+    call.end();
     await events.cancel().catch(() => {});
   }
-  if (signal?.aborted) return;
   throw new ParleyError(0, "stream_interrupted", "The stream closed before its end or error event.", { requestId: requestIdOf(res) });
-}
-
-/**
- * Follows a reply: `open()` (the POST) first when given, else the events endpoint; whenever
- * the stream breaks once the reply is known (its `start` carried `message_id`), reconnects to
- * the events endpoint after the last event id received.
- */
-export async function* followReply(
-  deps: StreamDeps,
-  open: (() => Promise<Response>) | null,
-  signal: AbortSignal | undefined,
-  at: ReplyPosition | null = null,
-  /** The POST may be sent again (it carries an Idempotency-Key: a retry cannot start a second reply). */
-  reopen = false,
-): AsyncGenerator<ChatEvent> {
-  let failures = 0;
-  for (;;) {
-    let res: Response;
-    try {
-      res =
-        open && !at
-          ? await open()
-          : await deps.request("GET", `${deps.replyPath(at!.conversationId, at!.messageId)}/events`, undefined, signal, { "last-event-id": String(at!.after) });
-    } catch (error) {
-      if (signal?.aborted) return;
-      // A reply we already follow survives a failed reconnect (instance restarting, network blip).
-      const transient = error instanceof ParleyError && (error.status === 0 || error.status >= 500 || error.code === "idempotency_in_progress");
-      if (!(at || reopen) || !transient || ++failures > deps.maxResumes) throw error;
-      await sleep(250 * failures, signal);
-      continue;
-    }
-    try {
-      for await (const event of readStream(res, signal)) {
-        if (event.type === "start" && event.messageId && !at) at = { conversationId: event.conversationId, messageId: event.messageId, after: 0 };
-        if (at && event.id !== undefined) {
-          if (event.id <= at.after && event.type !== "end" && event.type !== "error") continue; // already yielded
-          at.after = Math.max(at.after, event.id);
-        }
-        failures = 0;
-        yield event;
-      }
-      return;
-    } catch (error) {
-      if (signal?.aborted) return;
-      if (!(at || reopen) || !(error instanceof ParleyError) || error.code !== "stream_interrupted" || ++failures > deps.maxResumes) throw error;
-      await sleep(250 * (failures - 1), signal);
-    }
-  }
 }

@@ -1,29 +1,28 @@
 /** What the client returns: the wire's objects in camelCase. */
+import type { ServerErrorCode } from "./errors.ts";
+
+/** Token counts the model provider reported for a reply; null when it reported none. */
+export interface Usage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
 
 /** An assistant reply (`chat`). */
 export interface ChatReply {
   id: string;
   conversationId: string;
   content: string;
-  /** `stopped` when POST …/stop ended it early. */
-  status: "completed" | "stopped";
   createdAt: string;
+  usage: Usage | null;
 }
 
-/**
- * One event of a streamed reply (`chatStream`, `resume`), in order: start, token*, sources, end —
- * or error. `id` is the event's sequence number within the reply (what `resume({ after })` takes).
- */
-export type ChatEvent = { id?: number } & (
-  | { type: "start"; conversationId: string; messageId?: string }
+/** One event of a streamed reply (`chatStream`), in order: start, token*, sources, end — or error. */
+export type ChatEvent =
+  | { type: "start"; conversationId: string }
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
-  | { type: "end"; messageId: string; status?: "completed" | "stopped" }
-  | { type: "error"; error: { type: string; code: string; message: string; param?: string } }
-);
-
-/** A reply's status: `in_progress` while it is generated, then one of the others. */
-export type MessageStatus = "in_progress" | "completed" | "failed" | "stopped";
+  | { type: "end"; messageId: string; usage: Usage | null }
+  | { type: "error"; error: { type: string; code: ServerErrorCode; message: string; param?: string } };
 
 /** A conversation in a list. */
 export interface ConversationSummary {
@@ -39,20 +38,9 @@ export interface Message {
   role: "user" | "assistant";
   content: string;
   sources: string[];
-  status: MessageStatus;
+  status: "completed" | "failed";
   createdAt: string;
-}
-
-/** What `stop` answers: the reply as stored once it ended (or as it is after 5 s). */
-export interface StoppedReply extends Message {
-  conversationId: string;
-}
-
-/** Which reply `resume` and `stop` act on. */
-export interface ReplyRef {
-  conversationId: string;
-  messageId: string;
-  signal?: AbortSignal;
+  usage: Usage | null;
 }
 
 /** A conversation with its messages, oldest first. */
@@ -67,11 +55,18 @@ export interface ConversationPage {
   nextCursor: string | null;
 }
 
-/** What `chat` and `chatStream` send. */
-export interface ChatInput {
+/** Per-call settings; each overrides the client's own for this call. */
+export interface RequestOptions {
+  /** Aborting it stops the call: a pending call rejects with the signal's reason (AbortError); a stream ends. */
+  signal?: AbortSignal;
+  /** Milliseconds for each attempt to get a complete answer (a stream: the longest silence). */
+  timeout?: number;
+  /** Retries on connection errors, 429 and 503 (0 = none). */
+  maxRetries?: number;
+}
+
+/** What `chat` and `chatStream` send, plus per-call settings. */
+export interface ChatInput extends RequestOptions {
   message: string;
   conversationId?: string;
-  signal?: AbortSignal;
-  /** Sent as `Idempotency-Key`: a retry with the same key and input gets the same reply, never a second one. */
-  idempotencyKey?: string;
 }

@@ -5,6 +5,7 @@
 import { createEnv } from "@t3-oss/env-core";
 import { z } from "zod";
 import { DEFAULT_OPTIONS, type ParleyOptions } from "./options.ts";
+import { parseCorsOrigins } from "../http/cors.ts";
 
 const INT4_MAX = 2_147_483_647;
 const int = (def: number, min = 1, max = INT4_MAX) => z.coerce.number().int().min(min).max(max).default(def);
@@ -32,12 +33,41 @@ export function loadEnv(source: Record<string, string | undefined>) {
       REPLY_LEASE_MS: int(DEFAULT_OPTIONS.replyLeaseMs, 1_000, 600_000),
       REPLY_FLUSH_MS: int(DEFAULT_OPTIONS.replyFlushMs, 10, 1_000),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
+      LOG_FORMAT: z.enum(["json", "text"]).default("json"),
+      CORS_ORIGINS: z
+        .string()
+        .optional()
+        .superRefine((v, ctx) => {
+          try {
+            parseCorsOrigins(v);
+          } catch (e) {
+            ctx.addIssue({ code: "custom", message: (e as Error).message });
+          }
+        }),
+      // --- Model backend (issue 13): unset LLM_PROVIDER keeps the retrieval agent. See src/agent/llm/.
+      LLM_PROVIDER: z.enum(["openai-compatible", "anthropic"]).optional(),
+      LLM_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+      LLM_API_KEY: z.string().optional(),
+      LLM_MODEL: z.string().optional(),
+      LLM_SYSTEM_PROMPT: z.string().optional(),
+      LLM_MAX_OUTPUT_TOKENS: int(1024, 1, 1_000_000),
+      LLM_TIMEOUT_MS: int(60_000, 100),
+      LLM_IDLE_TIMEOUT_MS: int(30_000, 100),
+      LLM_MAX_RETRIES: int(2, 0, 10),
+      LLM_HISTORY_BUDGET: int(24_000, 0),
+      // --- end of the model backend block
+      // SO_REUSEPORT: several servers on one port (PostgreSQL only; see README). Off: a busy port is an error.
+      REUSE_PORT: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
     },
     onValidationError: (issues) => {
       const lines = issues.map((i) => `  ${i.path?.map(String).join(".") ?? "?"}: ${i.message}`);
       throw new Error(`Invalid environment:\n${lines.join("\n")}`);
     },
   });
+  // Cross-field: a provider without a model cannot answer anything.
+  if (env.LLM_PROVIDER && !env.LLM_MODEL) {
+    throw new Error(`Invalid environment:\n  LLM_MODEL: required when LLM_PROVIDER is set (LLM_PROVIDER=${env.LLM_PROVIDER})`);
+  }
   return env;
 }
 
@@ -51,6 +81,7 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     keepAliveMs: env.KEEPALIVE_MS,
     plans: { free: { rpm: env.FREE_RPM, rpd: env.FREE_RPD }, pro: { rpm: env.PRO_RPM, rpd: env.PRO_RPD } },
     rateLimit: env.RATE_LIMIT === "on",
+    corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     replyLeaseMs: env.REPLY_LEASE_MS,
     replyFlushMs: env.REPLY_FLUSH_MS,
   };

@@ -3,6 +3,7 @@
  * a host app embedding the plugin passes them directly. Every field has a default.
  */
 import type { Plan } from "../auth/service.ts";
+import type { CorsOrigins } from "../http/cors.ts";
 
 /** Requests per minute and per day. */
 export interface PlanLimits {
@@ -30,6 +31,8 @@ export interface ParleyOptions {
   replyFlushMs: number;
   /** Switches the limiter off (benchmarks only: it measures what the limiter costs). */
   rateLimit: boolean;
+  /** Origins allowed by CORS (the standalone app only; a host app uses its own CORS). Unset: no CORS. */
+  corsOrigins?: CorsOrigins;
 }
 
 export const DEFAULT_OPTIONS: ParleyOptions = {

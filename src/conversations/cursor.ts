@@ -16,6 +16,12 @@ export interface Cursor {
   id: string;
 }
 
+/**
+ * What a cursor pages: the key's conversations (ids `conv_…`, no scope), or one conversation's
+ * messages (ids `msg_…`, scoped to that conversation: a cursor from another one is invalid).
+ */
+export type CursorKind = { prefix: "conv"; scope?: undefined } | { prefix: "msg"; scope: string };
+
 const TAG_BYTES = 16;
 // 9999-12-31T23:59:59.999Z: later instants have no four-digit-year ISO form the database accepts.
 const MAX_TIME = 253402300799999;
@@ -47,8 +53,9 @@ async function tag(db: Db, payload: Uint8Array<ArrayBuffer>): Promise<Uint8Array
   return new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(db), payload)).slice(0, TAG_BYTES);
 }
 
-export async function encodeCursor(db: Db, c: Cursor): Promise<string> {
-  const payload = new TextEncoder().encode(JSON.stringify({ v: 1, t: c.createdAt, id: c.id }));
+export async function encodeCursor(db: Db, c: Cursor, scope?: string): Promise<string> {
+  const fields = scope === undefined ? { v: 1, t: c.createdAt, id: c.id } : { v: 1, t: c.createdAt, id: c.id, s: scope };
+  const payload = new TextEncoder().encode(JSON.stringify(fields));
   const out = new Uint8Array(payload.length + TAG_BYTES);
   out.set(payload);
   out.set(await tag(db, payload), payload.length);
@@ -60,7 +67,7 @@ const invalid = () =>
     param: "cursor",
   });
 
-export async function decodeCursor(db: Db, raw: string): Promise<Cursor> {
+export async function decodeCursor(db: Db, raw: string, kind: CursorKind = { prefix: "conv" }): Promise<Cursor> {
   if (raw.length === 0 || raw.length > 256 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalid();
   let bytes: Uint8Array;
   try {
@@ -82,18 +89,19 @@ export async function decodeCursor(db: Db, raw: string): Promise<Cursor> {
     throw invalid();
   }
   // Signed by us, so the shape holds unless the format changed: check it all the same.
-  const p = parsed as { v?: unknown; t?: unknown; id?: unknown } | null;
+  const p = parsed as { v?: unknown; t?: unknown; id?: unknown; s?: unknown } | null;
   if (
     !p ||
     typeof p !== "object" ||
-    Object.keys(p).length !== 3 ||
+    Object.keys(p).length !== (kind.scope === undefined ? 3 : 4) ||
+    p.s !== kind.scope ||
     p.v !== 1 ||
     typeof p.t !== "number" ||
     !Number.isSafeInteger(p.t) ||
     p.t < 0 ||
     p.t > MAX_TIME ||
     typeof p.id !== "string" ||
-    !isId("conv", p.id)
+    !isId(kind.prefix, p.id)
   ) {
     throw invalid();
   }

@@ -1,4 +1,4 @@
-/** GET /conversations, GET /conversations/:id, DELETE /conversations/:id. */
+/** GET /conversations, GET /conversations/:id, GET /conversations/:id/messages, DELETE /conversations/:id. */
 import { Elysia } from "elysia";
 import { guard, type GuardDeps } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
@@ -8,11 +8,30 @@ import { urlOf } from "../http/request-id.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { isId } from "../ids.ts";
 import { decodeCursor } from "./cursor.ts";
-import { ConversationDetail, ConversationList, IdParams, LIMIT_MESSAGE, ListQuery, toMessage, toSummary } from "./model.ts";
-import { deleteConversation, findConversation, listConversations, listMessages } from "./service.ts";
+import {
+  ConversationDetail,
+  ConversationList,
+  IdParams,
+  LIMIT_MESSAGE,
+  ListQuery,
+  MessageList,
+  MessagesQuery,
+  toMessage,
+  toSummary,
+} from "./model.ts";
+import { deleteConversation, findConversation, listConversations, MESSAGES_CAP, pageMessages } from "./service.ts";
 import { sweepStale } from "../runs/store.ts";
 
 const notFound = (id: string) => new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "id" });
+
+/** The schema coerces with Number() ("1e2", "0x10", " 5"); a page size is plain digits, given once. */
+function plainLimit({ request }: { request: Request }) {
+  const raw = urlOf(request).searchParams.getAll("limit");
+  // Twice is ambiguous (and the schema would check only one of them): refuse it.
+  if (raw.length > 1 || (raw.length === 1 && !/^\d{1,3}$/.test(raw[0]!))) {
+    throw new ApiError("invalid_request", LIMIT_MESSAGE, { param: "limit" });
+  }
+}
 
 export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
   new Elysia({ prefix: "/conversations", tags: ["Conversations"] })
@@ -29,14 +48,7 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         };
       },
       {
-        // The schema coerces with Number() ("1e2", "0x10", " 5"); a page size is plain digits.
-        transform({ request }) {
-          const raw = urlOf(request).searchParams.getAll("limit");
-          // Twice is ambiguous (and the schema would check only one of them): refuse it.
-          if (raw.length > 1 || (raw.length === 1 && !/^\d{1,3}$/.test(raw[0]!))) {
-            throw new ApiError("invalid_request", LIMIT_MESSAGE, { param: "limit" });
-          }
-        },
+        transform: plainLimit,
         query: ListQuery,
         response: { 200: ConversationList, ...ErrorResponses },
         detail: { summary: "List conversations", description: "The caller's conversations, newest first, by keyset cursor." },
@@ -47,24 +59,54 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
       async ({ params, apiKey }) => {
         const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
         if (!conv) throw notFound(params.id);
-        let msgs = await listMessages(deps.db, conv.id);
+        let page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
         // A reply whose instance died reads as failed once its lease has passed (runs/store.ts).
-        if (await sweepStale(deps.db, msgs, deps.now())) msgs = await listMessages(deps.db, conv.id);
-        return { ...toSummary(conv), messages: msgs.map(toMessage) };
+        if (await sweepStale(deps.db, page.rows, deps.now())) page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
+        return {
+          ...toSummary(conv),
+          messages: page.rows.map(toMessage),
+          pagination: { has_more: page.hasMore, next_cursor: page.nextCursor },
+        };
       },
       {
         params: IdParams,
         response: { 200: ConversationDetail, ...ErrorResponses },
-        detail: { summary: "Get a conversation", description: "One conversation with its messages, oldest first." },
+        detail: {
+          summary: "Get a conversation",
+          description: `One conversation with its most recent messages (up to ${MESSAGES_CAP}), oldest first; older ones via /messages.`,
+        },
+      },
+    )
+    .get(
+      "/:id/messages",
+      async ({ params, query, apiKey }) => {
+        const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
+        if (!conv) throw notFound(params.id);
+        // After the owner check: a cursor says nothing about a conversation the caller cannot see.
+        const cursor = query.cursor === undefined ? null : await decodeCursor(deps.db, query.cursor, { prefix: "msg", scope: conv.id });
+        const page = await pageMessages(deps.db, conv.id, query.limit ?? MESSAGES_CAP, cursor);
+        return { data: page.rows.map(toMessage), pagination: { has_more: page.hasMore, next_cursor: page.nextCursor } };
+      },
+      {
+        transform: plainLimit,
+        params: IdParams,
+        query: MessagesQuery,
+        response: { 200: MessageList, ...ErrorResponses },
+        detail: {
+          summary: "Page a conversation's messages",
+          description: "Newest first by page, each page oldest first: without `cursor`, the most recent messages; with the previous page's `next_cursor`, the ones before them.",
+        },
       },
     )
     .delete(
       "/:id",
-      async ({ params, apiKey, set }) => {
+      async ({ params, apiKey }) => {
         if (!isId("conv", params.id) || !(await deleteConversation(deps.db, apiKey.id, params.id))) {
           throw notFound(params.id);
         }
-        set.status = 204;
+        // An explicit empty Response: an empty handler result with status 204 makes Deno.serve
+        // answer 500 (elysia#1277). Headers set earlier (request id, rate limits) are merged in.
+        return new Response(null, { status: 204 }) as never;
       },
       {
         // A DELETE carries no body: never read one (nor answer 400 for it before the key is checked).

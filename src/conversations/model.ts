@@ -1,5 +1,6 @@
 /** Wire schemas of the conversation routes (validation and OpenAPI from one source). */
 import { t } from "elysia";
+import { Usage, usageOf } from "../chat/model.ts";
 import type { ConversationRow, MessageRow } from "./service.ts";
 
 export const ConversationSummary = t.Object({
@@ -19,16 +20,37 @@ export const Message = t.Object({
     description: "An assistant reply is `in_progress` while generated (its content grows), then `completed`, `failed` or `stopped`.",
   }),
   created_at: t.String({ format: "date-time" }),
+  usage: Usage,
 });
 
-export const ConversationDetail = t.Composite([ConversationSummary, t.Object({ messages: t.Array(Message) })]);
+export const Pagination = t.Object({
+  has_more: t.Boolean(),
+  next_cursor: t.Union([t.String(), t.Null()], { description: "Pass as `cursor` for the next page; null on the last page." }),
+});
 
-export const ConversationList = t.Object({
-  data: t.Array(ConversationSummary),
-  pagination: t.Object({
-    has_more: t.Boolean(),
-    next_cursor: t.Union([t.String(), t.Null()], { description: "Pass as `cursor` for the next page; null on the last page." }),
+export const MessagePagination = t.Object(
+  {
+    has_more: t.Boolean({ description: "Whether older messages exist." }),
+    next_cursor: t.Union([t.String(), t.Null()], {
+      description: "Pass as `cursor` to GET /v1/conversations/{id}/messages for the older messages; null when there are none.",
+    }),
+  },
+  { description: "Paging of the conversation's messages: only the most recent ones are included." },
+);
+
+export const ConversationDetail = t.Composite([
+  ConversationSummary,
+  t.Object({
+    messages: t.Array(Message, { description: "The most recent messages (up to 100), oldest first." }),
+    pagination: MessagePagination,
   }),
+]);
+
+export const ConversationList = t.Object({ data: t.Array(ConversationSummary), pagination: Pagination });
+
+export const MessageList = t.Object({
+  data: t.Array(Message, { description: "One page of messages, oldest first; each page is older than the one before." }),
+  pagination: MessagePagination,
 });
 
 export const LIMIT_MESSAGE = "Invalid query parameter 'limit': it must be an integer from 1 to 100.";
@@ -49,6 +71,13 @@ export const ListQuery = t.Object({
   ),
 });
 
+export const MessagesQuery = t.Object({
+  limit: t.Optional(
+    t.Integer({ minimum: 1, maximum: 100, default: 100, description: "Messages per page, 1–100.", error: LIMIT_MESSAGE }),
+  ),
+  cursor: ListQuery.properties.cursor,
+});
+
 export const IdParams = t.Object({ id: t.String({ description: "conv_… identifier" }) });
 
 export const toSummary = (c: ConversationRow) => ({
@@ -65,4 +94,5 @@ export const toMessage = (m: MessageRow) => ({
   sources: m.sources,
   status: m.status,
   created_at: m.createdAt.toISOString(),
+  usage: usageOf(m),
 });

@@ -32,9 +32,35 @@ export function titleFrom(message: string): string {
   return `${cut.slice(0, space > 40 ? space : TITLE_CHARS).join("").trimEnd()}…`;
 }
 
+/** An empty conversation (tests and tools; chat uses `createConversationWithMessage`). */
 export async function createConversation(db: Db, keyId: string, title: string, at: Date): Promise<ConversationRow> {
   const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
   await db.insert(conversations).values(row);
+  return row;
+}
+
+/**
+ * A new conversation and its first (user) message, in one statement: a data-modifying CTE is
+ * atomic, so a failed insert of the message leaves no empty conversation behind — and there is
+ * no transaction to hold (PGlite has one connection).
+ */
+export async function createConversationWithMessage(
+  db: Db,
+  keyId: string,
+  title: string,
+  content: string,
+  at: Date,
+): Promise<ConversationRow> {
+  const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
+  const when = at.toISOString();
+  await db.execute(sql`
+    with c as (
+      insert into ${conversations} (id, key_id, title, created_at, updated_at)
+      values (${row.id}, ${keyId}, ${title}, ${when}::timestamptz, ${when}::timestamptz)
+      returning id
+    )
+    insert into ${messages} (id, conversation_id, role, content, sources, status, created_at)
+    select ${newId("msg")}, c.id, 'user', ${content}, '[]'::jsonb, 'completed', ${when}::timestamptz from c`);
   return row;
 }
 
@@ -90,6 +116,44 @@ export async function listConversations(
   };
 }
 
+/** Messages a conversation read returns at most; older ones are paged (docs/api.md). */
+export const MESSAGES_CAP = 100;
+
+/** A page of a conversation's messages: the newest before the cursor, in chronological order. */
+export interface MessagePage {
+  rows: MessageRow[];
+  hasMore: boolean;
+  /** Cursor for the page of older messages; null when there are none. */
+  nextCursor: string | null;
+}
+
+/**
+ * The `limit` most recent messages of a conversation before `cursor` (all when null), walking
+ * back by `(created_at, id)` on the (conversation_id, created_at, id) index; the page comes back
+ * oldest first, as a conversation is read. The caller has checked the conversation's owner.
+ */
+export async function pageMessages(db: Db, conversationId: string, limit: number, cursor: Cursor | null): Promise<MessagePage> {
+  const before = cursor
+    ? sql`(${messages.createdAt}, ${messages.id}) < (${new Date(cursor.createdAt).toISOString()}::timestamptz, ${cursor.id})`
+    : undefined;
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.conversationId, conversationId), before))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(limit + 1);
+  const hasMore = rows.length > limit;
+  const page = (hasMore ? rows.slice(0, limit) : rows).reverse();
+  const oldest = page[0];
+  return {
+    rows: page,
+    hasMore,
+    nextCursor:
+      hasMore && oldest ? await encodeCursor(db, { createdAt: oldest.createdAt.getTime(), id: oldest.id }, conversationId) : null,
+  };
+}
+
+/** Every message of a conversation, oldest first (the agent's history). */
 export async function listMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
   return db
     .select()
@@ -110,10 +174,20 @@ export async function deleteConversation(db: Db, keyId: string, id: string): Pro
 /** Stores a message and moves the conversation's updated_at forward, in one round trip each. */
 export async function addMessage(
   db: Db,
-  m: Pick<MessageRow, "conversationId" | "role" | "content" | "status" | "createdAt"> & { id?: string; sources?: string[] },
+  m: Omit<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens" | "leaseUntil" | "stopRequested" | "lastSeq"> &
+    Partial<Pick<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens">>,
 ): Promise<MessageRow> {
   // The run columns (lease, stop flag, last event) only matter to replies being generated (runs/).
-  const row: MessageRow = { ...m, id: m.id ?? newId("msg"), sources: m.sources ?? [], leaseUntil: null, stopRequested: false, lastSeq: 0 };
+  const row: MessageRow = {
+    ...m,
+    id: m.id ?? newId("msg"),
+    sources: m.sources ?? [],
+    inputTokens: m.inputTokens ?? null,
+    outputTokens: m.outputTokens ?? null,
+    leaseUntil: null,
+    stopRequested: false,
+    lastSeq: 0,
+  };
   await db.insert(messages).values(row);
   await db
     .update(conversations)

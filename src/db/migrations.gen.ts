@@ -52,8 +52,18 @@ export const migrations = [
     ]
   },
   {
-    "tag": "0004_issue14_streams",
-    "folderMillis": 1795443401258,
+    "tag": "0004_issue13_usage",
+    "folderMillis": 1795443501301,
+    "bps": true,
+    "hash": "bb9813853d18f69881cc4dc899f8fad56c89479251b9ceb04c43fee43a7081d6",
+    "sql": [
+      "ALTER TABLE \"messages\" ADD COLUMN \"input_tokens\" integer;",
+      "\nALTER TABLE \"messages\" ADD COLUMN \"output_tokens\" integer;"
+    ]
+  },
+  {
+    "tag": "0005_issue14_streams",
+    "folderMillis": 1795446422571,
     "bps": true,
     "hash": "62f016b6ffd1468114678814a71922980600d473b1169dce67da10e2d55d9bd6",
     "sql": [

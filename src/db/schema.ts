@@ -88,6 +88,9 @@ export const messages = pgTable(
     sources: jsonb("sources").$type<string[]>().notNull().default([]),
     status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
     createdAt: ts("created_at").notNull(),
+    /** Token counts the model provider reported for an assistant reply; null when it reported none. */
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
     /**
      * While `in_progress`: the generating instance renews this with every flush and heartbeat;
      * once it has passed, any instance may end the reply as `failed` (runs/store.ts, sweep).

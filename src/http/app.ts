@@ -1,32 +1,104 @@
 /**
- * The standalone app: /healthz, the Parley plugin, and JSON errors for anything outside it.
- * Used by the server entry and by tests (app.handle), so both exercise the same composition.
+ * The standalone app: /healthz and /readyz, /docs and the OpenAPI document, opt-in CORS, the
+ * access log, the Parley plugin, and JSON errors for anything outside it. Used by the server
+ * entry and by tests (app.handle), so both exercise the same composition.
  */
-import { openapi } from "@elysiajs/openapi";
-import { Elysia } from "elysia";
-import { createParley, type ParleyConfig } from "../mod.ts";
-import { errorResponse } from "./index.ts";
-import { requestIdOf } from "./request-id.ts";
+import { sql } from "drizzle-orm";
+import { Elysia, t } from "elysia";
 import { createLogger } from "../config/logger.ts";
-import { buildOpenApi } from "./openapi.ts";
-import { chatBody } from "../chat/model.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
+import { createParley, type ParleyConfig } from "../mod.ts";
+import { elapsedMs, finalStatus, markStart, markStatus } from "./access-log.ts";
+import { corsHeaders, isPreflight, preflightResponse } from "./cors.ts";
+import { type DocsScript, docsRoutes } from "./docs.ts";
+import { ApiError } from "./errors.ts";
+import { errorResponse } from "./index.ts";
+import { ErrorBody } from "./model.ts";
+import { buildOpenApi } from "./openapi.ts";
+import { requestIdOf, urlOf } from "./request-id.ts";
 
-export function createApp(config: ParleyConfig) {
+/** How long /readyz waits for `select 1` before answering 503. */
+export const READY_TIMEOUT_MS = 2_000;
+
+/** Probes: frequent and uninteresting while they pass, so their access lines are at debug. */
+const PROBES = new Set(["/healthz", "/readyz"]);
+
+/** The runtime's extras: `docsScript` serves the reference UI's script (the runtime reads the file). */
+export interface AppConfig extends ParleyConfig {
+  docsScript?: DocsScript;
+  readyTimeoutMs?: number;
+}
+
+export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...config }: AppConfig) {
   const logger = config.logger ?? createLogger("info");
+  const cors = config.options?.corsOrigins;
   let spec: unknown;
   const app = new Elysia()
     // Routes outside the plugin (health, docs) carry a request id too.
     .onRequest(({ request, set }) => {
-      set.headers["x-request-id"] = requestIdOf(request);
+      markStart(request);
+      const requestId = requestIdOf(request);
+      set.headers["x-request-id"] = requestId;
+      if (!cors) return;
+      // Before routing, auth and limits: a preflight never carries a key and never counts.
+      if (isPreflight(request)) {
+        // The after-response hook does not run for an answer from onRequest: log it here.
+        logger.info(
+          { request_id: requestId, method: "OPTIONS", route: "preflight", status: 204, duration_ms: elapsedMs(request) },
+          "request",
+        );
+        return preflightResponse(cors, request, requestId);
+      }
+      Object.assign(set.headers, corsHeaders(cors, request.headers.get("origin")));
     })
     .onError(({ error, code, request }) => errorResponse(error, request, logger, String(code)))
+    .onAfterResponse(({ request, route, set, responseValue, ...ctx }) => {
+      const path = urlOf(request).pathname;
+      const apiKey = (ctx as { apiKey?: { id: string } }).apiKey;
+      const fields = {
+        request_id: requestIdOf(request),
+        method: request.method,
+        route: route || "*",
+        status: finalStatus(request, responseValue, set.status),
+        duration_ms: elapsedMs(request),
+        ...(apiKey ? { key_id: apiKey.id } : {}),
+      };
+      (PROBES.has(path) ? logger.debug : logger.info).call(logger, fields, "request");
+    })
     .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["Health"] } })
+    .get(
+      "/readyz",
+      async ({ request }) => {
+        if (await storeAnswers(config, readyTimeoutMs)) return { status: "ready" as const };
+        const error = new ApiError("service_unavailable", `The database did not answer within ${readyTimeoutMs} ms.`);
+        markStatus(request, 503);
+        // Answered, not thrown: a probe failing every few seconds while the database is away is not worth a warning each.
+        return error.respond(requestIdOf(request)) as never;
+      },
+      {
+        response: { 200: t.Object({ status: t.Literal("ready") }), 503: ErrorBody },
+        detail: { summary: "Readiness: 503 while the database does not answer", tags: ["Health"] },
+      },
+    )
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
-    // The reference page (Scalar, loaded from its CDN by the browser) reads our patched document.
-    .use(openapi({ path: "/docs", specPath: "/docs/generated.json", scalar: { url: "/v1/openapi.json" } as never }))
+    .use(docsRoutes(docsScript))
     .use(createParley({ ...config, logger }));
   const maxChars = config.options?.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
-  spec = buildOpenApi(app, chatBody(maxChars));
+  spec = buildOpenApi(app, { maxMessageChars: maxChars });
   return app;
+}
+
+/** Whether the store answers a trivial query within `ms`. */
+async function storeAnswers({ store }: ParleyConfig, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  const query = store.db.execute(sql`select 1`).then(
+    () => true,
+    () => false,
+  );
+  try {
+    return await Promise.race([query, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

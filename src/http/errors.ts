@@ -19,6 +19,8 @@ const CODES = {
   internal_error: { status: 500, type: "api_error" },
   generation_failed: { status: 500, type: "api_error" },
   service_unavailable: { status: 503, type: "api_error" },
+  upstream_error: { status: 502, type: "api_error" },
+  upstream_timeout: { status: 504, type: "api_error" },
 } as const;
 
 /** A code from the closed set; see docs/api.md#errors. */
@@ -68,15 +70,23 @@ export class ApiError extends Error {
   }
 }
 
-/** postgres.js / PGlite / socket failures that mean "the database is not there right now". */
+/**
+ * postgres.js / PGlite / socket failures that mean "no connection to the database right now":
+ * any failure to obtain or keep a connection is a 503, never a 500.
+ */
 export function isStoreUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown; message?: unknown } | null;
   if (!e || typeof e !== "object") return false;
   const code = String(e.code ?? e.errno ?? "");
-  if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|CONNECT_TIMEOUT|CONNECTION_\w+)$/.test(code)) return true;
-  // 57P01..03: admin shutdown / crash shutdown / cannot connect now; 08xxx: connection exceptions.
-  if (/^(57P0[123]|08\w{3}|53300)$/.test(code)) return true;
-  return /PGlite is closed|connection (?:terminated|ended|closed)/i.test(String(e.message ?? ""));
+  const message = String(e.message ?? "");
+  if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CONNECT_TIMEOUT|CONNECTION_\w+)$/.test(code)) return true;
+  // 57P01..05: admin/crash shutdown, cannot connect now, idle-session timeout; 08xxx: connection
+  // exceptions; 53300: too many connections; 3D000: no such database; 28xxx: login refused.
+  if (/^(57P0[1-5]|08\w{3}|53300|3D000|28\w{3})$/.test(code)) return true;
+  // 55000 is a broad class ("object not in prerequisite state"); only its connection case counts:
+  // ALTER DATABASE … ALLOW_CONNECTIONS false.
+  if (code === "55000" && /not currently accepting connections/i.test(message)) return true;
+  return /PGlite is closed|connection (?:terminated|ended|closed)|write CONNECTION_CLOSED|timeout exceeded when trying to connect/i.test(message);
 }
 
 /** The SQLSTATE of a database error, looking through Drizzle's wrapper. */

@@ -5,7 +5,8 @@
  * plugin's routes and never leak into a host app that mounts Parley.
  */
 import { Elysia, ValidationError } from "elysia";
-import type { Logger } from "../config/logger.ts";
+import { describeError, type Logger } from "../config/logger.ts";
+import { markStatus } from "./access-log.ts";
 import { BodyProblem, readJsonBody } from "./body.ts";
 import { ApiError, toApiError } from "./errors.ts";
 import { requestIdOf, urlOf } from "./request-id.ts";
@@ -41,20 +42,34 @@ function classify(error: unknown, code?: string): ApiError {
   return toApiError(error);
 }
 
-/** Maps anything thrown in a route to the standard error response, logging server faults. */
+/**
+ * Maps anything thrown in a route to the standard error response, logging server faults: a 500
+ * at error with its stack (a bug or a failing agent), a 503 at warn without one (the database
+ * is away, or shutdown cut a reply: expected states, not bugs). Errors go through
+ * `describeError`, so query parameters never reach any logger, a host's pino included.
+ */
 export function errorResponse(error: unknown, request: Request, logger: Logger, code?: string): Response {
   const api = classify(error, code);
   const requestId = requestIdOf(request);
-  if (api.status >= 500) {
-    logger.error("request failed", {
-      request_id: requestId,
-      method: request.method,
-      path: urlOf(request).pathname,
-      code: api.code,
-      error: api.options.cause ?? api,
-    });
+  // upstream_error/upstream_timeout (502/504) are the model provider's: the model agent logged them once.
+  if (api.status >= 500 && !api.code.startsWith("upstream_")) {
+    const fields = { request_id: requestId, method: request.method, path: urlOf(request).pathname, code: api.code };
+    if (api.status === 503) {
+      const cause = api.options.cause;
+      logger.warn({ ...fields, reason: api.message, ...(cause === undefined ? {} : { error: withoutStack(describeError(cause)) }) }, "request failed");
+    } else {
+      logger.error({ ...fields, error: describeError(api.options.cause ?? api) }, "request failed");
+    }
   }
+  markStatus(request, api.status);
   return api.respond(requestId, { "x-request-id": requestId });
+}
+
+/** An expected failure's description, without stacks (at any depth of causes). */
+function withoutStack(d: unknown): unknown {
+  if (!d || typeof d !== "object") return d;
+  const { stack: _stack, cause, ...rest } = d as Record<string, unknown>;
+  return cause === undefined ? rest : { ...rest, cause: withoutStack(cause) };
 }
 
 /** Request ids and the error handler, for one feature plugin. */

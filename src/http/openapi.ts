@@ -1,26 +1,47 @@
 /**
- * The OpenAPI 3.1 document: paths and schemas generated from the route schemas by
- * @elysiajs/openapi's `toOpenAPISchema`, plus what route schemas cannot say — the SSE variant of
- * the chat reply, the JSON request body (our own body parser hides it from the generator), the
- * Bearer scheme, and the headers every /v1 response carries.
+ * The OpenAPI 3.1 document: paths generated from the route schemas by @elysiajs/openapi's
+ * `toOpenAPISchema`, plus what route schemas cannot say — the SSE variant of the chat reply,
+ * the JSON request body (our own body parser hides it from the generator), the Bearer scheme,
+ * the headers /v1 responses carry, the 405 every path can give — with every wire type named
+ * once under `components.schemas` and referenced, and only standard JSON Schema keywords.
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
-import { StreamEvent } from "../chat/model.ts";
+import { ChatMessage, chatBody, StreamEvent } from "../chat/model.ts";
+import { DEFAULT_OPTIONS } from "../config/options.ts";
+import { ConversationDetail, ConversationList, ConversationSummary, Message } from "../conversations/model.ts";
+import { ErrorBody, ErrorPayload } from "./model.ts";
+import { cleanSchema, useRefs } from "./openapi-schema.ts";
+
+export interface OpenApiOptions {
+  /** Where the API is reached; default `/` (the document's own origin). Embedding under a prefix: `[{ url: "/chat-api" }]`. */
+  servers?: { url: string; description?: string }[];
+  /** The `maxLength` stated for `message` (default: the server default). */
+  maxMessageChars?: number;
+}
 
 const INFO = {
-  openapi: "3.1.0",
-  info: {
-    title: "Parley API",
-    version: "1.0.0",
-    description:
-      "Chat with an agent (JSON or Server-Sent Events), list and read conversations. Every /v1 request needs `Authorization: Bearer <key>`. Errors are always `{error: {type, code, message, param?}, request_id}`.",
-  },
-  security: [{ bearer: [] }],
-  tags: [
-    { name: "Chat", description: "Send messages, get replies." },
-    { name: "Conversations", description: "List, read and delete conversations." },
-  ],
+  title: "Parley API",
+  version: "1.0.0",
+  description:
+    "Chat with an agent (JSON or Server-Sent Events), list and read conversations. Every /v1 request needs `Authorization: Bearer <key>`. Errors are always `{error: {type, code, message, param?}, request_id}`.",
+  license: { name: "MIT", identifier: "MIT" },
+};
+
+const TAGS = [
+  { name: "Chat", description: "Send messages, get replies." },
+  { name: "Conversations", description: "List, read and delete conversations." },
+  { name: "Health", description: "Probes for load balancers and orchestrators; no key needed." },
+];
+
+const OPERATION_IDS: Record<string, string> = {
+  "post /v1/chat": "chat",
+  "get /v1/conversations": "listConversations",
+  "get /v1/conversations/{id}": "getConversation",
+  "delete /v1/conversations/{id}": "deleteConversation",
+  "get /v1/conversations/{id}/messages": "listMessages",
+  "get /v1/conversations/{id}/messages/{message_id}/events": "replyEvents",
+  "post /v1/conversations/{id}/messages/{message_id}/stop": "stopReply",
 };
 
 const int = { schema: { type: "integer" } };
@@ -33,68 +54,110 @@ const HEADERS = {
   "X-RateLimit-Remaining": { description: "Requests left in that window.", ...int },
   "X-RateLimit-Reset": { description: "Unix time (s) when that window frees a slot or resets.", ...int },
   "Retry-After": { description: "On 429: seconds after which a retry is admitted.", ...int },
+  "WWW-Authenticate": { description: 'On 401: the scheme to use, `Bearer realm="parley"`.', ...str },
+  Allow: { description: "On 405: the methods this path answers, e.g. `GET, DELETE`.", ...str },
 };
+const RATE_HEADERS = ["RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
+const DESCRIPTIONS: Record<string, string> = {
+  "200": "OK",
+  "400": "Invalid request: `invalid_request`, `invalid_json` or `invalid_cursor`; `param` names the field.",
+  "401": "Missing, malformed, unknown or revoked key (`unauthorized`).",
+  "404": "No such conversation for this key (`not_found`).",
+  "413": "Body larger than the limit (`payload_too_large`).",
+  "415": "Body not sent as `application/json` (`unsupported_media_type`).",
+  "429": "Over the per-minute (`rate_limit_exceeded`) or per-day (`daily_quota_exceeded`) limit; see `Retry-After`.",
+  "500": "Unexpected failure (`internal_error`); quote `request_id`.",
+  "503": "The store or limiter is unavailable, or the server is shutting down (`service_unavailable`); retry later.",
+};
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
+type Response = { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> };
 type Operation = {
-  security?: unknown;
+  operationId?: string;
   parameters?: unknown[];
-  requestBody?: { content?: Record<string, unknown> };
-  responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+  security?: unknown;
+  requestBody?: unknown;
+  responses?: Record<string, Response | { $ref: string }>;
 };
 
-/** Builds the document for `app` (call it with the composed app, after all routes are added). */
-export function buildOpenApi(app: AnyElysia, chatBodySchema: unknown) {
+/**
+ * Builds the document for `app`: the standalone app, or an app embedding `createParley()` (call
+ * it after all routes are added). Parley's operations are the paths under `/v1/`.
+ */
+export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
   const generated = toOpenAPISchema(app, { paths: [/\*/] }) as unknown as {
     paths: Record<string, Record<string, Operation>>;
-    components: { schemas: Record<string, unknown> };
+    components?: { schemas?: Record<string, unknown> };
   };
-  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+  const maxChars = options.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
+  const schemas = Object.fromEntries(
+    Object.entries({
+      Error: ErrorPayload,
+      ErrorBody,
+      ChatRequest: chatBody(maxChars),
+      ChatReply: ChatMessage,
+      StreamEvent,
+      ConversationSummary,
+      ConversationList,
+      Message,
+      ConversationDetail,
+      ...generated.components?.schemas,
+    }).map(([name, s]) => [name, cleanSchema(JSON.parse(JSON.stringify(s)))]),
+  );
   for (const [path, ops] of Object.entries(generated.paths)) {
-    for (const op of Object.values(ops)) {
-      if (!path.startsWith("/v1/")) {
-        op.security = [];
-        continue;
-      }
-      op.responses ??= {};
-      // A route without a success schema answers 204 (DELETE).
-      if (!Object.keys(op.responses).some((s) => s.startsWith("2"))) op.responses["204"] = { description: "No content" };
-      for (const [status, res] of Object.entries(op.responses)) {
-        res.headers = { ...res.headers, "X-Request-Id": ref("X-Request-Id") };
-        if (status === "401") continue;
-        for (const h of ["RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"]) {
-          res.headers[h] = ref(h);
-        }
-        if (status === "429") res.headers["Retry-After"] = ref("Retry-After");
-      }
-    }
+    for (const [method, op] of Object.entries(ops)) decorate(path, method, op, schemas);
   }
-  const chat = generated.paths["/v1/chat"]?.post;
-  if (chat) {
-    chat.requestBody = { content: { "application/json": { schema: chatBodySchema } }, required: true } as never;
-    const ok = chat.responses?.["200"];
-    if (ok) {
-      ok.description = "The reply as JSON (`stream: false`), or its events (`stream: true`): `data: <event>` lines.";
-      ok.content = { ...ok.content, "text/event-stream": { schema: StreamEvent } };
-    }
-  }
-  documentReplies(generated.paths, ref);
+  const json = { content: { "application/json": { schema: schemas.ErrorBody } } };
+  const responses = {
+    MethodNotAllowed: {
+      description: "The path exists but does not answer this method (`method_not_allowed`); `Allow` lists the methods it does.",
+      headers: { Allow: header("Allow"), "X-Request-Id": header("X-Request-Id") },
+      ...json,
+    },
+  };
+  const named = (n: string) => useRefs(schemas[n], schemas, n);
   return {
-    ...INFO,
-    paths: generated.paths,
+    openapi: "3.1.0",
+    info: INFO,
+    servers: options.servers ?? [{ url: "/", description: "The server that serves this document" }],
+    security: [{ bearer: [] }],
+    tags: TAGS,
+    paths: useRefs(cleanPaths(generated.paths), schemas),
     components: {
-      schemas: generated.components.schemas,
+      schemas: Object.fromEntries(Object.keys(schemas).map((n) => [n, named(n)])),
+      responses: useRefs(responses, schemas),
       headers: HEADERS,
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key: prl_…" } },
     },
   };
 }
 
-/** What the reply routes' schemas cannot say: Idempotency-Key, the resume position, the event stream. */
-function documentReplies(paths: Record<string, Record<string, Operation>>, ref: (name: string) => unknown) {
-  const chat = paths["/v1/chat"]?.post;
-  if (chat) {
-    chat.parameters = [
-      ...(chat.parameters ?? []),
+/** What the generator cannot know about one operation. */
+function decorate(path: string, method: string, op: Operation, schemas: Record<string, unknown>) {
+  op.operationId = OPERATION_IDS[`${method} ${path.replace(/^.*(?=\/v1\/)/, "")}`] ?? op.operationId;
+  op.responses ??= {};
+  if (!path.includes("/v1/")) {
+    op.security = [];
+    if (!Object.keys(op.responses).length) op.responses["200"] = { description: "OK" };
+    return;
+  }
+  // A route without a success schema answers 204 (DELETE).
+  if (!Object.keys(op.responses).some((s) => s.startsWith("2"))) op.responses["204"] = { description: "No content" };
+  for (const [status, res] of Object.entries(op.responses) as [string, Response][]) {
+    if (DESCRIPTIONS[status]) res.description = DESCRIPTIONS[status];
+    res.headers = { ...res.headers, "X-Request-Id": header("X-Request-Id") };
+    if (status === "401") {
+      res.headers["WWW-Authenticate"] = header("WWW-Authenticate");
+      continue; // refused before the limiter: no rate-limit headers
+    }
+    for (const h of RATE_HEADERS) res.headers[h] = header(h);
+    if (status === "429") res.headers["Retry-After"] = header("Retry-After");
+  }
+  op.responses["405"] = { $ref: "#/components/responses/MethodNotAllowed" };
+  if (path.endsWith("/events") && method === "get") documentEvents(op, schemas);
+  if (path.endsWith("/v1/chat") && method === "post") {
+    op.parameters = [
+      ...(op.parameters ?? []),
       {
         name: "Idempotency-Key",
         in: "header",
@@ -103,21 +166,38 @@ function documentReplies(paths: Record<string, Record<string, Operation>>, ref: 
         schema: { type: "string", maxLength: 255 },
       },
     ];
+    op.requestBody = { required: true, content: { "application/json": { schema: schemas.ChatRequest } } };
+    const ok = op.responses["200"] as Response | undefined;
+    if (ok) {
+      ok.description = "The reply as JSON (`stream: false`), or its events (`stream: true`): `data: <event>` lines.";
+      ok.content = { ...ok.content, "text/event-stream": { schema: schemas.StreamEvent } };
+    }
   }
-  const events = paths["/v1/conversations/{id}/messages/{message_id}/events"]?.get;
-  if (!events) return;
-  events.parameters = [
-    ...(events.parameters ?? []),
+}
+
+/** The resume route: its position parameters and its event-stream answer (the route returns a raw stream). */
+function documentEvents(op: Operation, schemas: Record<string, unknown>) {
+  op.parameters = [
+    ...(op.parameters ?? []),
     { name: "after", in: "query", required: false, description: "Event id to resume after (0: from `start`).", schema: { type: "integer", minimum: 0 } },
     { name: "Last-Event-ID", in: "header", required: false, description: "Event id to resume after; wins over `after`.", schema: { type: "string" } },
   ];
-  const responses = events.responses ?? {};
-  const headers = responses["204"]?.headers ?? { "X-Request-Id": ref("X-Request-Id") };
+  const responses = op.responses ?? {};
+  const headers = (responses["204"] as Response | undefined)?.headers ?? { "X-Request-Id": header("X-Request-Id") };
   delete responses["204"];
   responses["200"] = {
     description: "The reply's events after the position: `id: <n>` and `data: <event>` lines, up to `end` or `error`.",
     headers,
-    content: { "text/event-stream": { schema: StreamEvent } },
+    content: { "text/event-stream": { schema: schemas.StreamEvent } },
   };
-  events.responses = responses;
+  op.responses = responses;
+}
+
+/** Every `schema` in the paths, reduced to standard keywords. */
+function cleanPaths(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(cleanPaths);
+  if (typeof node !== "object" || node === null) return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [k, k === "schema" ? cleanSchema(JSON.parse(JSON.stringify(v))) : cleanPaths(v)]),
+  );
 }

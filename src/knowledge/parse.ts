@@ -19,16 +19,21 @@ export interface ParseProblem {
 
 /**
  * The URL in its canonical form (`new URL(v).href`: spaces and non-ASCII percent-encoded), so
- * every source we report is a valid URI; undefined unless it is an http(s) URL.
+ * every source we report is a valid URI; or why it cannot be a source. A URL with credentials
+ * (`https://user:pass@…`) is refused: sources are shown to every key's users.
  */
-function canonicalUrl(v: unknown): string | undefined {
-  if (typeof v !== "string" || v.includes("\0")) return undefined;
+function canonicalUrl(v: unknown): { url: string } | { reason: string } {
+  const notHttp = { reason: "`url` must be an http(s) URL" };
+  if (typeof v !== "string" || v.includes("\0")) return notHttp;
+  let url: URL;
   try {
-    const url = new URL(v.trim());
-    return /^https?:$/.test(url.protocol) ? url.href : undefined;
+    url = new URL(v.trim());
   } catch {
-    return undefined;
+    return notHttp;
   }
+  if (!/^https?:$/.test(url.protocol)) return notHttp;
+  if (url.username || url.password) return { reason: "`url` must not carry credentials (user:password@)" };
+  return { url: url.href };
 }
 
 // PostgreSQL text cannot hold NUL; a document carrying one is a bad line, not a failed ingest.
@@ -48,8 +53,9 @@ export function parseJsonl(text: string, file: string): { docs: KnowledgeDoc[]; 
       return;
     }
     if (!v || typeof v !== "object") return void problems.push({ where, reason: "not a JSON object" });
-    const url = canonicalUrl(v.url);
-    if (!url) return void problems.push({ where, reason: "`url` must be an http(s) URL" });
+    const checked = canonicalUrl(v.url);
+    if ("reason" in checked) return void problems.push({ where, reason: checked.reason });
+    const url = checked.url;
     if (typeof v.content !== "string" || !v.content.trim()) {
       return void problems.push({ where, reason: "`content` must be a non-empty string" });
     }
@@ -68,8 +74,12 @@ export function parseMarkdown(text: string, file: string): { doc?: KnowledgeDoc;
     const kv = /^(\w+):\s*(.*?)\s*$/.exec(line);
     if (kv) fields.set(kv[1]!.toLowerCase(), kv[2]!.replace(/^(["'])(.*)\1$/, "$2"));
   }
-  const url = canonicalUrl(fields.get("url"));
-  if (!url) return { problem: { where: `${file}:1`, reason: "front matter needs `url: https://…`" } };
+  const raw = fields.get("url");
+  const checked = canonicalUrl(raw);
+  if ("reason" in checked) {
+    return { problem: { where: `${file}:1`, reason: raw === undefined ? "front matter needs `url: https://…`" : checked.reason } };
+  }
+  const url = checked.url;
   const content = fm ? text.slice(fm[0].length) : text;
   if (!content.trim()) return { problem: { where: file, reason: "empty document" } };
   const title = fields.get("title") || /^#\s+(.+)$/m.exec(content)?.[1]?.trim() || url;

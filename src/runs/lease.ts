@@ -52,7 +52,7 @@ export class LeaseKeeper {
       }
     } catch (error) {
       // The next beat tries again; the lease outlasts three missed beats.
-      this.deps.logger.warn("renewing the replies' leases failed", { replies: ids.length, error });
+      this.deps.logger.warn({ replies: ids.length, error }, "renewing the replies' leases failed");
     } finally {
       this.beating = false;
     }

@@ -1,6 +1,6 @@
 /** Wire schemas of the reply routes (events, stop). */
 import { t } from "elysia";
-import { Message } from "../conversations/model.ts";
+import { Message, toMessage } from "../conversations/model.ts";
 import type { MessageRow } from "../conversations/service.ts";
 
 export const ReplyParams = t.Object({
@@ -13,12 +13,4 @@ export const AFTER_MESSAGE = "Invalid 'after' (query) or 'Last-Event-ID' (header
 /** A reply as POST …/stop answers it: the message, with its conversation. */
 export const Reply = t.Composite([t.Object({ conversation_id: t.String() }), Message]);
 
-export const toReply = (m: MessageRow) => ({
-  id: m.id,
-  conversation_id: m.conversationId,
-  role: m.role,
-  content: m.content,
-  sources: m.sources,
-  status: m.status,
-  created_at: m.createdAt.toISOString(),
-});
+export const toReply = (m: MessageRow) => ({ conversation_id: m.conversationId, ...toMessage(m) });

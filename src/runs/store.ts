@@ -8,6 +8,7 @@
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import type { Usage } from "../agent/types.ts";
 import { conversations, messages } from "../db/schema.ts";
 import type { MessageRow } from "../conversations/service.ts";
 
@@ -89,12 +90,13 @@ export async function renewLeases(db: Db, ids: string[], leaseUntil: number): Pr
 /** Ends the reply: last events (the terminal one included), content, status, sources. False when gone. */
 export async function finishReply(
   db: Db,
-  r: { id: string; events: StoredEvent[]; delta: string; lastSeq: number; status: "completed" | "failed" | "stopped"; sources: string[]; at: number },
+  r: { id: string; events: StoredEvent[]; delta: string; lastSeq: number; status: "completed" | "failed" | "stopped"; sources: string[]; usage: Usage | null; at: number },
 ): Promise<boolean> {
   const rows = await rowsOf<{ id: string }>(db, sql`
     with m as (
       update messages set content = content || ${r.delta}, last_seq = ${r.lastSeq}, lease_until = null,
-        status = ${r.status}, sources = ${JSON.stringify(r.sources)}::jsonb
+        status = ${r.status}, sources = ${JSON.stringify(r.sources)}::jsonb,
+        input_tokens = ${r.usage?.input_tokens ?? null}, output_tokens = ${r.usage?.output_tokens ?? null}
       where id = ${r.id} and status = 'in_progress'
       returning id, conversation_id
     ),

@@ -22,11 +22,11 @@ export function startSweeper(deps: { db: Db; now: () => number; logger: Logger }
     running = true;
     try {
       const ended = await sweepExpired(deps.db, deps.now());
-      if (ended.length) deps.logger.warn("replies whose instance stopped were ended as failed", { message_ids: ended });
+      if (ended.length) deps.logger.warn({ message_ids: ended }, "replies whose instance stopped were ended as failed");
       await purgeExpired(deps.db, deps.now());
     } catch (error) {
       // The store may be closing or down; the next sweep (or any reader) tries again.
-      deps.logger.debug("sweep failed", { error });
+      deps.logger.debug({ error }, "sweep failed");
     } finally {
       running = false;
     }

@@ -113,7 +113,7 @@ class Tail implements ReplyFeed {
             if (rows.length < 1_000 || this.done) break;
           }
         } catch (error) {
-          this.deps.logger.warn("reading a reply's events failed; retrying at the next poll", { message_id: this.id, error });
+          this.deps.logger.warn({ message_id: this.id, error }, "reading a reply's events failed; retrying at the next poll");
         }
       } while (this.again && !this.done);
       this.reading = null;
@@ -153,7 +153,7 @@ class Tail implements ReplyFeed {
         });
       }
     } catch (error) {
-      this.deps.logger.warn("checking a followed reply failed", { message_id: this.id, error });
+      this.deps.logger.warn({ message_id: this.id, error }, "checking a followed reply failed");
     }
   }
 }

@@ -1,12 +1,15 @@
 /**
  * Deno smoke test (run by .ci/run): the library served with Deno.serve on PGlite, mounted under a
- * prefix in a host Elysia app, exercised over HTTP with the typed client: chat (JSON and stream),
- * list, get, resume, stop.
+ * prefix in a host Elysia app, exercised over HTTP: every route — chat (JSON and stream), list,
+ * get, messages, delete (an empty 204 once failed under Deno.serve, elysia#1277), the 404/405
+ * fallback — plus the standalone app's /healthz, /readyz and CORS preflight.
  * Run: deno run -A tests/deno/smoke.ts
  */
 import { Elysia } from "elysia";
 import { type ChatEvent, createClient, ParleyError } from "../../src/client/index.ts";
 import { createParley, createKey, ingestDocuments, migrate, openPglite } from "../../src/mod.ts";
+import { createApp } from "../../src/http/app.ts";
+import { createLogger } from "../../src/config/logger.ts";
 
 const store = await openPglite();
 await migrate(store);
@@ -18,7 +21,19 @@ const host = new Elysia().get("/", () => "host app").group("/api", (app) => app.
 
 const ac = new AbortController();
 const server = Deno.serve({ port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen: () => {} }, host.fetch);
-const client = createClient({ baseUrl: `http://127.0.0.1:${server.addr.port}/api`, apiKey: secret });
+const base = `http://127.0.0.1:${server.addr.port}/api`;
+const client = createClient({ baseUrl: base, apiKey: secret });
+// The standalone app (what `parley serve` runs) on the same store, CORS on.
+const standalone = createApp({ store, logger: createLogger("silent"), options: { corsOrigins: ["https://app.example"] } });
+const server2 = Deno.serve({ port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen: () => {} }, standalone.fetch);
+const base2 = `http://127.0.0.1:${server2.addr.port}`;
+const auth = { authorization: `Bearer ${secret}` };
+/** A raw request: status and parsed JSON body (null for an empty one). */
+async function raw(url: string, init: RequestInit = {}) {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
+}
 
 function check(cond: unknown, what: string): asserts cond {
   if (!cond) throw new Error(`deno smoke: ${what}`);
@@ -40,17 +55,46 @@ try {
   const conv = await client.conversations.get(reply.conversationId);
   const text = events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
   check(conv.messages.length === 4 && conv.messages[3]!.content === text, "get (streamed tokens equal the stored reply)");
-  const start = events[0] as { conversationId: string; messageId?: string };
-  const replayed: ChatEvent[] = [];
-  for await (const e of client.resume({ conversationId: start.conversationId, messageId: start.messageId!, after: 0 })) replayed.push(e);
-  check(JSON.stringify(replayed) === JSON.stringify(events), "resume (the stored events, same ids)");
-  const stopped = await client.stop({ conversationId: start.conversationId, messageId: start.messageId! });
-  check(stopped.status === "completed", "stop of a finished reply is a no-op");
   const anonymous = createClient({ baseUrl: `http://127.0.0.1:${server.addr.port}/api`, apiKey: "nope" });
   const refused = await anonymous.conversations.page().then(() => null, (e: ParleyError) => e);
   check(refused instanceof ParleyError && refused.status === 401, "401 for a bad key, as ParleyError");
+
+  const msgs = await raw(`${base}/v1/conversations/${reply.conversationId}/messages?limit=2`, { headers: auth });
+  check(
+    msgs.status === 200 && msgs.json.data.length === 2 && msgs.json.data[1].content === text && msgs.json.pagination.has_more === true,
+    "GET /conversations/:id/messages pages the most recent messages",
+  );
+  const older = await raw(`${base}/v1/conversations/${reply.conversationId}/messages?cursor=${msgs.json.pagination.next_cursor}`, { headers: auth });
+  check(older.status === 200 && older.json.data.length === 2 && older.json.pagination.next_cursor === null, "… and the older ones by cursor");
+
+  const del = await raw(`${base}/v1/conversations/${reply.conversationId}`, { method: "DELETE", headers: auth });
+  check(del.status === 204 && del.json === null && del.headers.get("x-request-id") !== null, "DELETE → 204, empty body");
+  const gone = await raw(`${base}/v1/conversations/${reply.conversationId}`, { headers: auth });
+  check(gone.status === 404 && gone.json.error.code === "not_found", "GET after DELETE → 404 JSON");
+  const again = await raw(`${base}/v1/conversations/${reply.conversationId}`, { method: "DELETE", headers: auth });
+  check(again.status === 404 && again.json.error.code === "not_found", "second DELETE → 404 JSON");
+  const unknown = await raw(`${base}/v1/nope`, { headers: auth });
+  check(unknown.status === 404 && typeof unknown.json.request_id === "string", "unknown route → 404 JSON");
+  const wrong = await raw(`${base}/v1/chat`, { method: "GET", headers: auth });
+  check(wrong.status === 405 && wrong.headers.get("allow") === "POST", "wrong method → 405 with Allow");
+
+  const health = await raw(`${base2}/healthz`);
+  check(health.status === 200 && health.json.status === "ok", "standalone /healthz");
+  const ready = await raw(`${base2}/readyz`);
+  check(ready.status === 200 && ready.json.status === "ready", "standalone /readyz");
+  const preflight = await raw(`${base2}/v1/chat`, {
+    method: "OPTIONS",
+    headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+  });
+  check(
+    preflight.status === 204 && preflight.headers.get("access-control-allow-origin") === "https://app.example",
+    "standalone CORS preflight → 204",
+  );
+  const list2 = await raw(`${base2}/v1/conversations`, { headers: { ...auth, origin: "https://app.example" } });
+  check(list2.status === 200 && list2.headers.get("access-control-expose-headers")?.includes("X-RateLimit-Remaining") === true, "standalone list with CORS headers");
 } finally {
   ac.abort();
   await server.finished;
+  await server2.finished;
   await store.close();
 }

@@ -1,0 +1,56 @@
+/**
+ * What the model is sent: the system prompt with the numbered passages (title, URL, text), the
+ * earlier turns that fit the history budget (newest kept), then the message. And what its
+ * answer cites: [n] markers mapped back to the passages' documents.
+ */
+import type { ModelMessage } from "ai";
+import type { ChatTurn } from "../types.ts";
+import type { Passage } from "./passages.ts";
+
+const MAX_PASSAGE_CHARS = 4_000;
+
+export function systemPrompt(base: string, passages: Passage[]): string {
+  if (passages.length === 0) {
+    return `${base}\n\nNo passage in the knowledge base matches this question. Tell the user you could not find it in the knowledge base; do not make up an answer.`;
+  }
+  const blocks = passages.map((p, i) => {
+    const label = p.heading && p.heading !== p.title ? `${p.title} — ${p.heading}` : p.title;
+    const text = p.content.length > MAX_PASSAGE_CHARS ? `${p.content.slice(0, MAX_PASSAGE_CHARS)}…` : p.content;
+    return `[${i + 1}] ${label}\nURL: ${p.url}\n${text}`;
+  });
+  return `${base}\n\nPassages from the knowledge base for the latest question:\n\n${blocks.join("\n\n")}`;
+}
+
+/**
+ * Earlier turns, newest first until the budget (characters) is spent, then the message. Whole
+ * turns only; the kept history starts with a user turn (Anthropic requires it). Two user turns
+ * in a row (a question whose reply failed) are sent as they are: the Anthropic provider merges
+ * them into one message, OpenAI-compatible servers accept them.
+ */
+export function conversation(history: ChatTurn[], message: string, budgetChars: number): ModelMessage[] {
+  const kept: ChatTurn[] = [];
+  let used = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const turn = history[i]!;
+    if (used + turn.content.length > budgetChars) break;
+    used += turn.content.length;
+    kept.unshift(turn);
+  }
+  while (kept[0]?.role === "assistant") kept.shift();
+  return [...kept, { role: "user" as const, content: message }].map((t) => ({ role: t.role, content: t.content }));
+}
+
+/**
+ * The documents an answer cites, in order of first citation ([1], [2][3], [1, 2]); when it cites
+ * none, every document it was given. Numbers outside the list are ignored.
+ */
+export function citedSources(answer: string, passages: Passage[]): string[] {
+  const cited: string[] = [];
+  for (const group of answer.matchAll(/\[(\d+(?:\s*,\s*\d+)*)\]/g)) {
+    for (const n of group[1]!.split(",")) {
+      const url = passages[Number(n.trim()) - 1]?.url;
+      if (url && !cited.includes(url)) cited.push(url);
+    }
+  }
+  return cited.length ? cited : [...new Set(passages.map((p) => p.url))];
+}

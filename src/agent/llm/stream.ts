@@ -1,0 +1,139 @@
+/**
+ * One reply from the provider as text pieces and a final usage, with Parley's rules around the
+ * AI SDK's stream: a deadline for the first token (LLM_TIMEOUT_MS, across retries), an idle
+ * timeout between chunks after it, bounded retries of transient failures only before the first
+ * token (honouring retry-after), and a stream that ends without its final chunk is a failure.
+ * The SDK's own retries are off (maxRetries: 0): they wait 2 s, 4 s… regardless of our deadline.
+ */
+import { type LanguageModel, type ModelMessage, streamText } from "ai";
+import type { Logger } from "../../config/logger.ts";
+import type { ResolvedLlmConfig } from "./config.ts";
+import { classify, UpstreamFailure } from "./failure.ts";
+
+export type Piece = { type: "text"; text: string } | { type: "usage"; input: number | null; output: number | null };
+
+export interface Prompt {
+  system: string;
+  messages: ModelMessage[];
+}
+
+/** Yields the reply; throws the run's abort reason when cancelled, an UpstreamFailure otherwise. */
+export async function* streamReply(model: LanguageModel, c: ResolvedLlmConfig, prompt: Prompt, signal: AbortSignal, logger: Logger): AsyncGenerator<Piece> {
+  const deadline = Date.now() + c.timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    const state = { started: false };
+    try {
+      yield* attemptStream(model, c, prompt, signal, deadline, state);
+      return;
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const failure = classify(error, c.apiKey);
+      const wait = failure.detail.retryAfterMs ?? Math.min(200 * 2 ** attempt, 5_000);
+      if (state.started || !failure.retryable || attempt >= c.maxRetries || Date.now() + wait >= deadline) {
+        logFailure(logger, c, failure, attempt + 1, state.started);
+        throw failure;
+      }
+      logger.warn({ ...describe(c, failure), attempt: attempt + 1, wait_ms: Math.round(wait) }, "model provider failed before the first token; retrying");
+      await sleep(wait, signal);
+    }
+  }
+}
+
+async function* attemptStream(
+  model: LanguageModel,
+  c: ResolvedLlmConfig,
+  prompt: Prompt,
+  signal: AbortSignal,
+  deadline: number,
+  state: { started: boolean },
+): AsyncGenerator<Piece> {
+  const local = new AbortController();
+  let timedOut: UpstreamFailure | undefined;
+  let last = Date.now();
+  // One timer, re-armed only when it fires early: no timer work per chunk.
+  let timer: ReturnType<typeof setTimeout>;
+  const check = () => {
+    const due = state.started ? last + c.idleTimeoutMs : deadline;
+    if (Date.now() < due) return void (timer = setTimeout(check, due - Date.now()));
+    timedOut = new UpstreamFailure(state.started ? "timeout_idle" : "timeout_first");
+    local.abort(timedOut);
+  };
+  timer = setTimeout(check, Math.max(0, deadline - Date.now()));
+  try {
+    const result = streamText({
+      model,
+      system: prompt.system,
+      messages: prompt.messages,
+      maxOutputTokens: c.maxOutputTokens,
+      maxRetries: 0,
+      abortSignal: AbortSignal.any([signal, local.signal]),
+      // The default handler prints the error, request body (the user's messages) included.
+      onError: () => {},
+    });
+    let finish: { finishReason: string; rawFinishReason: string | undefined; totalUsage: { inputTokens?: number; outputTokens?: number } } | undefined;
+    for await (const part of result.fullStream) {
+      last = Date.now();
+      if (part.type === "text-delta") {
+        if (!part.text) continue;
+        if (!state.started) {
+          state.started = true;
+          clearTimeout(timer); // from the first-token deadline to the idle timeout
+          timer = setTimeout(check, c.idleTimeoutMs);
+        }
+        yield { type: "text", text: part.text };
+      } else if (part.type === "error") {
+        throw part.error;
+      } else if (part.type === "finish") {
+        finish = part;
+      }
+    }
+    if (signal.aborted) throw signal.reason;
+    if (timedOut) throw timedOut;
+    // A reason the provider sent, or one the SDK only infers from a proper end; "interrupted",
+    // "other" or "error" without one means the stream stopped short of its final chunk.
+    if (!finish || (finish.rawFinishReason === undefined && !["stop", "length", "content-filter"].includes(finish.finishReason))) {
+      throw new UpstreamFailure("incomplete");
+    }
+    const { inputTokens, outputTokens } = finish.totalUsage;
+    if (inputTokens !== undefined || outputTokens !== undefined) yield { type: "usage", input: inputTokens ?? null, output: outputTokens ?? null };
+  } catch (error) {
+    if (timedOut && !signal.aborted) throw timedOut;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    local.abort(); // the consumer left early (run cancelled): close the upstream request
+  }
+}
+
+const describe = (c: ResolvedLlmConfig, f: UpstreamFailure) => ({
+  provider: c.provider,
+  model: c.model,
+  failure: f.kind,
+  ...(f.detail.status ? { status: f.detail.status } : {}),
+  ...(f.detail.providerType ? { provider_error: f.detail.providerType } : {}),
+});
+
+/** One line per failed reply; a refused key is an error with the fix, never with the provider's text. */
+function logFailure(logger: Logger, c: ResolvedLlmConfig, f: UpstreamFailure, attempts: number, started: boolean): void {
+  if (f.refusedKey) {
+    logger.error({ ...describe(c, f), base_url: c.baseUrl }, `the model provider refused the API key (HTTP ${f.detail.status}): check LLM_API_KEY`);
+    return;
+  }
+  const message = f.detail.providerMessage ? { provider_message: f.detail.providerMessage } : {};
+  logger.warn({ ...describe(c, f), ...message, attempts, after_first_token: started }, "model provider failed");
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * The running server's admin socket, so `keys …`, `ingest …` and `migrate` work while a server
+ * holds the PGlite folder (one process per folder), with no downtime.
+ * - The server listens on DATA_DIR/parley.sock (a Unix socket, mode 0600, in the 0700 folder):
+ *   only the folder's owner can connect; nothing is exposed on the network, and the HTTP app
+ *   never sees these routes.
+ * - A CLI command refused the folder lock while a live server holds the server lock forwards its
+ *   arguments there; the server runs the very same command on its store and sends back the exit
+ *   code and output lines, which the CLI prints as they would have been printed locally.
+ * A socket file left by a crashed server is removed by the next server before it listens, and
+ * never used by the CLI: it only connects while the server lock (kernel-held) shows a live server.
+ * Bun-only (Bun.serve with `unix`, fetch with `unix`): CLI and server only.
+ */
+import { chmodSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { runStoreCommand, interruptibleStore, STORE_COMMANDS } from "./commands.ts";
+import { bufferIo } from "./io.ts";
+import type { OpenedStore } from "./store.ts";
+
+export const ADMIN_SOCKET = "parley.sock";
+
+/** The longest Unix socket path every supported system takes (sun_path: 108 bytes on Linux, 104 on macOS, with its NUL). */
+const MAX_SOCKET_PATH = 103;
+
+/** Why `dir` cannot have an admin socket, or undefined when it can. */
+export function socketPathProblem(dir: string): string | undefined {
+  const path = join(dir, ADMIN_SOCKET);
+  const bytes = Buffer.byteLength(path);
+  if (bytes > MAX_SOCKET_PATH) return `the admin socket path ${path} is ${bytes} bytes, over the ${MAX_SOCKET_PATH} a Unix socket path may have: use a shorter DATA_DIR`;
+}
+
+/** What the server sends back for a forwarded command. */
+interface Outcome {
+  code: number;
+  stdout: string[];
+  stderr: string[];
+}
+
+export interface AdminServer {
+  readonly path: string;
+  /** Refuses new commands, stops running ones at their next transaction, removes the socket. */
+  stop(): void;
+}
+
+/**
+ * Listens on DATA_DIR/parley.sock. The caller must hold the server lock: a file already there
+ * is a crashed server's leftover. `log` reports each command (its name only: arguments can be
+ * file paths, output can be a secret).
+ */
+export function startAdmin(dir: string, store: OpenedStore, log: (command: string, code: number) => void): AdminServer {
+  const path = join(dir, ADMIN_SOCKET);
+  const problem = socketPathProblem(dir);
+  if (problem) throw new Error(problem);
+  rmSync(path, { force: true });
+  let stopping = false;
+  const server = Bun.serve({
+    unix: path,
+    async fetch(req, srv) {
+      // A long ingest sends nothing until it ends: no idle cut-off for this request.
+      srv.timeout(req, 0);
+      const url = new URL(req.url);
+      if (req.method === "GET" && url.pathname === "/ping") return new Response("ok");
+      if (req.method !== "POST" || url.pathname !== "/run") return new Response("not found", { status: 404 });
+      const { argv } = (await req.json()) as { argv?: unknown };
+      if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) return Response.json({ error: "argv must be strings" }, { status: 400 });
+      const [command, ...rest] = argv as string[];
+      if (!STORE_COMMANDS.includes(command as never)) return Response.json({ error: `not a store command: ${command}` }, { status: 400 });
+      const io = bufferIo();
+      // The forwarding CLI's Ctrl-C closes the connection; shutdown stops commands too.
+      const stopped = () => (stopping ? "server shutdown" : req.signal.aborted ? "the CLI's interrupt" : undefined);
+      let code: number;
+      try {
+        code = await runStoreCommand(interruptibleStore(store, stopped), command!, rest, io);
+      } catch (error) {
+        io.err(`error: ${(error as Error).message}`);
+        code = 1;
+      }
+      log(`${command}${command === "keys" && rest[0] ? ` ${rest[0]}` : ""}`, code);
+      return Response.json({ code, stdout: io.stdout, stderr: io.stderr } satisfies Outcome);
+    },
+  });
+  chmodSync(path, 0o600); // the umask already made it so; say it explicitly
+  return {
+    path,
+    stop() {
+      stopping = true;
+      void server.stop(false);
+      rmSync(path, { force: true });
+    },
+  };
+}
+
+/** Whether the server behind `dir`'s socket answers within `ms`. */
+export async function adminAnswers(dir: string, ms = 2_000): Promise<boolean> {
+  try {
+    const res = await fetch("http://parley/ping", { unix: join(dir, ADMIN_SOCKET), signal: AbortSignal.timeout(ms) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `argv` on the server behind `dir`'s socket. Paths for `ingest` are made absolute here:
+ * the server reads the files, from its own working directory. `signal` (Ctrl-C) abandons it;
+ * the server stops the command at its next transaction.
+ */
+export async function forward(dir: string, argv: string[], signal?: AbortSignal): Promise<Outcome> {
+  const [command, ...rest] = argv;
+  const sent = command === "ingest" ? [command, ...rest.map((p) => resolve(p))] : argv;
+  const res = await fetch("http://parley/run", {
+    unix: join(dir, ADMIN_SOCKET),
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ argv: sent }),
+    signal,
+    // An ingest may run for minutes.
+    timeout: false,
+  } as RequestInit);
+  if (!res.ok) throw new Error(`the server refused the command: ${await res.text()}`);
+  return (await res.json()) as Outcome;
+}

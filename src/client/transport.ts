@@ -1,0 +1,134 @@
+/**
+ * One API call over fetch: bounded retries (connection errors, 429, 503) with Retry-After or
+ * exponential backoff with jitter, a timeout per attempt, and the caller's AbortSignal.
+ */
+import { ParleyError } from "./errors.ts";
+import type { RequestOptions } from "./types.ts";
+
+/** Client-wide settings the transport needs. */
+export interface TransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  timeout?: number;
+  maxRetries?: number;
+  /** Longest wait before a retry; a longer Retry-After (a daily quota) fails at once instead. */
+  maxRetryDelay?: number;
+}
+
+export const DEFAULTS = { timeout: 120_000, maxRetries: 2, maxRetryDelay: 60_000 };
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_CAP_MS = 8_000;
+
+/** A response plus the attempt it belongs to: its signal, its timer and how to read its failures. */
+export interface Call {
+  res: Response;
+  /** Aborts when the caller aborts or the attempt times out. */
+  signal: AbortSignal;
+  /** Restarts the timeout (a stream calls it on every chunk). */
+  touch(): void;
+  /** Stops the timer and unhooks the caller's signal. */
+  end(): void;
+  /** What a failure while reading the body means: the caller's abort, a timeout, or a broken connection. */
+  failure(error: unknown): unknown;
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Exponential backoff, capped, with up to 25% jitter down (so many clients spread out). */
+export const backoffMs = (retry: number, random = Math.random()) =>
+  Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry) * (1 - 0.25 * random);
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** One attempt's controller: aborted by the caller's signal or by its own timer. */
+function attempt(timeoutMs: number, outer?: AbortSignal) {
+  const controller = new AbortController();
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const onAbort = () => controller.abort(outer!.reason);
+  outer?.addEventListener("abort", onAbort, { once: true });
+  if (outer?.aborted) onAbort();
+  const touch = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new ParleyError(0, "timeout", `No answer within ${timeoutMs} ms.`));
+    }, timeoutMs);
+  };
+  touch();
+  return {
+    signal: controller.signal,
+    touch,
+    end() {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onAbort);
+    },
+    failure(error: unknown): unknown {
+      if (outer?.aborted) return outer.reason ?? error;
+      if (timedOut) return new ParleyError(0, "timeout", `No complete answer within ${timeoutMs} ms.`, { cause: error });
+      if (error instanceof ParleyError) return error;
+      return new ParleyError(0, "connection_error", `Connection to the server failed: ${describe(error)}`, { cause: error });
+    },
+  };
+}
+
+/** Returns `send(method, path, body?, options?)`: a 2xx Call, or throws ParleyError / the caller's abort reason. */
+export function transport(o: TransportOptions) {
+  const base = o.baseUrl.replace(/\/+$/, "");
+  const doFetch = o.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
+  return async function send(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<Call> {
+    const timeout = opts.timeout ?? o.timeout ?? DEFAULTS.timeout;
+    const maxRetries = opts.maxRetries ?? o.maxRetries ?? DEFAULTS.maxRetries;
+    const maxDelay = o.maxRetryDelay ?? DEFAULTS.maxRetryDelay;
+    const headers: Record<string, string> = { authorization: `Bearer ${o.apiKey}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    for (let retry = 0; ; retry++) {
+      const a = attempt(timeout, opts.signal);
+      let res: Response;
+      try {
+        res = await doFetch(`${base}/v1${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: a.signal,
+        });
+      } catch (error) {
+        a.end();
+        const failure = a.failure(error);
+        // Only a connection that failed is retried: not a timeout, not the caller's abort.
+        if (!(failure instanceof ParleyError && failure.code === "connection_error") || retry >= maxRetries) throw failure;
+        await sleep(backoffMs(retry), opts.signal);
+        continue;
+      }
+      if (res.ok) return { res, ...a };
+      let error: ParleyError;
+      try {
+        error = await ParleyError.fromResponse(res);
+      } finally {
+        a.end();
+      }
+      if ((res.status === 429 || res.status === 503) && retry < maxRetries) {
+        const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : backoffMs(retry);
+        if (wait <= maxDelay) {
+          await sleep(wait, opts.signal);
+          continue;
+        }
+      }
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Opt-in CORS for the standalone server (`CORS_ORIGINS`: exact origins, or `*`). Preflights are
+ * answered in `onRequest`, before routing, auth and limits: a browser's OPTIONS carries no key
+ * and must never count against one. Embedders mount the plugin in their own app and use their
+ * own CORS (e.g. @elysiajs/cors), so this lives beside the app, not in the plugin.
+ */
+
+/** Headers a browser client sends: the key, JSON bodies, idempotent retries, SSE resume. */
+const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id";
+const ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
+/** What a page may read: the limits, when to retry, and the id to quote in a report. */
+const EXPOSE_HEADERS =
+  "RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id";
+/** Browsers cap this anyway (Chromium: 2 h). */
+const MAX_AGE = "7200";
+
+/** The allowed origins: `"*"` for any, else an exact list (scheme://host[:port], no path). */
+export type CorsOrigins = "*" | string[];
+
+/** Parses `CORS_ORIGINS`: empty → off; `*` → any; else comma-separated origins, each checked. */
+export function parseCorsOrigins(raw: string | undefined): CorsOrigins | undefined {
+  const items = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) return undefined;
+  if (items.includes("*")) {
+    if (items.length > 1) throw new Error("`*` cannot be combined with other origins");
+    return "*";
+  }
+  return items.map((o) => {
+    let url: URL;
+    try {
+      url = new URL(o);
+    } catch {
+      throw new Error(`'${o}' is not an origin (scheme://host[:port])`);
+    }
+    if (!/^https?:$/.test(url.protocol) || url.origin !== o.replace(/\/$/, "")) {
+      throw new Error(`'${o}' is not an origin (scheme://host[:port], no path)`);
+    }
+    return url.origin;
+  });
+}
+
+/**
+ * CORS headers for a request from `origin`, or null when it is not allowed (then the browser
+ * blocks the page from reading the answer; the server still answers as it would anyway).
+ */
+export function corsHeaders(origins: CorsOrigins, origin: string | null): Record<string, string> | null {
+  if (!origin) return null;
+  if (origins === "*") return { "access-control-allow-origin": "*", "access-control-expose-headers": EXPOSE_HEADERS };
+  if (!origins.includes(origin)) return null;
+  return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSE_HEADERS, vary: "Origin" };
+}
+
+/** A preflight: OPTIONS with Origin and Access-Control-Request-Method. */
+export const isPreflight = (request: Request) =>
+  request.method === "OPTIONS" && request.headers.has("origin") && request.headers.has("access-control-request-method");
+
+/** The preflight's answer: 204 with the allowed methods and headers, or 204 without CORS headers (refused). */
+export function preflightResponse(origins: CorsOrigins, request: Request, requestId: string): Response {
+  const base = corsHeaders(origins, request.headers.get("origin"));
+  const headers: Record<string, string> = { "x-request-id": requestId, vary: "Origin, Access-Control-Request-Headers" };
+  if (base) {
+    Object.assign(headers, base, {
+      "access-control-allow-methods": ALLOW_METHODS,
+      "access-control-allow-headers": ALLOW_HEADERS,
+      "access-control-max-age": MAX_AGE,
+    });
+    delete headers["access-control-expose-headers"];
+    headers.vary = "Origin, Access-Control-Request-Headers";
+  }
+  return new Response(null, { status: 204, headers });
+}

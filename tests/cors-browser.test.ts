@@ -1,0 +1,89 @@
+/**
+ * CORS in a real browser: a page served from one origin calls Parley on another with a Bearer
+ * key (so Chromium sends a preflight), reads the JSON and the exposed headers; a page from an
+ * origin not listed is blocked. Headless Chromium via playwright-core; skipped where there is
+ * no Chromium (CHROMIUM_PATH, default /usr/bin/chromium).
+ */
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { existsSync } from "node:fs";
+import { createLogger } from "../src/config/logger.ts";
+import { createApp } from "../src/http/app.ts";
+import { harness } from "./helpers/app.ts";
+
+setDefaultTimeout(60_000);
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const available = existsSync(CHROMIUM);
+
+describe.skipIf(!available)("CORS from a browser page on another origin", async () => {
+  const h = await harness();
+  const key = await h.key("free");
+  // Two page origins: one listed, one not (same host, other ports = other origins).
+  const page = (label: string) => Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(`<h1>${label}</h1>`, { headers: { "content-type": "text/html" } }) });
+  const allowedSite = page("allowed");
+  const otherSite = page("other");
+  const allowedOrigin = `http://127.0.0.1:${allowedSite.port}`;
+  const api = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [allowedOrigin] } }).listen({ port: 0, hostname: "127.0.0.1" });
+  const apiBase = `http://127.0.0.1:${api.server!.port}`;
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  afterAll(async () => {
+    await browser.close();
+    await api.stop(true);
+    allowedSite.stop(true);
+    otherSite.stop(true);
+  });
+
+  /** Runs fetch in a page of `site`: POST /v1/chat with the key and JSON, then GET the list. */
+  async function callFrom(site: { port?: number }) {
+    const tab = await browser.newPage();
+    try {
+      await tab.goto(`http://127.0.0.1:${site.port}/`);
+      return await tab.evaluate(
+        async ({ apiBase, key }) => {
+          try {
+            const chat = await fetch(`${apiBase}/v1/chat`, {
+              method: "POST",
+              headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Idempotency-Key": "abc" },
+              body: JSON.stringify({ message: "What is Parley?" }),
+            });
+            const body = await chat.json();
+            const list = await fetch(`${apiBase}/v1/conversations?limit=1`, { headers: { Authorization: `Bearer ${key}` } });
+            return {
+              ok: true,
+              status: chat.status,
+              conversationId: body.conversation_id,
+              remaining: list.headers.get("x-ratelimit-remaining"),
+              requestId: list.headers.get("x-request-id"),
+              listed: (await list.json()).data.map((c: { id: string }) => c.id),
+            };
+          } catch (e) {
+            return { ok: false, error: String(e) };
+          }
+        },
+        { apiBase, key },
+      );
+    } finally {
+      await tab.close();
+    }
+  }
+
+  test("a listed origin: preflight passes, the page reads JSON and the exposed headers", async () => {
+    const r = await callFrom(allowedSite);
+    expect(r).toMatchObject({ ok: true, status: 200 });
+    expect(r.conversationId).toMatch(/^conv_/);
+    expect(r.listed).toEqual([r.conversationId]);
+    // Two counted requests on the free plan (20/min): preflights were not counted.
+    expect(r.remaining).toBe("18");
+    expect(r.requestId).toMatch(/^req_/);
+  });
+
+  test("an origin not listed is blocked by the browser", async () => {
+    const r = await callFrom(otherSite);
+    expect(r.ok).toBe(false);
+    expect(String(r.error)).toContain("Failed to fetch");
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * Property-based fuzzing of the whole in-process app (fast-check): thousands of generated
+ * requests — random and malformed bodies, content types, header sets, ids, cursors (valid,
+ * tampered, another key's, another conversation's), limits, unicode and control characters —
+ * sent as key B against a store where key A has data. Invariants, for every request:
+ *   - never a 5xx;
+ *   - every non-2xx is the JSON error body, with the request id of the X-Request-Id header;
+ *   - a rejected request writes nothing (B's conversations and messages counted before/after);
+ *   - no response carries A's data (its message text, message ids, title or key id).
+ * FUZZ_RUNS overrides the number of cases; a failure prints the shrunk request.
+ */
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { sql } from "drizzle-orm";
+import fc from "fast-check";
+import { findKeyBySecret } from "../src/auth/service.ts";
+import { scriptedAgent } from "./helpers/agents.ts";
+import { harness, type Reply } from "./helpers/app.ts";
+
+setDefaultTimeout(120_000);
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
+const h = await harness({ agent: scriptedAgent(["fuzz ", "reply"], { sources: ["https://fuzz.example/"] }) });
+
+// Key A: the victim, with data B must never see. Key B: the one the fuzzer acts as.
+const SECRET = `A-secret-${crypto.randomUUID()}`;
+const keyA = await h.key();
+const keyB = await h.key();
+const idA = (await findKeyBySecret(h.store.db, keyA))!.id;
+const idB = (await findKeyBySecret(h.store.db, keyB))!.id;
+
+async function chatAs(key: string, message: string, conversationId?: string) {
+  const r = await h.call("POST", "/v1/chat", { key, json: { message, conversation_id: conversationId } });
+  if (r.status !== 200) throw new Error(`seed chat failed: ${r.text}`);
+  return r.json as { id: string; conversation_id: string };
+}
+
+// A: three conversations, one long enough to have a message cursor.
+const convA = (await chatAs(keyA, `${SECRET} first`)).conversation_id;
+const idsA: string[] = [];
+for (let i = 0; i < 3; i++) idsA.push((await chatAs(keyA, `${SECRET} turn ${i}`, convA)).id);
+for (let i = 0; i < 2; i++) await chatAs(keyA, `${SECRET} other ${i}`);
+const listCursorA = (await h.call("GET", "/v1/conversations?limit=1", { key: keyA })).json.pagination.next_cursor as string;
+const msgCursorA = (await h.call("GET", `/v1/conversations/${convA}/messages?limit=2`, { key: keyA })).json.pagination
+  .next_cursor as string;
+// B: its own conversations and cursors, for valid requests.
+const convB = (await chatAs(keyB, "b first")).conversation_id;
+for (let i = 0; i < 3; i++) await chatAs(keyB, `b turn ${i}`, convB);
+await chatAs(keyB, "b other");
+const listCursorB = (await h.call("GET", "/v1/conversations?limit=1", { key: keyB })).json.pagination.next_cursor as string;
+const msgCursorB = (await h.call("GET", `/v1/conversations/${convB}/messages?limit=2`, { key: keyB })).json.pagination
+  .next_cursor as string;
+const aMessageIds = (await h.call("GET", `/v1/conversations/${convA}`, { key: keyA })).json.messages.map((m: any) => m.id) as string[];
+/** Strings that only A's data contains. */
+const FORBIDDEN = [SECRET, idA, ...aMessageIds];
+
+async function rowsOfB(): Promise<number> {
+  const res = await h.store.db.execute(sql`
+    select (select count(*) from conversations where key_id = ${idB})::int
+         + (select count(*) from messages m join conversations c on c.id = m.conversation_id where c.key_id = ${idB})::int as n`);
+  return Number(((res as any).rows ?? res)[0].n);
+}
+
+// ---------- generators ----------
+
+const tamper = (c: string) =>
+  fc.nat({ max: c.length - 1 }).map((i) => c.slice(0, i) + (c[i] === "A" ? "B" : "A") + c.slice(i + 1));
+const nasty = fc.oneof(
+  fc.string(),
+  fc.string({ unit: "grapheme" }),
+  fc.string({ unit: "binary" }),
+  fc.constantFrom("", " ", "\u0000", "\u202e", "\ud800", "%", "%zz", "%00", "..", "../..", "\r\n", "💥", "a".repeat(300)),
+);
+/** Any string, made safe to put in a URL (lone surrogates cannot be percent-encoded). */
+const enc = (s: string) => encodeURIComponent(s.toWellFormed());
+const id = fc.oneof(
+  fc.constantFrom(convB, convA, "conv_01jd5x8r7mf6sb1b2k3n4p5q6r", "conv_", "msg_01jd5x8r7mf6sb1b2k3n4p5q6r"),
+  nasty.map(enc),
+  fc.constantFrom("%zz", "%E0%A4%A", "%00", "conv_%41", "%2e%2e"),
+  fc.string().map((s) => s.replace(/[/?#%]/g, "")),
+);
+const cursor = fc.oneof(
+  fc.constantFrom(listCursorB, msgCursorB, listCursorA, msgCursorA),
+  tamper(listCursorB),
+  tamper(msgCursorB),
+  fc.base64String(),
+  nasty,
+);
+const limit = fc.oneof(fc.integer({ min: -5, max: 205 }).map(String), fc.constantFrom("", "1e1", "0x10", " 5", "5.0", "100", "1"), nasty);
+const query = fc
+  .record({ limit, cursor, extra: nasty }, { requiredKeys: [] })
+  .map((q) => {
+    const p = new URLSearchParams();
+    if (q.limit !== undefined) p.append("limit", q.limit);
+    if (q.cursor !== undefined) p.append("cursor", q.cursor);
+    if (q.extra !== undefined) p.append("x", q.extra);
+    const s = p.toString();
+    return s ? `?${s}` : "";
+  });
+const idOrB = fc.oneof({ weight: 2, arbitrary: fc.constant(convB) }, { weight: 3, arbitrary: id });
+/** A route and, most of the time, its own method (else any method: 405/404 paths). */
+const route = (method: fc.Arbitrary<string>, p: fc.Arbitrary<string>) => fc.record({ method, path: p });
+const anyMethod = fc.constantFrom("GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS", "HEAD");
+const target = fc.oneof(
+  { weight: 5, arbitrary: route(fc.constant("POST"), fc.constant("/v1/chat")) },
+  { weight: 3, arbitrary: route(fc.constant("GET"), query.map((q) => `/v1/conversations${q}`)) },
+  { weight: 3, arbitrary: route(fc.constant("GET"), fc.tuple(idOrB, query).map(([i, q]) => `/v1/conversations/${i}${q}`)) },
+  // Rarely B's own conversation (gone after the first delete), mostly ids that are not B's.
+  { weight: 1, arbitrary: route(fc.constant("DELETE"), id.map((i) => `/v1/conversations/${i}`)) },
+  { weight: 3, arbitrary: route(fc.constant("GET"), fc.tuple(idOrB, query).map(([i, q]) => `/v1/conversations/${i}/messages${q}`)) },
+  {
+    weight: 2,
+    arbitrary: route(
+      anyMethod,
+      fc.oneof(
+        fc.constantFrom("/v1/chat", "/v1/conversations", `/v1/conversations/${convB}`, `/v1/conversations/${convB}/messages`),
+        fc.constantFrom("/v1/nope", "/v1/", "/v1", "/healthz", "/readyz", "/v1/chat/", "/v1/conversations/"),
+        nasty.map((s) => `/v1/${enc(s)}`),
+      ),
+    ),
+  },
+);
+const message = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 40, unit: "grapheme" }) },
+  { weight: 2, arbitrary: nasty },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>("hello", 42, null, [], {}, true) },
+);
+const chatBody = fc.record(
+  {
+    message,
+    conversation_id: fc.oneof(idOrB, fc.constant(null), fc.integer()),
+    stream: fc.oneof(fc.boolean(), fc.constant("yes"), fc.constant(null)),
+    extra: fc.jsonValue({ maxDepth: 2 }),
+  },
+  { requiredKeys: [] },
+);
+const body = fc.oneof(
+  { weight: 4, arbitrary: chatBody.map((b) => JSON.stringify(b)) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
+  { weight: 1, arbitrary: nasty },
+  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => new TextDecoder("latin1").decode(b)) },
+  { weight: 1, arbitrary: fc.constantFrom("{", '{"message":', "[]", "null", '{"message":"\\ud800"}', '{"message":"a\\u0000b"}') },
+);
+const contentType = fc.oneof(
+  { weight: 3, arbitrary: fc.constant("application/json") },
+  { weight: 2, arbitrary: fc.option(
+  fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", "application/vnd.api+json", "multipart/form-data", "application/x-www-form-urlencoded", "json", ""),
+  { nil: undefined }) },
+);
+const authorization = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(`Bearer ${keyB}`) },
+  { weight: 1, arbitrary: fc.constant(`bearer  ${keyB} `) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(undefined, "", "Bearer", "Basic Zm9vOmJhcg==", `Bearer ${keyB.slice(0, -1)}x`, `Bearer ${"prl_"}${"A".repeat(43)}`),
+  },
+  { weight: 1, arbitrary: nasty.filter((s) => /^[\t\x20-\x7e]*$/.test(s)).map((s) => `Bearer ${s}`) },
+);
+const extraHeaders = fc.record(
+  {
+    "x-request-id": fc.oneof(fc.constant("client-supplied-id-123"), nasty.filter((s) => /^[\t\x20-\x7e]*$/.test(s))),
+    "idempotency-key": fc.string({ maxLength: 20 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
+    "last-event-id": fc.constantFrom("0", "-1", "abc"),
+    accept: fc.constantFrom("text/event-stream", "application/json", "*/*"),
+    origin: fc.constantFrom("https://evil.example", "null"),
+  },
+  { requiredKeys: [] },
+);
+const request = fc.record({
+  target,
+  body: fc.option(body, { nil: undefined, freq: 3 }),
+  contentType,
+  authorization,
+  headers: extraHeaders,
+});
+
+type Req = typeof request extends fc.Arbitrary<infer T> ? T : never;
+
+async function send(r: Req): Promise<Reply> {
+  const { method, path } = r.target;
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headers.set(k, v);
+  if (r.authorization !== undefined) headers.set("authorization", r.authorization);
+  if (r.contentType !== undefined) headers.set("content-type", r.contentType);
+  const withBody = r.body !== undefined && method !== "GET" && method !== "HEAD";
+  const res = await h.app.handle(new Request(`http://localhost${path}`, { method, headers, body: withBody ? r.body : undefined }));
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+describe("fuzz", () => {
+  test(`${RUNS} generated requests keep every invariant`, async () => {
+    let cases = 0;
+    // B's rows after the previous case: one count per case instead of two.
+    let known = await rowsOfB();
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(request, async (r) => {
+        cases++;
+        const res = await send(r);
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        const show = `${r.target.method} ${r.target.path} → ${res.status} ${res.text.slice(0, 300)}`;
+        expect(res.status, show).toBeLessThan(500);
+        if (res.status >= 300 && r.target.method !== "HEAD") {
+          const err = res.json as { error?: { code?: unknown; message?: unknown; type?: unknown }; request_id?: unknown };
+          expect(typeof err?.error?.code, show).toBe("string");
+          expect(typeof err?.error?.message, show).toBe("string");
+          expect(typeof err?.error?.type, show).toBe("string");
+          expect(err.request_id, show).toBe(res.headers.get("x-request-id"));
+          expect(res.headers.get("content-type"), show).toContain("application/json");
+        }
+        const now = await rowsOfB();
+        if (res.status >= 400) expect(now, `a rejected request wrote: ${show}`).toBe(known);
+        known = now;
+        for (const s of FORBIDDEN) expect(res.text.includes(s), `A's data leaked: ${show}`).toBe(false);
+      }),
+      { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
+    );
+    console.log(`fuzz: ${cases} cases run; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
+    expect(cases).toBeGreaterThanOrEqual(RUNS);
+  });
+});

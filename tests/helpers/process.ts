@@ -1,0 +1,101 @@
+/**
+ * Real Parley processes for tests: the CLI and the server as a user runs them, each on its own
+ * PGlite folder (never DATABASE_URL: these also run, unchanged, in the PostgreSQL CI run).
+ */
+import { afterEach } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const root = join(import.meta.dir, "../..");
+
+type Log = Record<string, any>;
+
+const procs: Bun.Subprocess[] = [];
+const dirs: string[] = [];
+// A failed case must not leave its processes holding the folder (or the port) the next case uses.
+afterEach(async () => {
+  for (const p of procs.splice(0)) {
+    if (p.exitCode === null && p.signalCode === null) {
+      p.kill("SIGCONT"); // a paused test server: SIGKILL ends it anyway; SIGCONT lets its pipes drain
+      p.kill("SIGKILL");
+    }
+    await p.exited;
+  }
+});
+
+/** A fresh temp folder, removed when the process exits. */
+export function tempDir(prefix = "parley-test-"): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+process.on("exit", () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const baseEnv = () => ({ PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0" });
+
+/** A process with its stdout JSON log lines collected as they come, and its stderr. */
+export function launch(cmd: string[], env: Record<string, string>) {
+  const proc = Bun.spawn(cmd, { cwd: root, env: { ...baseEnv(), ...env }, stdout: "pipe", stderr: "pipe" });
+  procs.push(proc);
+  const logs: Log[] = [];
+  let notify = () => {};
+  const stdout = (async () => {
+    let buffer = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) {
+      buffer += decoder.decode(chunk, { stream: true });
+      const lines = buffer.split("\n");
+      buffer = lines.pop()!;
+      for (const line of lines) {
+        try {
+          logs.push(JSON.parse(line));
+        } catch {
+          logs.push({ text: line });
+        }
+      }
+      notify();
+    }
+    notify();
+  })();
+  const stderr = new Response(proc.stderr).text();
+  /**
+   * The first log line matching `match`; fails when the process ends (or `ms` pass) without one.
+   * Generous: PGlite's initdb on a new folder takes 3 s on an idle machine, over 15 s on a busy one.
+   */
+  async function waitLog(match: (l: Log) => unknown, ms = 60_000): Promise<Log> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const found = logs.find(match);
+      if (found) return found;
+      if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > until) {
+        throw new Error(`no such log line; exit ${proc.exitCode ?? proc.signalCode}\nstdout: ${JSON.stringify(logs)}\nstderr: ${await stderr}`);
+      }
+      await Promise.race([new Promise<void>((r) => (notify = r)), proc.exited, Bun.sleep(100)]);
+    }
+  }
+  const exited = async () => {
+    await proc.exited;
+    await stdout;
+    return { code: proc.exitCode, signal: proc.signalCode, logs, stderr: await stderr };
+  };
+  return { proc, logs, waitLog, exited };
+}
+
+/** How long a test that starts real servers may take (each may run PGlite's initdb; see waitLog). */
+export const PROCESS_TEST_MS = 120_000;
+
+/** `bun src/main.ts serve` on `dir`, listening: its URL too. */
+export async function startServer(dir: string, env: Record<string, string> = {}) {
+  const srv = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: dir, ...env });
+  const { url } = await srv.waitLog((l) => l.msg === "listening");
+  return { ...srv, url: url as string };
+}
+
+/** Runs the CLI to its end (`bun src/main.ts …`), from `cwd` (default: the repository). */
+export async function cli(args: string[], env: Record<string, string> = {}, cwd = root) {
+  const proc = Bun.spawn(["bun", join(root, "src/main.ts"), ...args], { cwd, env: { ...baseEnv(), LOG_LEVEL: "warn", ...env }, stdout: "pipe", stderr: "pipe" });
+  procs.push(proc);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}

@@ -1,0 +1,23 @@
+/** A host app's pino instance works as Parley's logger: same `(fields, msg)` order, no secrets. */
+import { expect, setDefaultTimeout, test } from "bun:test";
+import pino from "pino";
+import { createApp } from "../src/http/app.ts";
+import { scriptedAgent } from "./helpers/agents.ts";
+import { expectStatus, harness, send } from "./helpers/app.ts";
+
+setDefaultTimeout(30_000);
+const h = await harness();
+
+test("pino as the logger: access lines with fields, never the key", async () => {
+  const lines: string[] = [];
+  const logger = pino({ level: "info" }, { write: (s: string) => void lines.push(s) });
+  const app = createApp({ store: h.store, logger, agent: scriptedAgent(["hi"]) });
+  const key = await h.key();
+  expectStatus(await send(app, "POST", "/v1/chat", { key, json: { message: "hello" } }), 200);
+  await new Promise((r) => setTimeout(r, 20)); // the after-response hook runs on the next turn
+  const access = lines.map((l) => JSON.parse(l)).filter((e) => e.msg === "request");
+  expect(access).toHaveLength(1);
+  expect(access[0]).toMatchObject({ level: 30, method: "POST", route: "/v1/chat", status: 200 });
+  expect(access[0].key_id).toMatch(/^key_/);
+  expect(lines.join("")).not.toContain(key);
+});

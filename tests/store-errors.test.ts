@@ -1,0 +1,130 @@
+/**
+ * Database failures as the client and the log see them: the cause (SQLSTATE and the driver's
+ * message) is logged, never the query's parameters (key hashes, message text); a database
+ * that refuses connections is 503, not 500; a failed first message leaves no conversation.
+ */
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { sql } from "drizzle-orm";
+import { hashSecret } from "../src/auth/keys.ts";
+import { createKey } from "../src/auth/service.ts";
+import { openPostgres } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { createApp } from "../src/http/app.ts";
+import { scriptedAgent } from "./helpers/agents.ts";
+import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
+import { captureLog } from "./helpers/log.ts";
+import { onPostgres } from "./helpers/store.ts";
+
+setDefaultTimeout(60_000);
+
+const h = await harness();
+const MARKER = "injected-failure-marker";
+
+// A trigger that refuses one message text: a real failing statement on either store.
+await h.store.db.execute(sql.raw(`
+  create or replace function parley_test_refuse() returns trigger language plpgsql as $$
+  begin
+    if new.content like '%${MARKER}%' then raise exception 'refused by test trigger' using errcode = 'P0001'; end if;
+    return new;
+  end $$`));
+await h.store.db.execute(sql.raw("drop trigger if exists parley_test_refuse on messages"));
+await h.store.db.execute(sql.raw("create trigger parley_test_refuse before insert on messages for each row execute function parley_test_refuse()"));
+afterAll(async () => {
+  await h.store.db.execute(sql.raw("drop trigger if exists parley_test_refuse on messages"));
+  await h.store.db.execute(sql.raw("drop function if exists parley_test_refuse()"));
+});
+
+const countConversations = async (keyHash: string) => {
+  const rows = await h.store.db.execute(
+    sql`select count(*)::int as n from conversations c join api_keys k on k.id = c.key_id where k.hash = ${keyHash}`,
+  );
+  return Number(((rows as any).rows ?? rows)[0].n);
+};
+
+describe("a failing statement", () => {
+  test("is logged with its SQLSTATE and the driver's message, never the message text or the key hash", async () => {
+    const log = captureLog();
+    const app = createApp({ store: h.store, logger: log.logger, agent: scriptedAgent(["ok"]) });
+    const key = await h.key();
+    const secretText = `my private words ${MARKER} ${crypto.randomUUID()}`;
+    const r = await send(app, "POST", "/v1/chat", { key, json: { message: secretText } });
+    expectError(r, 500, "internal_error");
+    const text = log.text();
+    const failed = log.entries().find((e) => e.msg === "request failed");
+    expect(failed, text).toBeDefined();
+    expect(failed!.level).toBe("error");
+    expect(failed!.request_id).toBe(r.json.request_id);
+    expect(JSON.stringify(failed!.error), text).toContain("refused by test trigger");
+    expect(JSON.stringify(failed!.error), text).toContain('"code":"P0001"');
+    expect(text).not.toContain(MARKER);
+    expect(text).not.toContain("my private words");
+    expect(text).not.toContain(await hashSecret(key));
+    expect(text).not.toContain("params");
+  });
+
+  test("a failed first message leaves no conversation behind", async () => {
+    const key = await h.key();
+    const hash = await hashSecret(key);
+    const r = await h.call("POST", "/v1/chat", { key, json: { message: `hello ${MARKER}` } });
+    expectError(r, 500, "internal_error");
+    expect(await countConversations(hash)).toBe(0);
+    const list = await h.call("GET", "/v1/conversations", { key });
+    expectStatus(list, 200);
+    expect(list.json.data).toEqual([]);
+    // And the happy path still creates exactly one.
+    expectStatus(await h.call("POST", "/v1/chat", { key, json: { message: "hello" } }), 200);
+    expect(await countConversations(hash)).toBe(1);
+  });
+});
+
+describe.skipIf(!onPostgres)("a database that refuses connections (PostgreSQL)", () => {
+  const base = new URL(process.env.DATABASE_URL ?? "postgres://x@localhost/x");
+  const urlOf = (name: string) => Object.assign(new URL(base.href), { pathname: `/${name}` }).href;
+  const name = `parley_refuse_${Date.now().toString(36)}`;
+  const admin = () => openPostgres(urlOf("postgres"), { max: 1 });
+
+  test("ALLOW_CONNECTIONS false (55000) → 503 service_unavailable, cause logged, no key hash", async () => {
+    const a = admin();
+    await a.db.execute(sql.raw(`create database ${name}`));
+    try {
+      const setup = openPostgres(urlOf(name), { max: 1 });
+      await migrate(setup);
+      const { secret } = await createKey(setup.db, { name: "t", plan: "free" });
+      await setup.close();
+      await a.db.execute(sql.raw(`alter database ${name} allow_connections false`));
+      const store = openPostgres(urlOf(name), { max: 2 });
+      const log = captureLog();
+      const app = createApp({ store, logger: log.logger, agent: scriptedAgent(["ok"]) });
+      const r = await send(app, "GET", "/v1/conversations", { key: secret });
+      expectError(r, 503, "service_unavailable");
+      const ready = await send(app, "GET", "/readyz");
+      expectError(ready, 503, "service_unavailable");
+      const text = log.text();
+      expect(text).toContain("not currently accepting connections");
+      expect(text).toContain("55000");
+      expect(text).not.toContain(await hashSecret(secret));
+      expect(log.entries().find((e) => e.msg === "request failed")?.level).toBe("warn");
+      await store.close();
+    } finally {
+      await a.db.execute(sql.raw(`drop database if exists ${name} with (force)`));
+      await a.close();
+    }
+  });
+
+  test("a missing database (3D000) → 503 service_unavailable", async () => {
+    const store = openPostgres(urlOf(`parley_missing_${Date.now().toString(36)}`), { max: 1 });
+    const log = captureLog();
+    const app = createApp({ store, logger: log.logger, agent: scriptedAgent(["ok"]) });
+    const r = await send(app, "GET", "/v1/conversations", { key: `prl_${"a".repeat(43)}` });
+    expectError(r, 503, "service_unavailable");
+    expect(log.text()).toContain("3D000");
+    await store.close();
+  });
+
+  test("nothing listening (ECONNREFUSED) → 503 service_unavailable", async () => {
+    const store = openPostgres("postgres://postgres@127.0.0.1:1/none", { max: 1 });
+    const app = createApp({ store, logger: captureLog().logger, agent: scriptedAgent(["ok"]) });
+    expectError(await send(app, "GET", "/v1/conversations", { key: `prl_${"a".repeat(43)}` }), 503, "service_unavailable");
+    await store.close();
+  });
+});
