@@ -13,6 +13,8 @@ import { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 import { conversationRoutes } from "./conversations/index.ts";
 import type { Store } from "./db/client.ts";
 import { fallback, type RouteRef } from "./http/index.ts";
+import { replyRoutes } from "./runs/index.ts";
+import { startSweeper } from "./runs/sweeper.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -35,6 +37,12 @@ export function createParley(config: ParleyConfig) {
     checkLimit(`options.plans.${plan}.rpm`, l.rpm);
     checkLimit(`options.plans.${plan}.rpd`, l.rpd);
   }
+  // Same bounds as REPLY_LEASE_MS / REPLY_FLUSH_MS: a 0 here would spin timers.
+  const within = (name: string, v: number, min: number, max: number) => {
+    if (!Number.isSafeInteger(v) || v < min || v > max) throw new Error(`options.${name} must be an integer from ${min} to ${max}`);
+  };
+  within("replyLeaseMs", options.replyLeaseMs, 1_000, 600_000);
+  within("replyFlushMs", options.replyFlushMs, 10, 1_000);
   const deps = {
     db: config.store.db,
     agent: config.agent ?? retrievalAgent(config.store.db),
@@ -43,10 +51,13 @@ export function createParley(config: ParleyConfig) {
     runs: config.runs ?? new RunRegistry(),
     options,
   };
+  // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
+  startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
   let routes: RouteRef[] = [];
   const api = new Elysia({ prefix: "/v1" })
     .use(chatRoutes(deps))
     .use(conversationRoutes(deps))
+    .use(replyRoutes(deps))
     .use(fallback(deps.logger, () => routes));
   routes = api.routes.map((r) => ({ method: r.method, path: r.path.slice("/v1".length) }));
   return api;

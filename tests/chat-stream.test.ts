@@ -46,8 +46,10 @@ describe("POST /v1/chat (stream)", () => {
     expect(res.headers.get("x-request-id")).toMatch(/^req_/);
     const { events, raw } = await readSse(res);
 
-    expect(raw).toStartWith('data: {"type":"start"');
-    expect(raw.split("\n\n").filter(Boolean).every((f) => f.startsWith("data: ") && !f.includes("\n"))).toBe(true);
+    expect(raw).toStartWith('id: 1\ndata: {"type":"start"');
+    // Every frame: its sequence number, then one data line; ids count up from 1 without a gap.
+    const frames = raw.split("\n\n").filter(Boolean);
+    expect(frames.every((f, i) => new RegExp(`^id: ${i + 1}\ndata: [^\n]+$`).test(f))).toBe(true);
     const types = events.map((e) => e.type);
     expect(types[0]).toBe("start");
     expect(types.slice(1, -2).every((t) => t === "token")).toBe(true);
@@ -74,7 +76,8 @@ describe("POST /v1/chat (stream)", () => {
     const first = await h.call("POST", "/v1/chat", { key, json: { message: "What is Elysia?" } });
     const res = await chat(base, key, { message: "And how do I install it?", conversation_id: first.json.conversation_id, stream: true });
     const { events } = await readSse(res);
-    expect(events[0]).toEqual({ type: "start", conversation_id: first.json.conversation_id });
+    expect(events[0]).toEqual({ type: "start", conversation_id: first.json.conversation_id, message_id: events.at(-1).message_id });
+    expect(events.at(-1)).toEqual({ type: "end", message_id: events[0].message_id, status: "completed" });
     expect(events.at(-1).type).toBe("end");
   });
 
@@ -132,7 +135,7 @@ describe("POST /v1/chat (stream)", () => {
     const convId = events[0].conversation_id;
     const stored = await eventually(async () => {
       const conv = await h.call("GET", `/v1/conversations/${convId}`, { key });
-      return conv.json.messages.length === 2 ? conv.json.messages[1] : undefined;
+      return conv.json.messages[1]?.status === "in_progress" ? undefined : conv.json.messages[1];
     });
     expect(stored).toMatchObject({ status: "completed", content: tokens.join(""), sources: ["https://example.com/a"] });
   });

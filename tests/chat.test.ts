@@ -16,7 +16,8 @@ describe("POST /v1/chat (JSON)", () => {
     expect(r.json.conversation_id).toMatch(/^conv_[0-9a-z]{26}$/);
     expect(r.json.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(r.json.content.length).toBeGreaterThan(50);
-    expect(Object.keys(r.json).sort()).toEqual(["content", "conversation_id", "created_at", "id", "usage"]);
+    expect(Object.keys(r.json).sort()).toEqual(["content", "conversation_id", "created_at", "id", "status", "usage"]);
+    expect(r.json.status).toBe("completed");
     expect(r.json.usage).toBeNull(); // the retrieval agent reports no token counts
 
     const conv = await h.call("GET", `/v1/conversations/${r.json.conversation_id}`, { key });

@@ -38,7 +38,16 @@ describe("OpenAPI document", () => {
   });
 
   test("documents every route, the Bearer scheme, SSE events and rate-limit headers", () => {
-    expect(Object.keys(raw.paths).sort()).toEqual(["/healthz", "/readyz", "/v1/chat", "/v1/conversations", "/v1/conversations/{id}", "/v1/conversations/{id}/messages"]);
+    expect(Object.keys(raw.paths).sort()).toEqual([
+      "/healthz",
+      "/readyz",
+      "/v1/chat",
+      "/v1/conversations",
+      "/v1/conversations/{id}",
+      "/v1/conversations/{id}/messages",
+      "/v1/conversations/{id}/messages/{message_id}/events",
+      "/v1/conversations/{id}/messages/{message_id}/stop",
+    ]);
     expect(Object.keys(raw.paths["/v1/conversations/{id}"]).sort()).toEqual(["delete", "get"]);
     expect(raw.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     const chat = doc.paths["/v1/chat"].post;
@@ -158,5 +167,18 @@ describe("real responses match the documented schemas", () => {
     const check = ajv.compile(doc.paths["/v1/chat"].post.responses["200"].content["text/event-stream"].schema);
     for (const e of events) expect({ ok: check(e), e, errors: check.errors }).toMatchObject({ ok: true });
     expect(events.length).toBeGreaterThan(3);
+  });
+
+  test("the reply routes: resumed events and the stop answer match their schemas", async () => {
+    const chat = await h.call("POST", "/v1/chat", { key, json: { message: "What is a guard?" } });
+    const base = `/v1/conversations/${chat.json.conversation_id}/messages/${chat.json.id}`;
+    const res = await fetch(`http://127.0.0.1:${server.server!.port}${base}/events?after=2`, { headers: { authorization: `Bearer ${key}` } });
+    expect(res.headers.get("content-type")).toStartWith("text/event-stream");
+    const { events } = await readSse(res);
+    const check = ajv.compile(doc.paths["/v1/conversations/{id}/messages/{message_id}/events"].get.responses["200"].content["text/event-stream"].schema);
+    for (const e of events) expect({ ok: check(e), e, errors: check.errors }).toMatchObject({ ok: true });
+    expect(events.at(-1).type).toBe("end");
+    expectMatches(await h.call("POST", `${base}/stop`, { key }), "/v1/conversations/{id}/messages/{message_id}/stop", "post");
+    expectMatches(await h.call("POST", `/v1/conversations/${chat.json.conversation_id}/messages/msg_nope/stop`, { key }), "/v1/conversations/{id}/messages/{message_id}/stop", "post");
   });
 });

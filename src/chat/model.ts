@@ -56,6 +56,9 @@ export const ChatMessage = t.Object({
   id: t.String({ description: "msg_… identifier of the assistant message" }),
   conversation_id: t.String({ description: "conv_… identifier" }),
   content: t.String(),
+  status: t.Union([t.Literal("completed"), t.Literal("stopped")], {
+    description: "`stopped`: POST …/stop ended the reply early; `content` is what was generated until then.",
+  }),
   created_at: t.String({ format: "date-time" }),
   usage: Usage,
 });
@@ -63,11 +66,16 @@ export const ChatMessage = t.Object({
 /** One `data:` line of the stream. */
 export const StreamEvent = t.Union(
   [
-    t.Object({ type: t.Literal("start"), conversation_id: t.String() }),
+    t.Object({ type: t.Literal("start"), conversation_id: t.String(), message_id: t.String({ description: "The reply's msg_… id (stored from this moment, status in_progress)" }) }),
     t.Object({ type: t.Literal("token"), content: t.String() }),
     t.Object({ type: t.Literal("sources"), sources: t.Array(t.String({ description: "URL" })) }),
-    t.Object({ type: t.Literal("end"), message_id: t.String(), usage: Usage }),
+    t.Object({
+      type: t.Literal("end"),
+      message_id: t.String(),
+      status: t.Union([t.Literal("completed"), t.Literal("stopped")]),
+      usage: Usage,
+    }),
     t.Object({ type: t.Literal("error"), error: t.Omit(ErrorPayload, ["param"]) }),
   ],
-  { description: "Each SSE event is `data: <one of these as JSON>` followed by a blank line." },
+  { description: "Each SSE event is `id: <sequence number>`, `data: <one of these as JSON>`, then a blank line." },
 );

@@ -41,7 +41,8 @@ export async function beginTurn(
   // The agent sees the most recent messages only, like a read of the conversation: a turn's
   // cost must not grow with the conversation's length.
   const history: ChatTurn[] = (await pageMessages(db, conversation.id, MESSAGES_CAP, null)).rows
-    .filter((m) => m.status === "completed")
+    // A stopped reply is what the user chose to keep; failed and running ones are not history.
+    .filter((m) => m.status === "completed" || m.status === "stopped")
     .map((m) => ({ role: m.role, content: m.content }));
   try {
     await addMessage(db, { conversationId: conversation.id, role: "user", content: message, status: "completed", createdAt: at });

@@ -30,6 +30,8 @@ export function loadEnv(source: Record<string, string | undefined>) {
       FREE_RPD: int(DEFAULT_OPTIONS.plans.free.rpd),
       PRO_RPM: int(DEFAULT_OPTIONS.plans.pro.rpm),
       PRO_RPD: int(DEFAULT_OPTIONS.plans.pro.rpd),
+      REPLY_LEASE_MS: int(DEFAULT_OPTIONS.replyLeaseMs, 1_000, 600_000),
+      REPLY_FLUSH_MS: int(DEFAULT_OPTIONS.replyFlushMs, 10, 1_000),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
       LOG_FORMAT: z.enum(["json", "text"]).default("json"),
       CORS_ORIGINS: z
@@ -80,5 +82,7 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     plans: { free: { rpm: env.FREE_RPM, rpd: env.FREE_RPD }, pro: { rpm: env.PRO_RPM, rpd: env.PRO_RPD } },
     rateLimit: env.RATE_LIMIT === "on",
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
+    replyLeaseMs: env.REPLY_LEASE_MS,
+    replyFlushMs: env.REPLY_FLUSH_MS,
   };
 }

@@ -21,6 +21,14 @@ export interface ParleyOptions {
   keepAliveMs: number;
   /** Default limits per plan; an enterprise key always carries its own. */
   plans: Record<Exclude<Plan, "enterprise">, PlanLimits>;
+  /**
+   * How long a running reply's lease lasts. The generating instance renews it with every flush
+   * and every quarter lease; when it has passed (the instance died), any instance ends the reply
+   * as `failed`. A dead instance's reply is ended within about 1.5 leases (docs/reliability.md).
+   */
+  replyLeaseMs: number;
+  /** A running reply's new events and text reach the store at most this long after they happen. */
+  replyFlushMs: number;
   /** Switches the limiter off (benchmarks only: it measures what the limiter costs). */
   rateLimit: boolean;
   /** Origins allowed by CORS (the standalone app only; a host app uses its own CORS). Unset: no CORS. */
@@ -33,4 +41,6 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   keepAliveMs: 15_000,
   plans: { free: { rpm: 20, rpd: 1_000 }, pro: { rpm: 100, rpd: 10_000 } },
   rateLimit: true,
+  replyLeaseMs: 10_000,
+  replyFlushMs: 100,
 };

@@ -20,6 +20,7 @@ import {
   toSummary,
 } from "./model.ts";
 import { deleteConversation, findConversation, listConversations, MESSAGES_CAP, pageMessages } from "./service.ts";
+import { sweepStale } from "../runs/store.ts";
 
 const notFound = (id: string) => new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "id" });
 
@@ -58,7 +59,9 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
       async ({ params, apiKey }) => {
         const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
         if (!conv) throw notFound(params.id);
-        const page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
+        let page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
+        // A reply whose instance died reads as failed once its lease has passed (runs/store.ts).
+        if (await sweepStale(deps.db, page.rows, deps.now())) page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
         return {
           ...toSummary(conv),
           messages: page.rows.map(toMessage),

@@ -16,7 +16,9 @@ export const Message = t.Object({
   content: t.String(),
   // No `format: "uri"`: responses are validated, and a custom agent's odd source must not break reads.
   sources: t.Array(t.String(), { description: "URLs the reply drew on (empty for user messages)." }),
-  status: t.Union([t.Literal("completed"), t.Literal("failed")]),
+  status: t.Union([t.Literal("in_progress"), t.Literal("completed"), t.Literal("failed"), t.Literal("stopped")], {
+    description: "An assistant reply is `in_progress` while generated (its content grows), then `completed`, `failed` or `stopped`.",
+  }),
   created_at: t.String({ format: "date-time" }),
   usage: Usage,
 });

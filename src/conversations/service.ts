@@ -174,10 +174,20 @@ export async function deleteConversation(db: Db, keyId: string, id: string): Pro
 /** Stores a message and moves the conversation's updated_at forward, in one round trip each. */
 export async function addMessage(
   db: Db,
-  m: Omit<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens"> &
+  m: Omit<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens" | "leaseUntil" | "stopRequested" | "lastSeq"> &
     Partial<Pick<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens">>,
 ): Promise<MessageRow> {
-  const row: MessageRow = { ...m, id: m.id ?? newId("msg"), sources: m.sources ?? [], inputTokens: m.inputTokens ?? null, outputTokens: m.outputTokens ?? null };
+  // The run columns (lease, stop flag, last event) only matter to replies being generated (runs/).
+  const row: MessageRow = {
+    ...m,
+    id: m.id ?? newId("msg"),
+    sources: m.sources ?? [],
+    inputTokens: m.inputTokens ?? null,
+    outputTokens: m.outputTokens ?? null,
+    leaseUntil: null,
+    stopRequested: false,
+    lastSeq: 0,
+  };
   await db.insert(messages).values(row);
   await db
     .update(conversations)

@@ -93,5 +93,22 @@ export const migrations = [
       "\n-- New entries go straight into the GIN tree: with the pending list (fastupdate), every search\n-- scans up to 4 MB of unsorted entries until a vacuum merges them, and PGlite has no autovacuum.\nALTER INDEX \"chunks_tsv_idx\" SET (fastupdate = off);\n",
       "\nSELECT gin_clean_pending_list('chunks_tsv_idx');\n"
     ]
+  },
+  {
+    "tag": "0007_issue14_streams",
+    "folderMillis": 1795446580273,
+    "bps": true,
+    "hash": "62f016b6ffd1468114678814a71922980600d473b1169dce67da10e2d55d9bd6",
+    "sql": [
+      "CREATE TABLE \"idempotency_keys\" (\n\t\"key_id\" text NOT NULL,\n\t\"idem_key\" text NOT NULL,\n\t\"body_hash\" text NOT NULL,\n\t\"message_id\" text,\n\t\"error_status\" integer,\n\t\"error_body\" text,\n\t\"created_at\" timestamp (3) with time zone NOT NULL,\n\t\"expires_at\" timestamp (3) with time zone NOT NULL,\n\tCONSTRAINT \"idempotency_keys_key_id_idem_key_pk\" PRIMARY KEY(\"key_id\",\"idem_key\")\n);\n",
+      "\nCREATE TABLE \"message_events\" (\n\t\"message_id\" text NOT NULL,\n\t\"seq\" integer NOT NULL,\n\t\"data\" text NOT NULL,\n\tCONSTRAINT \"message_events_message_id_seq_pk\" PRIMARY KEY(\"message_id\",\"seq\")\n);\n",
+      "\nALTER TABLE \"messages\" ADD COLUMN \"lease_until\" timestamp (3) with time zone;",
+      "\nALTER TABLE \"messages\" ADD COLUMN \"stop_requested\" boolean DEFAULT false NOT NULL;",
+      "\nALTER TABLE \"messages\" ADD COLUMN \"last_seq\" integer DEFAULT 0 NOT NULL;",
+      "\nALTER TABLE \"idempotency_keys\" ADD CONSTRAINT \"idempotency_keys_key_id_api_keys_id_fk\" FOREIGN KEY (\"key_id\") REFERENCES \"public\".\"api_keys\"(\"id\") ON DELETE cascade ON UPDATE no action;",
+      "\nALTER TABLE \"message_events\" ADD CONSTRAINT \"message_events_message_id_messages_id_fk\" FOREIGN KEY (\"message_id\") REFERENCES \"public\".\"messages\"(\"id\") ON DELETE cascade ON UPDATE no action;",
+      "\nCREATE INDEX \"idempotency_keys_expires_idx\" ON \"idempotency_keys\" USING btree (\"expires_at\");",
+      "\nCREATE INDEX \"messages_running_idx\" ON \"messages\" USING btree (\"lease_until\") WHERE \"messages\".\"status\" = 'in_progress';"
+    ]
   }
 ];

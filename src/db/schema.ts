@@ -6,12 +6,14 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   customType,
   date,
   index,
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -71,6 +73,9 @@ export const conversations = pgTable(
   (t) => [index("conversations_key_created_idx").on(t.keyId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())],
 );
 
+/** A reply's life: `in_progress` from the moment its run starts, then one terminal state. */
+export const MESSAGE_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
+
 export const messages = pgTable(
   "messages",
   {
@@ -81,13 +86,65 @@ export const messages = pgTable(
     role: text("role", { enum: ["user", "assistant"] }).notNull(),
     content: text("content").notNull(),
     sources: jsonb("sources").$type<string[]>().notNull().default([]),
-    status: text("status", { enum: ["completed", "failed"] }).notNull(),
+    status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
     createdAt: ts("created_at").notNull(),
     /** Token counts the model provider reported for an assistant reply; null when it reported none. */
     inputTokens: integer("input_tokens"),
     outputTokens: integer("output_tokens"),
+    /**
+     * While `in_progress`: the generating instance renews this with every flush and heartbeat;
+     * once it has passed, any instance may end the reply as `failed` (runs/store.ts, sweep).
+     */
+    leaseUntil: ts("lease_until"),
+    /** Set by POST …/stop on any instance; the generating one reads it at each flush. */
+    stopRequested: boolean("stop_requested").notNull().default(false),
+    /** Sequence number of the reply's last stored event (message_events.seq). */
+    lastSeq: integer("last_seq").notNull().default(0),
   },
-  (t) => [index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id)],
+  (t) => [
+    index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id),
+    // The sweep looks only at running replies: a partial index stays as small as they are few.
+    index("messages_running_idx").on(t.leaseUntil).where(sql`${t.status} = 'in_progress'`),
+  ],
+);
+
+/**
+ * A reply's SSE events as sent, numbered from 1 (the SSE `id:`), so a client can resume after
+ * any id on any instance. `data` is the exact JSON text of the event's `data:` line.
+ */
+export const messageEvents = pgTable(
+  "message_events",
+  {
+    messageId: text("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    data: text("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.seq] })],
+);
+
+/**
+ * Idempotency-Key records of POST /chat, per API key, kept 24 h: the first request's body hash
+ * and the reply it started (or the error it ended with before starting one).
+ */
+export const idempotencyKeys = pgTable(
+  "idempotency_keys",
+  {
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    idemKey: text("idem_key").notNull(),
+    bodyHash: text("body_hash").notNull(),
+    /** The assistant message the request started; null until it has. */
+    messageId: text("message_id"),
+    /** An error the first request ended with before any reply existed: its status and body. */
+    errorStatus: integer("error_status"),
+    errorBody: text("error_body"),
+    createdAt: ts("created_at").notNull(),
+    expiresAt: ts("expires_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.idemKey] }), index("idempotency_keys_expires_idx").on(t.expiresAt)],
 );
 
 /** Knowledge-base documents, unique by URL: re-ingesting a URL replaces it. */

@@ -39,6 +39,9 @@ const OPERATION_IDS: Record<string, string> = {
   "get /v1/conversations": "listConversations",
   "get /v1/conversations/{id}": "getConversation",
   "delete /v1/conversations/{id}": "deleteConversation",
+  "get /v1/conversations/{id}/messages": "listMessages",
+  "get /v1/conversations/{id}/messages/{message_id}/events": "replyEvents",
+  "post /v1/conversations/{id}/messages/{message_id}/stop": "stopReply",
 };
 
 const int = { schema: { type: "integer" } };
@@ -71,6 +74,7 @@ const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 type Response = { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> };
 type Operation = {
   operationId?: string;
+  parameters?: unknown[];
   security?: unknown;
   requestBody?: unknown;
   responses?: Record<string, Response | { $ref: string }>;
@@ -150,7 +154,18 @@ function decorate(path: string, method: string, op: Operation, schemas: Record<s
     if (status === "429") res.headers["Retry-After"] = header("Retry-After");
   }
   op.responses["405"] = { $ref: "#/components/responses/MethodNotAllowed" };
+  if (path.endsWith("/events") && method === "get") documentEvents(op, schemas);
   if (path.endsWith("/v1/chat") && method === "post") {
+    op.parameters = [
+      ...(op.parameters ?? []),
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description: "1–255 printable ASCII characters; a retry with the same key and body gets the same reply (kept 24 h).",
+        schema: { type: "string", maxLength: 255 },
+      },
+    ];
     op.requestBody = { required: true, content: { "application/json": { schema: schemas.ChatRequest } } };
     const ok = op.responses["200"] as Response | undefined;
     if (ok) {
@@ -158,6 +173,24 @@ function decorate(path: string, method: string, op: Operation, schemas: Record<s
       ok.content = { ...ok.content, "text/event-stream": { schema: schemas.StreamEvent } };
     }
   }
+}
+
+/** The resume route: its position parameters and its event-stream answer (the route returns a raw stream). */
+function documentEvents(op: Operation, schemas: Record<string, unknown>) {
+  op.parameters = [
+    ...(op.parameters ?? []),
+    { name: "after", in: "query", required: false, description: "Event id to resume after (0: from `start`).", schema: { type: "integer", minimum: 0 } },
+    { name: "Last-Event-ID", in: "header", required: false, description: "Event id to resume after; wins over `after`.", schema: { type: "string" } },
+  ];
+  const responses = op.responses ?? {};
+  const headers = (responses["204"] as Response | undefined)?.headers ?? { "X-Request-Id": header("X-Request-Id") };
+  delete responses["204"];
+  responses["200"] = {
+    description: "The reply's events after the position: `id: <n>` and `data: <event>` lines, up to `end` or `error`.",
+    headers,
+    content: { "text/event-stream": { schema: schemas.StreamEvent } },
+  };
+  op.responses = responses;
 }
 
 /** Every `schema` in the paths, reduced to standard keywords. */

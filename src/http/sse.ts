@@ -15,13 +15,19 @@ export interface SseOptions<E> {
   /** The event after which the stream closes. */
   isLast: (e: E) => boolean;
   headers?: Record<string, string>;
+  /** The event's SSE `id:` (for Last-Event-ID) and its `data:` value; by default no id, the event itself. */
+  encode?: (e: E) => { id?: number; data: unknown };
 }
 
 const encoder = new TextEncoder();
-const frame = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`);
+const frame = ({ id, data }: { id?: number; data: unknown }) =>
+  encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`);
 const PING = encoder.encode(": ping\n\n");
 
-export function sseResponse<E>(source: EventSource<E>, { keepAliveMs, isLast, headers }: SseOptions<E>): Response {
+export function sseResponse<E>(
+  source: EventSource<E>,
+  { keepAliveMs, isLast, headers, encode = (data) => ({ data }) }: SseOptions<E>,
+): Response {
   let unsubscribe = () => {};
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stop = () => {
@@ -51,7 +57,7 @@ export function sseResponse<E>(source: EventSource<E>, { keepAliveMs, isLast, he
       unsubscribe = source.subscribe((e) => {
         if (closed) return;
         lastWrite = Date.now();
-        controller.enqueue(frame(e));
+        controller.enqueue(frame(encode(e)));
         if (isLast(e)) {
           closed = true;
           // The subscription may deliver synchronously, before `unsubscribe` is assigned.

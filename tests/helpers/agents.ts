@@ -8,6 +8,8 @@ export interface ScriptOptions {
   sources?: string[];
   /** Wait this long before the first token (to exercise keep-alives). */
   silenceMs?: number;
+  /** Counts the tokens the agent has yielded (to check that a stopped agent really stops). */
+  yielded?: { count: number };
 }
 
 export function scriptedAgent(tokens: string[], o: ScriptOptions = {}): Agent {
@@ -18,6 +20,7 @@ export function scriptedAgent(tokens: string[], o: ScriptOptions = {}): Agent {
         if (o.failAfter !== undefined && i === o.failAfter) throw new Error("scripted failure");
         signal.throwIfAborted();
         if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
+        if (o.yielded) o.yielded.count++;
         yield { type: "token", content };
       }
       yield { type: "sources", sources: o.sources ?? [] };

@@ -1,0 +1,103 @@
+/**
+ * Idempotency-Key on POST /chat: per API key, kept 24 h, in the database. The first request
+ * with a key wins one `INSERT … ON CONFLICT DO UPDATE … WHERE expired` (an expired record is
+ * taken over in the same statement); every other request with that key reads the winner's
+ * record: the same body → the same reply (or the same early error); another body → 422.
+ */
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { idempotencyKeys } from "../db/schema.ts";
+import { ApiError, type ErrorPayload } from "../http/errors.ts";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** A record this old with neither a reply nor an error belongs to a request that died before starting one. */
+export const ABANDONED_MS = 60_000;
+const PRINTABLE = /^[\x20-\x7E]{1,255}$/;
+
+/** The request's Idempotency-Key, if any; 400 when it is empty, too long or not printable ASCII. */
+export function idempotencyKeyOf(request: Request): string | null {
+  const value = request.headers.get("idempotency-key");
+  if (value === null) return null;
+  if (!PRINTABLE.test(value)) {
+    throw new ApiError("invalid_request", "Invalid header 'Idempotency-Key': it must be 1–255 printable ASCII characters.", {
+      param: "Idempotency-Key",
+    });
+  }
+  return value;
+}
+
+/** SHA-256 of what decides the reply: the message, the conversation and the response form. */
+export async function bodyHash(body: { message: string; conversation_id?: string | null; stream?: boolean }): Promise<string> {
+  const canonical = JSON.stringify([body.message, body.conversation_id ?? null, body.stream ?? false]);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** What the record says about this request. */
+export type Claim =
+  | { kind: "first" }
+  | { kind: "reply"; messageId: string }
+  | { kind: "error"; status: number; error: ErrorPayload }
+  | { kind: "pending" }
+  | { kind: "reused" };
+
+export async function claim(db: Db, keyId: string, idemKey: string, hash: string, now: number): Promise<Claim> {
+  const at = new Date(now);
+  const won = await db
+    .insert(idempotencyKeys)
+    .values({ keyId, idemKey, bodyHash: hash, createdAt: at, expiresAt: new Date(now + IDEMPOTENCY_TTL_MS) })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.keyId, idempotencyKeys.idemKey],
+      set: {
+        bodyHash: hash,
+        messageId: null,
+        errorStatus: null,
+        errorBody: null,
+        createdAt: at,
+        expiresAt: new Date(now + IDEMPOTENCY_TTL_MS),
+      },
+      // Expired, or abandoned: a first request that neither started a reply nor failed within
+      // ABANDONED_MS died on its way (its instance crashed); the next retry takes its place.
+      setWhere: sql`${idempotencyKeys.expiresAt} <= ${at.toISOString()}::timestamptz
+        or (${idempotencyKeys.messageId} is null and ${idempotencyKeys.errorStatus} is null
+            and ${idempotencyKeys.createdAt} <= ${new Date(now - ABANDONED_MS).toISOString()}::timestamptz)`,
+    })
+    .returning({ keyId: idempotencyKeys.keyId });
+  if (won.length) return { kind: "first" };
+  return inspect(db, keyId, idemKey, hash);
+}
+
+/** What the record of someone else's first request says now. */
+export async function inspect(db: Db, keyId: string, idemKey: string, hash: string): Promise<Exclude<Claim, { kind: "first" }>> {
+  const [row] = await db.select().from(idempotencyKeys).where(where(keyId, idemKey));
+  if (!row) return { kind: "pending" }; // deleted (a failed first attempt) this instant: retry
+  if (row.bodyHash !== hash) return { kind: "reused" };
+  if (row.messageId) return { kind: "reply", messageId: row.messageId };
+  if (row.errorStatus !== null && row.errorBody !== null) return { kind: "error", status: row.errorStatus, error: JSON.parse(row.errorBody) };
+  return { kind: "pending" };
+}
+
+const where = (keyId: string, idemKey: string) => and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idemKey, idemKey));
+
+/** Points the record at a reply. (The chat route does this inside the statement creating the reply, runs/store.ts.) */
+export async function recordReply(db: Db, keyId: string, idemKey: string, messageId: string): Promise<void> {
+  await db.update(idempotencyKeys).set({ messageId }).where(where(keyId, idemKey));
+}
+
+/** The first request ended with a client error before any reply existed (404…): retries get the same. */
+export async function recordError(db: Db, keyId: string, idemKey: string, error: ApiError): Promise<void> {
+  await db
+    .update(idempotencyKeys)
+    .set({ errorStatus: error.status, errorBody: JSON.stringify(error.toPayload()) })
+    .where(where(keyId, idemKey));
+}
+
+/** The first request failed on the server's side before any reply existed: a retry may run it afresh. */
+export async function forget(db: Db, keyId: string, idemKey: string): Promise<void> {
+  await db.delete(idempotencyKeys).where(where(keyId, idemKey));
+}
+
+/** Deletes records past their 24 h (the periodic sweep). */
+export async function purgeExpired(db: Db, now: number): Promise<void> {
+  await db.delete(idempotencyKeys).where(sql`${idempotencyKeys.expiresAt} <= ${new Date(now).toISOString()}::timestamptz`);
+}

@@ -1,0 +1,50 @@
+/** The runs alive in this process: stop and resume find them by id, shutdown drains them. */
+import { ApiError } from "../http/errors.ts";
+import type { Run } from "./run.ts";
+
+/** The runs alive in this process, so shutdown can let them finish (or end them). */
+export class RunRegistry {
+  private readonly runs = new Map<string, Run>();
+  private cutOff: ApiError | null = null;
+
+  track(run: Run): Run {
+    this.runs.set(run.id, run);
+    void run.done.finally(() => this.runs.delete(run.id));
+    // A request already inside the handler when shutdown cut runs off still gets cut off.
+    if (this.cutOff) run.cancel(this.cutOff);
+    return run;
+  }
+
+  /** The run of reply `id`, if it is generated in this process. */
+  get(id: string): Run | undefined {
+    return this.runs.get(id);
+  }
+
+  get size(): number {
+    return this.runs.size;
+  }
+
+  /**
+   * Waits up to `graceMs` for runs to finish, then cancels the rest and gives them up to
+   * `storeMs` to store what they have (a cancelled run ends at once; only its write remains).
+   */
+  async drain(graceMs: number, storeMs = 5_000): Promise<void> {
+    if (await this.settled(graceMs)) return;
+    this.cutOff = new ApiError("service_unavailable", "The server is shutting down; the reply was cut short.");
+    for (const run of this.runs.values()) run.cancel(this.cutOff);
+    await this.settled(storeMs);
+  }
+
+  /** Whether every run (including ones started meanwhile) finished within `ms`. */
+  private async settled(ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+    const all = async (): Promise<true> => {
+      while (this.runs.size) await Promise.all([...this.runs.values()].map((r) => r.done));
+      return true;
+    };
+    const result = await Promise.race([all(), expired]);
+    clearTimeout(timer);
+    return result;
+  }
+}

@@ -1,0 +1,16 @@
+/** Wire schemas of the reply routes (events, stop). */
+import { t } from "elysia";
+import { Message, toMessage } from "../conversations/model.ts";
+import type { MessageRow } from "../conversations/service.ts";
+
+export const ReplyParams = t.Object({
+  id: t.String({ description: "conv_… identifier of the conversation" }),
+  message_id: t.String({ description: "msg_… identifier of an assistant message" }),
+});
+
+export const AFTER_MESSAGE = "Invalid 'after' (query) or 'Last-Event-ID' (header): it must be an event id, a non-negative integer.";
+
+/** A reply as POST …/stop answers it: the message, with its conversation. */
+export const Reply = t.Composite([t.Object({ conversation_id: t.String() }), Message]);
+
+export const toReply = (m: MessageRow) => ({ conversation_id: m.conversationId, ...toMessage(m) });

@@ -1,0 +1,126 @@
+/**
+ * Resume: a reply exists from its first moment and can be followed from any event id, on the
+ * instance generating it or another one (PostgreSQL: two pools; PGlite: one store, one process).
+ */
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { conversation, eventsPath, eventually, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
+
+const stops: (() => void)[] = [];
+afterAll(() => stops.forEach((s) => s()));
+const setup = (tokens: number, delayMs: number, yielded?: { count: number }) => twoSlow(stops, tokens, delayMs, yielded);
+
+describe("the reply exists from its first moment", () => {
+  test("in_progress on the other instance with the text so far, then completed with exactly the streamed text", async () => {
+    const { a, b, key } = await setup(60, 20);
+    const res = await post(a.base, key, "/v1/chat", { message: "go", stream: true });
+    const first = await readEvents(res, 15);
+    const { conversation_id: convId, message_id: msgId } = first[0]!.data;
+    expect(first[0]!.data.type).toBe("start");
+    expect(msgId).toMatch(/^msg_/);
+    const mid = await eventually(async () => {
+      const c = await conversation(b.base, key, convId);
+      const m = c.messages[1];
+      return m?.status === "in_progress" && m.content.length > 0 ? m : undefined;
+    });
+    expect(mid.id).toBe(msgId);
+    expect(words(60).join("")).toStartWith(mid.content);
+    const done = await eventually(async () => {
+      const m = (await conversation(b.base, key, convId)).messages[1];
+      return m.status === "completed" ? m : undefined;
+    });
+    expect(done).toMatchObject({ content: words(60).join(""), sources: ["https://example.com/s"] });
+  });
+});
+
+
+describe("resume", () => {
+  test("on the other instance mid-reply: ids continue, tokens concatenate to exactly the stored reply", async () => {
+    const { a, b, key } = await setup(80, 15);
+    const seen = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }), 20);
+    const last = seen.at(-1)!.id;
+    const { conversation_id: convId, message_id: msgId } = seen[0]!.data;
+    const rest = await readEvents(await get(b.base, key, eventsPath(convId, msgId), { "last-event-id": String(last) }));
+    expect(rest[0]!.id).toBe(last + 1);
+    const ids = [...seen, ...rest].map((e) => e.id);
+    expect(ids).toEqual(ids.map((_, i) => i + 1));
+    expect(rest.at(-1)!.data).toEqual({ type: "end", message_id: msgId, status: "completed" });
+    const stored = (await conversation(a.base, key, convId)).messages[1];
+    expect(tokensOf([...seen, ...rest])).toBe(stored.content);
+    expect(stored.content).toBe(words(80).join(""));
+  });
+
+  test("a finished reply: the rest at once, ?after works like Last-Event-ID, the header wins", async () => {
+    const { a, b, key } = await setup(10, 0);
+    const all = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }));
+    const { conversation_id: convId, message_id: msgId } = all[0]!.data;
+    const replayed = await readEvents(await get(b.base, key, eventsPath(convId, msgId)));
+    expect(replayed).toEqual(all);
+    const after5 = await readEvents(await get(b.base, key, `${eventsPath(convId, msgId)}?after=5`));
+    expect(after5).toEqual(all.slice(5));
+    const header = await readEvents(await get(b.base, key, `${eventsPath(convId, msgId)}?after=5`, { "last-event-id": "9" }));
+    expect(header).toEqual(all.slice(9));
+  });
+
+  test("only the owning key; unknown, malformed or mismatched ids are 404; a bad position is 400", async () => {
+    const { a, b, key } = await setup(3, 0);
+    const other = await a.h.key();
+    const all = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }));
+    const { conversation_id: convId, message_id: msgId } = all[0]!.data;
+    const mine = await readEvents(await post(a.base, key, "/v1/chat", { message: "another", stream: true }));
+    const cases: [string, string, number, string][] = [
+      [other, eventsPath(convId, msgId), 404, "not_found"],
+      [key, eventsPath(mine[0]!.data.conversation_id, msgId), 404, "not_found"],
+      [key, eventsPath(convId, "msg_nope"), 404, "not_found"],
+      [key, eventsPath("conv_x", msgId), 404, "not_found"],
+      [key, `${eventsPath(convId, msgId)}?after=-1`, 400, "invalid_request"],
+      [key, `${eventsPath(convId, msgId)}?after=1e3`, 400, "invalid_request"],
+    ];
+    for (const [k, path, status, code] of cases) {
+      const res = await get(b.base, k, path);
+      const body = (await res.json()) as any;
+      expect({ path, status: res.status, code: body.error?.code }).toEqual({ path, status, code });
+    }
+    const stop = await post(b.base, other, `/v1/conversations/${convId}/messages/${msgId}/stop`);
+    expect(stop.status).toBe(404);
+  });
+
+  test("a position past the end still gets the terminal event, on the generating instance and elsewhere", async () => {
+    const { a, b, key } = await setup(30, 10);
+    const head = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }), 2);
+    const { conversation_id: convId, message_id: msgId } = head[0]!.data;
+    const [onA, onB] = await Promise.all([
+      readEvents(await get(a.base, key, `${eventsPath(convId, msgId)}?after=100000`)),
+      readEvents(await get(b.base, key, `${eventsPath(convId, msgId)}?after=100000`)),
+    ]);
+    for (const events of [onA, onB]) expect(events.map((e) => e.data.type)).toEqual(["end"]);
+  });
+});
+
+describe("200 clients resuming at random points", () => {
+  test("each reconstructs exactly the stored reply", async () => {
+    const { a, b, key } = await setup(150, 15);
+    const first = await readEvents(await post(a.base, key, "/v1/chat", { message: "many", stream: true }), 1);
+    const { conversation_id: convId, message_id: msgId } = first[0]!.data;
+    const path = eventsPath(convId, msgId);
+    const client = async (i: number) => {
+      await new Promise((r) => setTimeout(r, Math.random() * 1_500));
+      const [one, two] = i % 2 ? [a, b] : [b, a];
+      const head = await readEvents(await get(one.base, key, path), 1 + Math.floor(Math.random() * 120));
+      const last = head.at(-1)!;
+      if (last.data.type === "end") return head;
+      const tail = await readEvents(await get(two.base, key, path, { "last-event-id": String(last.id) }));
+      return [...head, ...tail];
+    };
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => client(i)));
+    const stored = (await conversation(a.base, key, convId)).messages[1];
+    expect(stored.status).toBe("completed");
+    let exact = 0;
+    for (const events of results) {
+      const ids = events.map((e) => e.id);
+      if (tokensOf(events) === stored.content && ids.every((id, i) => id === i + 1) && events.at(-1)!.data.type === "end") exact++;
+    }
+    expect(exact).toBe(200);
+  });
+});

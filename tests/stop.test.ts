@@ -1,0 +1,72 @@
+/**
+ * Stop: from any instance, generation ceases, the partial reply is stored `stopped` and every
+ * stream of it ends with `end` `status: "stopped"`.
+ */
+import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { conversation, eventsPath, eventually, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
+
+const stops: (() => void)[] = [];
+afterAll(() => stops.forEach((s) => s()));
+const setup = (tokens: number, delayMs: number, yielded?: { count: number }) => twoSlow(stops, tokens, delayMs, yielded);
+
+describe("stop", () => {
+  test("from the other instance: generation ceases, partial reply stored as stopped, every stream ends stopped", async () => {
+    const yielded = { count: 0 };
+    const { a, b, key } = await setup(400, 15, yielded);
+    const res = await post(a.base, key, "/v1/chat", { message: "go", stream: true });
+    const reader = readEvents(res);
+    const head = await eventually(async () => (yielded.count >= 10 ? true : undefined));
+    expect(head).toBe(true);
+    // A follower on the generating instance and one on the other, both open when the stop comes.
+    const list = (await (await get(b.base, key, "/v1/conversations?limit=1")).json()) as any;
+    const convId = list.data[0].id;
+    const msgId = (await conversation(b.base, key, convId)).messages[1].id;
+    const followA = readEvents(await get(a.base, key, eventsPath(convId, msgId), { "last-event-id": "3" }));
+    const followB = readEvents(await get(b.base, key, eventsPath(convId, msgId), { "last-event-id": "2" }));
+    const stopped = await post(b.base, key, `/v1/conversations/${convId}/messages/${msgId}/stop`);
+    const body = (await stopped.json()) as any;
+    expect({ status: stopped.status, body }).toMatchObject({ status: 200, body: { id: msgId, conversation_id: convId, status: "stopped" } });
+    const [events, fa, fb] = await Promise.all([reader, followA, followB]);
+    for (const stream of [events, fa, fb]) expect(stream.at(-1)!.data).toEqual({ type: "end", message_id: msgId, status: "stopped" });
+    expect(tokensOf(events)).toBe(body.content);
+    expect(tokensOf([...events.slice(0, 2), ...fb])).toBe(body.content);
+    // Tokens really cease: neither the agent nor the store moves any more.
+    const atStop = yielded.count;
+    expect(atStop).toBeLessThan(400);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(yielded.count).toBe(atStop);
+    const later = (await conversation(a.base, key, convId)).messages[1];
+    expect(later).toMatchObject({ status: "stopped", content: body.content });
+    const replay = await readEvents(await get(a.base, key, eventsPath(convId, msgId)));
+    expect(replay.length).toBe(events.length);
+    // Stopping again is a no-op that answers the final state.
+    const again = await post(a.base, key, `/v1/conversations/${convId}/messages/${msgId}/stop`);
+    expect(await again.json()).toMatchObject({ status: "stopped", content: body.content });
+  });
+
+  test("stopping a finished reply answers its final status and changes nothing", async () => {
+    const { a, b, key } = await setup(5, 0);
+    const reply = (await (await post(a.base, key, "/v1/chat", { message: "go" })).json()) as any;
+    const res = await post(b.base, key, `/v1/conversations/${reply.conversation_id}/messages/${reply.id}/stop`);
+    expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 200, body: { id: reply.id, status: "completed", content: reply.content } });
+  });
+
+  test("a JSON request whose reply is stopped gets 200 with the partial text and status stopped", async () => {
+    const { a, b, key } = await setup(400, 10);
+    const pending = post(a.base, key, "/v1/chat", { message: "long" });
+    const msg = await eventually(async () => {
+      const list = (await (await get(b.base, key, "/v1/conversations?limit=1")).json()) as any;
+      if (!list.data[0]) return undefined;
+      const m = (await conversation(b.base, key, list.data[0].id)).messages[1];
+      return m?.content.length ? { ...m, conversation_id: list.data[0].id } : undefined;
+    });
+    await post(b.base, key, `/v1/conversations/${msg.conversation_id}/messages/${msg.id}/stop`);
+    const res = await pending;
+    const body = (await res.json()) as any;
+    expect({ status: res.status, body }).toMatchObject({ status: 200, body: { id: msg.id, status: "stopped" } });
+    expect(words(400).join("")).toStartWith(body.content);
+    expect(body.content.length).toBeLessThan(words(400).join("").length);
+  });
+});
