@@ -77,7 +77,7 @@ describe("POST /v1/chat (stream)", () => {
     const res = await chat(base, key, { message: "And how do I install it?", conversation_id: first.json.conversation_id, stream: true });
     const { events } = await readSse(res);
     expect(events[0]).toEqual({ type: "start", conversation_id: first.json.conversation_id, message_id: events.at(-1).message_id });
-    expect(events.at(-1)).toEqual({ type: "end", message_id: events[0].message_id, status: "completed" });
+    expect(events.at(-1)).toEqual({ type: "end", message_id: events[0].message_id, status: "completed", usage: null });
     expect(events.at(-1).type).toBe("end");
   });
 

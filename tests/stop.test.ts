@@ -29,7 +29,7 @@ describe("stop", () => {
     const body = (await stopped.json()) as any;
     expect({ status: stopped.status, body }).toMatchObject({ status: 200, body: { id: msgId, conversation_id: convId, status: "stopped" } });
     const [events, fa, fb] = await Promise.all([reader, followA, followB]);
-    for (const stream of [events, fa, fb]) expect(stream.at(-1)!.data).toEqual({ type: "end", message_id: msgId, status: "stopped" });
+    for (const stream of [events, fa, fb]) expect(stream.at(-1)!.data).toEqual({ type: "end", message_id: msgId, status: "stopped", usage: null });
     expect(tokensOf(events)).toBe(body.content);
     expect(tokensOf([...events.slice(0, 2), ...fb])).toBe(body.content);
     // Tokens really cease: neither the agent nor the store moves any more.

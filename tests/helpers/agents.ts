@@ -20,6 +20,7 @@ export function scriptedAgent(tokens: string[], o: ScriptOptions = {}): Agent {
         if (o.failAfter !== undefined && i === o.failAfter) throw new Error("scripted failure");
         signal.throwIfAborted();
         if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
+        signal.throwIfAborted(); // a well-behaved agent looks at its signal again after waiting
         if (o.yielded) o.yielded.count++;
         yield { type: "token", content };
       }
