@@ -1,13 +1,12 @@
 /** Key management and lookup. Plain arguments in, plain rows out: no HTTP here. */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import { type Plan, PLANS } from "../contract/plans.ts";
 import { apiKeys } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { DISPLAY_PREFIX_LENGTH, generateSecret, hashSecret } from "./keys.ts";
 
-/** A key's plan; enterprise keys carry their own limits. */
-export type Plan = "free" | "pro" | "enterprise";
-export const PLANS: readonly Plan[] = ["free", "pro", "enterprise"];
+export { type Plan, PLANS } from "../contract/plans.ts";
 
 /** What an authenticated request knows about its caller. */
 export interface ApiKeyInfo {

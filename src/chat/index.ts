@@ -1,7 +1,8 @@
 /** POST /chat: one reply as JSON, or streamed as Server-Sent Events. */
 import { Elysia } from "elysia";
 import { guard, type GuardDeps } from "../auth/index.ts";
-import { ApiError, type ErrorPayload } from "../http/errors.ts";
+import type { ErrorPayload } from "../contract/errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { httpCore, jsonBody } from "../http/index.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import type { MessageRow } from "../conversations/service.ts";

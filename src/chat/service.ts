@@ -13,7 +13,8 @@ import {
   titleFrom,
 } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
-import { ApiError, sqlState } from "../http/errors.ts";
+import { sqlState } from "../db/errors.ts";
+import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/index.ts";
 import { isId } from "../ids.ts";
 

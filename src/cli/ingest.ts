@@ -4,7 +4,7 @@ import { extname, join } from "node:path";
 import type { Store } from "../db/client.ts";
 import { type KnowledgeDoc, type ParseProblem, parseJsonl, parseMarkdown } from "../knowledge/parse.ts";
 import { ingestDocuments } from "../knowledge/service.ts";
-import { isStoreUnavailable, sqlState } from "../http/errors.ts";
+import { isStoreUnavailable, sqlState } from "../db/errors.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt"]);

@@ -1,6 +1,9 @@
 /** Wire schemas of the conversation routes (validation and OpenAPI from one source). */
-import { t } from "elysia";
+import { type Static, t } from "elysia";
 import { Usage, usageOf } from "../chat/model.ts";
+import { MESSAGE_STATUSES } from "../contract/events.ts";
+import * as Wire from "../contract/resources.ts";
+import { literals, type Same } from "../http/same.ts";
 import type { ConversationRow, MessageRow } from "./service.ts";
 
 export const ConversationSummary = t.Object({
@@ -12,11 +15,11 @@ export const ConversationSummary = t.Object({
 
 export const Message = t.Object({
   id: t.String({ description: "msg_… identifier" }),
-  role: t.Union([t.Literal("user"), t.Literal("assistant")]),
+  role: literals(Wire.MESSAGE_ROLES),
   content: t.String(),
   // No `format: "uri"`: responses are validated, and a custom agent's odd source must not break reads.
   sources: t.Array(t.String(), { description: "URLs the reply drew on (empty for user messages)." }),
-  status: t.Union([t.Literal("in_progress"), t.Literal("completed"), t.Literal("failed"), t.Literal("stopped")], {
+  status: literals(MESSAGE_STATUSES, {
     description: "An assistant reply is `in_progress` while generated (its content grows), then `completed`, `failed` or `stopped`.",
   }),
   created_at: t.String({ format: "date-time" }),
@@ -96,3 +99,11 @@ export const toMessage = (m: MessageRow) => ({
   created_at: m.createdAt.toISOString(),
   usage: usageOf(m),
 });
+
+true satisfies Same<Static<typeof ConversationSummary>, Wire.ConversationSummary>;
+true satisfies Same<Static<typeof Message>, Wire.Message>;
+true satisfies Same<Static<typeof Pagination>, Wire.Pagination>;
+true satisfies Same<Static<typeof MessagePagination>, Wire.Pagination>;
+true satisfies Same<Static<typeof ConversationDetail>, Wire.ConversationDetail>;
+true satisfies Same<Static<typeof ConversationList>, Wire.ConversationList>;
+true satisfies Same<Static<typeof MessageList>, Wire.MessageList>;

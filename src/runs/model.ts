@@ -1,5 +1,7 @@
 /** Wire schemas of the reply routes (events, stop). */
-import { t } from "elysia";
+import { type Static, t } from "elysia";
+import type { Reply as WireReply } from "../contract/resources.ts";
+import type { Same } from "../http/same.ts";
 import { Message, toMessage } from "../conversations/model.ts";
 import type { MessageRow } from "../conversations/service.ts";
 
@@ -14,3 +16,5 @@ export const AFTER_MESSAGE = "Invalid 'after' (query) or 'Last-Event-ID' (header
 export const Reply = t.Composite([t.Object({ conversation_id: t.String() }), Message]);
 
 export const toReply = (m: MessageRow) => ({ conversation_id: m.conversationId, ...toMessage(m) });
+
+true satisfies Same<Static<typeof Reply>, WireReply>;
