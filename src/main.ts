@@ -4,11 +4,11 @@
  * The environment is validated before anything else; a bad value stops here.
  */
 import { resolve } from "node:path";
-import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./cli/admin.ts";
-import { interruptibleStore, runStoreCommand } from "./cli/commands.ts";
-import { consoleIo } from "./cli/io.ts";
-import { describeHolder, LockBusy, serverHolding } from "./cli/lock.ts";
-import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./cli/store.ts";
+import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./runtime/admin.ts";
+import { interruptibleStore, runStoreCommand } from "./runtime/cli/commands.ts";
+import { consoleIo } from "./runtime/cli/io.ts";
+import { describeHolder, LockBusy, serverHolding } from "./runtime/lock.ts";
+import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
 import { type Env, loadEnv } from "./config/env.ts";
 import { serve } from "./server.ts";
 
@@ -48,7 +48,7 @@ const SERVER_WAIT_MS = 60_000;
 
 /**
  * A store command. With PGlite, the folder may be held: by a running server (the command is
- * forwarded to its admin socket, see cli/admin.ts; while the server starts, e.g. during PGlite's
+ * forwarded to its admin socket, see runtime/admin.ts; while the server starts, e.g. during PGlite's
  * initdb, we wait for the socket to answer), or by another command (a clear error, exit 1).
  */
 async function storeCommand(env: Env, command: string, rest: string[]): Promise<number> {

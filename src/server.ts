@@ -11,21 +11,21 @@
  * (then it says so and exits 1).
  * On PGlite the server holds DATA_DIR's server lock for its whole life (a second server on the
  * folder is refused at once), waits for a CLI command that holds the folder to end, and serves
- * CLI commands on its admin socket (cli/admin.ts). A port already in use stops start-up with a
+ * CLI commands on its admin socket (runtime/admin.ts). A port already in use stops start-up with a
  * clear error, exit 1: the listener does not share its port (no SO_REUSEPORT) unless REUSE_PORT=true.
  * Bun-only.
  */
 import { agentFromEnv } from "./agent/llm/index.ts";
 import type { Agent } from "./agent/types.ts";
-import { createApp } from "./http/app.ts";
+import { createApp } from "./app/app.ts";
 import { RunRegistry } from "./chat/run.ts";
 import { type Env, optionsFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
-import { docsScript } from "./cli/docs-asset.ts";
-import { type AdminServer, startAdmin } from "./cli/admin.ts";
-import { describeHolder, lockServer } from "./cli/lock.ts";
-import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./cli/store.ts";
+import { docsScript } from "./runtime/docs-asset.ts";
+import { type AdminServer, startAdmin } from "./runtime/admin.ts";
+import { describeHolder, lockServer } from "./runtime/lock.ts";
+import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
 import { SAMPLE_DOCS } from "./knowledge/sample.ts";
 import { countDocuments, ingestDocuments } from "./knowledge/service.ts";
 import { resolve } from "node:path";

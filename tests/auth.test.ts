@@ -1,9 +1,10 @@
 /** Authentication on every /v1 route: happy, errors, security. */
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { generateSecret, hashSecret } from "../src/auth/keys.ts";
-import { findKeyBySecret, listKeys, revokeKey } from "../src/auth/service.ts";
+import { listKeys, revokeKey } from "../src/auth/keys-admin.ts";
+import { findKeyBySecret } from "../src/auth/lookup.ts";
 import type { Agent } from "../src/agent/types.ts";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app/app.ts";
 import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { createClient, ParleyError } from "../src/client/index.ts";
 import type { ChatEvent } from "../src/client/types.ts";
-import { findKeyBySecret } from "../src/auth/service.ts";
+import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { createConversation } from "../src/conversations/service.ts";
 import { harness, type Harness } from "./helpers/app.ts";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";

@@ -1,6 +1,6 @@
 /** GET/DELETE /v1/conversations: listing, keyset pagination under change, detail, ownership. */
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { findKeyBySecret } from "../src/auth/service.ts";
+import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { encodeCursor } from "../src/conversations/cursor.ts";
 import { addMessage, createConversation } from "../src/conversations/service.ts";
 import { expectError, expectStatus, harness } from "./helpers/app.ts";

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStoreFromEnv } from "../src/cli/store.ts";
+import { openStoreFromEnv } from "../src/runtime/store.ts";
 import { loadEnv } from "../src/config/env.ts";
 import type { Store } from "../src/db/client.ts";
 import { harness } from "./helpers/app.ts";

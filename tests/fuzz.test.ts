@@ -12,7 +12,7 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { findKeyBySecret } from "../src/auth/service.ts";
+import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { harness, type Reply } from "./helpers/app.ts";
 

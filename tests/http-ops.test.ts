@@ -7,7 +7,7 @@ import { RunRegistry } from "../src/chat/run.ts";
 import { loadEnv, optionsFromEnv } from "../src/config/env.ts";
 import { createLogger } from "../src/config/logger.ts";
 import type { Store } from "../src/db/client.ts";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app/app.ts";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";

@@ -3,7 +3,7 @@
  * answer the same; another body is 422; abandoned records are taken over.
  */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { findKeyBySecret } from "../src/auth/service.ts";
+import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { ABANDONED_MS, claim, IDEMPOTENCY_TTL_MS, recordReply } from "../src/chat/idempotency.ts";
 import { conversation, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
 

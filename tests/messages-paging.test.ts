@@ -1,6 +1,6 @@
 /** GET /v1/conversations/:id is bounded; older messages are paged by signed cursor via /messages. */
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { findKeyBySecret } from "../src/auth/service.ts";
+import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { createConversation, MESSAGES_CAP } from "../src/conversations/service.ts";
 import { messages } from "../src/db/schema.ts";
 import { newId } from "../src/ids.ts";

@@ -7,7 +7,7 @@ import { buildOpenApi, createParley } from "../src/mod.ts";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { createLogger } from "../src/config/logger.ts";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app/app.ts";
 import { expectError, expectStatus, harness, send, type Reply } from "./helpers/app.ts";
 import { readSse } from "./helpers/sse.ts";
 

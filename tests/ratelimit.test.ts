@@ -1,7 +1,8 @@
 /** Plans and limits: sliding minute, UTC day, headers, concurrency, two instances, store outage. */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { findKeyBySecret, updateKey } from "../src/auth/service.ts";
+import { updateKey } from "../src/auth/keys-admin.ts";
+import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { rateLimits } from "../src/db/schema.ts";
 import { EXACT_LOG_MAX } from "../src/ratelimit/service.ts";

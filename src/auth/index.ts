@@ -8,10 +8,10 @@ import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
-import { limitsFor } from "../ratelimit/plans.ts";
 import { consume, type Decision } from "../ratelimit/service.ts";
 import { bearerSecret } from "./keys.ts";
-import { findKeyBySecret } from "./service.ts";
+import { limitsFor } from "./limits.ts";
+import { findKeyBySecret } from "./lookup.ts";
 
 /** What the gate needs. */
 export interface GuardDeps {

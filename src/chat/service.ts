@@ -15,7 +15,7 @@ import {
 import type { Db } from "../db/client.ts";
 import { sqlState } from "../db/errors.ts";
 import { ApiError } from "../http/errors.ts";
-import { clip } from "../http/index.ts";
+import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 
 /** The conversation a new message goes to, and what the agent should know of it. */

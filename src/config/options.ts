@@ -3,7 +3,7 @@
  * a host app embedding the plugin passes them directly. Every field has a default.
  */
 import type { Plan } from "../contract/plans.ts";
-import type { CorsOrigins } from "../http/cors.ts";
+import type { CorsOrigins } from "./cors-origins.ts";
 
 /** Requests per minute and per day. */
 export interface PlanLimits {

@@ -12,7 +12,7 @@ import { Elysia } from "elysia";
 import { guard, type GuardDeps } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { ApiError } from "../http/errors.ts";
-import { httpCore } from "../http/index.ts";
+import { httpCore } from "../http/core.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { urlOf } from "../http/request-id.ts";
 import type { RunRegistry } from "../chat/run.ts";

@@ -1,12 +1,13 @@
 /** Builds the app in process on the shared store, with keys and a request helper. */
 import { expect } from "bun:test";
 import type { Agent } from "../../src/agent/types.ts";
-import { createKey, type Plan } from "../../src/auth/service.ts";
+import { createKey } from "../../src/auth/keys-admin.ts";
+import { type Plan } from "../../src/contract/plans.ts";
 import { RunRegistry } from "../../src/chat/run.ts";
 import { createLogger } from "../../src/config/logger.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
 import type { Store } from "../../src/db/client.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp } from "../../src/app/app.ts";
 import { testStore } from "./store.ts";
 
 export interface Harness {

@@ -3,8 +3,8 @@
  * it opened itself and by a running server for a CLI that forwarded them (admin.ts): output
  * goes through `Io`, so both print exactly the same lines. Bun/Node-only: CLI and server only.
  */
-import type { Db, Store } from "../db/client.ts";
-import { migrate } from "../db/migrate.ts";
+import type { Db, Store } from "../../db/client.ts";
+import { migrate } from "../../db/migrate.ts";
 import { ingestCommand } from "./ingest.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";

@@ -1,10 +1,10 @@
 /** `ingest PATH...`: .jsonl files, .md/.txt files, or folders of them. Bad lines are reported and skipped. */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
-import type { Store } from "../db/client.ts";
-import { type KnowledgeDoc, type ParseProblem, parseJsonl, parseMarkdown } from "../knowledge/parse.ts";
-import { ingestDocuments } from "../knowledge/service.ts";
-import { isStoreUnavailable, sqlState } from "../db/errors.ts";
+import type { Store } from "../../db/client.ts";
+import { type KnowledgeDoc, type ParseProblem, parseJsonl, parseMarkdown } from "../../knowledge/parse.ts";
+import { ingestDocuments } from "../../knowledge/service.ts";
+import { isStoreUnavailable, sqlState } from "../../db/errors.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt"]);

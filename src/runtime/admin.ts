@@ -13,8 +13,8 @@
  */
 import { chmodSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { runStoreCommand, interruptibleStore, STORE_COMMANDS } from "./commands.ts";
-import { bufferIo } from "./io.ts";
+import { runStoreCommand, interruptibleStore, STORE_COMMANDS } from "./cli/commands.ts";
+import { bufferIo } from "./cli/io.ts";
 import type { OpenedStore } from "./store.ts";
 
 export const ADMIN_SOCKET = "parley.sock";
