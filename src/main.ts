@@ -107,13 +107,8 @@ let interrupted: NodeJS.Signals | undefined;
 const state: { opening?: Promise<OpenedStore>; forwarding?: AbortController; stop: AbortController } = { stop: new AbortController() };
 
 /**
- * SIGINT/SIGTERM during a store command (keys, ingest, migrate) — including while PGlite creates
- * a new folder — aborts `state.stop` (an ingest starts no further batch: ingestDocuments' signal)
- * and closes the store once the running statement or transaction is done (PGlite) or within 5 s
- * (PostgreSQL pool), then exits 130 (SIGINT) or 143 (SIGTERM). An ingest keeps the documents
- * already stored (run it again for the rest; a URL already present is replaced). Exit 1 when
- * closing fails or hangs past CLOSE_TIMEOUT_MS. A command forwarded to a running server is
- * abandoned: the server stops it before its next batch (the same rule), and we exit 130/143 at once.
+ * SIGINT/SIGTERM during a store command, including while PGlite creates a new folder: abort the
+ * command, close the store, exit 130/143 (docs/architecture.md#shutdown-and-signals).
  */
 function interruptible(command: string): void {
   const onSignal = (signal: NodeJS.Signals) => {
