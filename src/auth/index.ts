@@ -24,10 +24,11 @@ const unauthorized = (message: string) =>
   new ApiError("unauthorized", message, { headers: { "www-authenticate": 'Bearer realm="parley"' } });
 
 /**
- * Auth and the limiter are `derive`s on purpose, not `resolve`s nor a macro on each route: derive
- * runs in the transform stage, before the body is parsed into a schema and validated, so a
- * request without a valid key hears 401 and one over its limit 429 before any 400/413/415 about
- * its body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
+ * Auth and the limiter are `derive`s on purpose, not `resolve`s: a derive runs in the transform
+ * stage, before schema validation (a resolve runs after it), and body problems found while
+ * parsing are raised by jsonBody's transform hook, registered after this guard. So a request
+ * without a valid key hears 401 and one over its limit 429 before any 400/413/415 about its
+ * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
 export const guard = ({ db, options, now }: GuardDeps) =>
