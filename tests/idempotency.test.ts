@@ -2,8 +2,8 @@
  * Idempotency-Key on POST /v1/chat: racing retries on two instances store one turn; replays
  * answer the same; another body is 422; abandoned records are taken over.
  */
+import { keyIdOf } from "./helpers/app.ts";
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { ABANDONED_MS, claim, IDEMPOTENCY_TTL_MS, recordReply } from "../src/chat/idempotency.ts";
 import { conversation, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
 
@@ -70,7 +70,7 @@ describe("Idempotency-Key", () => {
 
   test("an Idempotency-Key whose first request died before starting a reply is taken over after a minute", async () => {
     const { a, key } = await setup(1, 0);
-    const keyId = (await findKeyBySecret(a.h.store.db, key))!.id;
+    const keyId = await keyIdOf(a.h.store, key);
     const t0 = Date.now();
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0)).kind).toBe("first");
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + 1_000)).kind).toBe("pending");

@@ -1,7 +1,8 @@
 /** Builds the app in process on the shared store, with keys and a request helper. */
-import { expect } from "bun:test";
+import { afterAll, expect } from "bun:test";
 import type { Agent } from "../../src/agent/types.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
+import { findKeyBySecret } from "../../src/auth/lookup.ts";
 import { type Plan } from "../../src/contract/plans.ts";
 import { RunRegistry } from "../../src/chat/run.ts";
 import { createLogger } from "../../src/config/logger.ts";
@@ -51,6 +52,24 @@ export async function harness(
     },
     call: (method, path, init = {}) => send(app, method, path, init),
   };
+}
+
+const listening: (() => unknown)[] = [];
+afterAll(() => listening.splice(0).forEach((stop) => stop()));
+
+/** Listens on a free port of 127.0.0.1 until the test file ends (or `stop()`); its base URL. */
+export function listen(app: ReturnType<typeof createApp>): { url: string; port: number; stop(): void } {
+  const srv = app.listen({ port: 0, hostname: "127.0.0.1" });
+  const stop = () => void srv.stop(true);
+  listening.push(stop);
+  return { url: `http://127.0.0.1:${srv.server!.port}`, port: srv.server!.port!, stop };
+}
+
+/** The id of the live key with this secret (what a test needs to write rows for it). */
+export async function keyIdOf(store: Store, secret: string): Promise<string> {
+  const row = await findKeyBySecret(store.db, secret);
+  if (!row) throw new Error("no live key with this secret");
+  return row.id;
 }
 
 export async function send(
