@@ -1,5 +1,5 @@
 /** Builds the app in process on the shared store, with keys and a request helper. */
-import { afterAll, expect } from "bun:test";
+import { expect } from "bun:test";
 import type { Agent } from "../../src/agent/types.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../../src/auth/lookup.ts";
@@ -55,9 +55,10 @@ export async function harness(
 }
 
 const listening: (() => unknown)[] = [];
-afterAll(() => listening.splice(0).forEach((stop) => stop()));
+/** Stops every server `listen` started (tests/helpers/setup.ts runs it at the end of the run). */
+export const stopListening = () => listening.splice(0).forEach((stop) => stop());
 
-/** Listens on a free port of 127.0.0.1 until the test file ends (or `stop()`); its base URL. */
+/** Listens on a free port of 127.0.0.1 until the test run ends (or `stop()`); its base URL. */
 export function listen(app: ReturnType<typeof createApp>): { url: string; port: number; stop(): void } {
   const srv = app.listen({ port: 0, hostname: "127.0.0.1" });
   const stop = () => void srv.stop(true);

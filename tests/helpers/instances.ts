@@ -12,6 +12,7 @@ import { harness, type Harness, listen } from "./app.ts";
 import type { IdEvent } from "./sse.ts";
 import { secondStore } from "./store.ts";
 
+/** One instance listening until the test run ends (or `stop()`). */
 export interface Instance {
   h: Harness;
   base: string;
@@ -59,12 +60,9 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, ms = 15_00
 /** ` w0`, ` w1`, …: the tokens of the slow scripted agent. */
 export const words = (n: number) => Array.from({ length: n }, (_, i) => ` w${i}`);
 
-/** Two instances whose agent says `tokens` words, one every `delayMs`; stopped by the caller's `stops`. */
-export async function twoSlow(stops: (() => void)[], tokens: number, delayMs: number, yielded?: { count: number }) {
-  const pair = await twoInstances(scriptedAgent(words(tokens), { delayMs, sources: ["https://example.com/s"], yielded }));
-  stops.push(pair.stop);
-  return pair;
-}
+/** Two instances whose agent says `tokens` words, one every `delayMs` (they stop when the test run ends). */
+export const twoSlow = (tokens: number, delayMs: number, yielded?: { count: number }) =>
+  twoInstances(scriptedAgent(words(tokens), { delayMs, sources: ["https://example.com/s"], yielded }));
 
 /** GET /v1/conversations/:id as JSON. */
 export const conversation = async (base: string, key: string, id: string) =>
