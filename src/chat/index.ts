@@ -10,7 +10,8 @@ import type { MessageRow } from "../conversations/service.ts";
 import { replyStream } from "../runs/feed.ts";
 import { findReplyOfKey, lastEvent } from "../runs/store.ts";
 import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, inspect, recordError } from "./idempotency.ts";
-import { ChatMessage, chatBody, messageProblem, StreamEvent, usageOf } from "./model.ts";
+import { usageOf } from "../conversations/model.ts";
+import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
 import { Run, type RunDeps, type RunRegistry } from "./run.ts";
 import { beginTurn } from "./service.ts";
 

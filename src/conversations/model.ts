@@ -1,10 +1,25 @@
 /** Wire schemas of the conversation routes (validation and OpenAPI from one source). */
 import { type Static, t } from "elysia";
-import { Usage, usageOf } from "../chat/model.ts";
-import { MESSAGE_STATUSES } from "../contract/events.ts";
+import { MESSAGE_STATUSES, type Usage as WireUsage } from "../contract/events.ts";
 import * as Wire from "../contract/resources.ts";
 import { literals, type Same } from "../http/same.ts";
 import type { ConversationRow, MessageRow } from "./service.ts";
+
+/** Token counts of a reply as the model provider reported them; null when it reported none. */
+export const Usage = t.Union(
+  [
+    t.Object({
+      input_tokens: t.Union([t.Integer(), t.Null()]),
+      output_tokens: t.Union([t.Integer(), t.Null()]),
+    }),
+    t.Null(),
+  ],
+  { description: "Tokens the model provider reported for this reply; null when it reported none (e.g. the retrieval agent)." },
+);
+
+/** The wire's `usage` of a stored message. */
+export const usageOf = (m: { inputTokens: number | null; outputTokens: number | null }) =>
+  m.inputTokens === null && m.outputTokens === null ? null : { input_tokens: m.inputTokens, output_tokens: m.outputTokens };
 
 export const ConversationSummary = t.Object({
   id: t.String({ description: "conv_… identifier", examples: ["conv_01jd5x8r7mf6sb1b2k3n4p5q6r"] }),
@@ -100,6 +115,7 @@ export const toMessage = (m: MessageRow) => ({
   usage: usageOf(m),
 });
 
+true satisfies Same<Static<typeof Usage>, WireUsage | null>;
 true satisfies Same<Static<typeof ConversationSummary>, Wire.ConversationSummary>;
 true satisfies Same<Static<typeof Message>, Wire.Message>;
 true satisfies Same<Static<typeof Pagination>, Wire.Pagination>;
