@@ -61,7 +61,11 @@ export const stopListening = () => listening.splice(0).forEach((stop) => stop())
 /** Listens on a free port of 127.0.0.1 until the test run ends (or `stop()`); its base URL. */
 export function listen(app: ReturnType<typeof createApp>): { url: string; port: number; stop(): void } {
   const srv = app.listen({ port: 0, hostname: "127.0.0.1" });
-  const stop = () => void srv.stop(true);
+  let stopped = false;
+  const stop = () => {
+    if (!stopped) void srv.stop(true);
+    stopped = true;
+  };
   listening.push(stop);
   return { url: `http://127.0.0.1:${srv.server!.port}`, port: srv.server!.port!, stop };
 }
