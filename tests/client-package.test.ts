@@ -132,7 +132,7 @@ console.log(JSON.stringify(out));
     const out = JSON.parse(stdout);
     expect(out.chat.id).toStartWith("msg_");
     const events = out.stream as ChatEvent[];
-    expect(events[0]).toEqual({ type: "start", conversationId: out.chat.conversationId });
+    expect(events[0]).toEqual({ id: 1, type: "start", conversationId: out.chat.conversationId, messageId: expect.stringMatching(/^msg_/) });
     expect(events.at(-1)!.type).toBe("end");
     expect(events.some((e) => e.type === "token")).toBe(true);
     expect(out.list).toEqual([out.chat.conversationId]);
