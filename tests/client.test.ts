@@ -310,7 +310,7 @@ describe("client", () => {
   test("a stream that breaks after start is resumed; maxResumes failed reconnections in a row are stream_interrupted", async () => {
     const sse = { "content-type": "text/event-stream", "x-request-id": "req_sse" };
     const asked: string[] = [];
-    const startThenBreak = (init: RequestInit) =>
+    const startThenBreak = () =>
       new Response(
         new ReadableStream<Uint8Array>({
           start(c) {
@@ -327,7 +327,7 @@ describe("client", () => {
       maxResumes: 2,
       fetch: async (url, init) => {
         asked.push(`${init.method} ${new URL(url).pathname} ${(init.headers as Record<string, string>)["last-event-id"] ?? ""}`.trim());
-        if (init.method === "POST") return startThenBreak(init);
+        if (init.method === "POST") return startThenBreak();
         throw new TypeError("connection refused");
       },
     });
@@ -348,7 +348,7 @@ describe("client", () => {
       apiKey: "k",
       maxRetries: 0,
       fetch: async (_url, init) =>
-        init.method === "POST" ? startThenBreak(init) : Response.json({ error: { type: "invalid_request_error", code: "not_found", message: "gone" } }, { status: 404 }),
+        init.method === "POST" ? startThenBreak() : Response.json({ error: { type: "invalid_request_error", code: "not_found", message: "gone" } }, { status: 404 }),
     });
     expect(await thrown(collect(gone.chatStream({ message: "hi" })))).toMatchObject({ status: 404, code: "not_found" });
   });
