@@ -28,9 +28,9 @@ function run(cmd: string[], cwd: string) {
   return { code: p.exitCode, out: `${p.stdout}${p.stderr}` };
 }
 
-const CONSUMER = `import { createClient, ParleyError, type ChatEvent, type ParleyErrorCode, type ServerErrorCode } from "parley-client";
+const CONSUMER = `import { createClient, ParleyError, type ChatEvent, type MessageStatus, type ParleyErrorCode, type ServerErrorCode } from "parley-client";
 
-const client = createClient({ baseUrl: "http://localhost:3000", apiKey: "prl_x", timeout: 5_000, maxRetries: 1 });
+const client = createClient({ baseUrl: "http://localhost:3000", apiKey: "prl_x", timeout: 5_000, maxRetries: 1, maxResumes: 2 });
 
 export async function demo(signal: AbortSignal): Promise<string> {
   const reply = await client.chat({ message: "hi", signal, timeout: 1_000 });
@@ -42,6 +42,19 @@ export async function demo(signal: AbortSignal): Promise<string> {
     }
   }
   for await (const c of client.conversations.list({ limit: 10 }, { signal })) console.log(c.title);
+  let start: Extract<ChatEvent, { type: "start" }> | undefined;
+  for await (const e of client.chatStream({ message: "again", idempotencyKey: "k-1", signal })) {
+    if (e.type === "start") start = e;
+    if (e.type === "end") console.log(e.id, e.status satisfies "completed" | "stopped", e.usage?.outputTokens);
+  }
+  if (start?.messageId) {
+    for await (const e of client.resume({ conversationId: start.conversationId, messageId: start.messageId, after: 3, timeout: 1_000 })) console.log(e.id);
+    const stopped = await client.stop({ conversationId: start.conversationId, messageId: start.messageId, signal });
+    const status: MessageStatus = stopped.status;
+    console.log(status);
+  }
+  const older = await client.conversations.messages(reply.conversationId, { limit: 5, cursor: (await client.conversations.get(reply.conversationId)).pagination.nextCursor ?? undefined });
+  for await (const m of client.conversations.history(reply.conversationId)) console.log(m.usage?.inputTokens, older.hasMore);
   await client.conversations.delete(reply.conversationId, { maxRetries: 0 });
   try {
     await client.conversations.get("conv_x", { timeout: 100 });
@@ -117,6 +130,9 @@ out.chat = { id: reply.id, conversationId: reply.conversationId, content: reply.
 const events = [];
 for await (const e of client.chatStream({ message: "And how do I use it?", conversationId: reply.conversationId })) events.push(e);
 out.stream = events;
+out.resumed = [];
+for await (const e of client.resume({ conversationId: reply.conversationId, messageId: events[0].messageId, after: 1 })) out.resumed.push(e);
+out.stopped = await client.stop({ conversationId: reply.conversationId, messageId: events[0].messageId });
 out.list = [];
 for await (const c of client.conversations.list()) out.list.push(c.id);
 const caught = async (p) => p.then(() => null, (e) => ({ parley: e instanceof ParleyError, status: e.status, code: e.code, requestId: e.requestId }));
@@ -132,9 +148,11 @@ console.log(JSON.stringify(out));
     const out = JSON.parse(stdout);
     expect(out.chat.id).toStartWith("msg_");
     const events = out.stream as ChatEvent[];
-    expect(events[0]).toEqual({ type: "start", conversationId: out.chat.conversationId });
+    expect(events[0]).toEqual({ id: 1, type: "start", conversationId: out.chat.conversationId, messageId: expect.stringMatching(/^msg_/) });
     expect(events.at(-1)!.type).toBe("end");
     expect(events.some((e) => e.type === "token")).toBe(true);
+    expect(out.resumed).toEqual(events.slice(1));
+    expect(out.stopped).toMatchObject({ id: (events[0] as { messageId: string }).messageId, status: "completed" });
     expect(out.list).toEqual([out.chat.conversationId]);
     expect(out.unauthorized).toMatchObject({ parley: true, status: 401, code: "unauthorized" });
   });

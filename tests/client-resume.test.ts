@@ -116,7 +116,8 @@ describe("client: streams that survive", () => {
   });
 
   test("chat with an idempotencyKey: a lost answer is asked again, waits out 409 in progress, gets the one reply", async () => {
-    const { a, key, stop } = await twoInstances(scriptedAgent(words(40), { delayMs: 10 }));
+    // ~1.2 s of reply: still running when the retry comes (after the transport's first backoff, <= 0.5 s).
+    const { a, key, stop } = await twoInstances(scriptedAgent(words(40), { delayMs: 30 }));
     stops.push(stop);
     const statuses: number[] = [];
     let lost = 0;

@@ -83,13 +83,17 @@ describe("client", () => {
     expect(reply.conversationId).toStartWith("conv_");
     const events: ChatEvent[] = [];
     for await (const e of client.chatStream({ message: "And how do I use it?", conversationId: reply.conversationId })) events.push(e);
-    expect(events[0]).toEqual({ type: "start", conversationId: reply.conversationId });
+    expect(events[0]).toEqual({ id: 1, type: "start", conversationId: reply.conversationId, messageId: expect.stringMatching(/^msg_/) });
+    expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     const end = events.at(-1)!;
     expect(end.type).toBe("end");
     const text = events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
     const conv = await client.conversations.get(reply.conversationId);
     expect(conv.messages).toHaveLength(4);
-    expect(conv.messages[3]).toMatchObject({ id: end.type === "end" ? end.messageId : "", content: text, role: "assistant" });
+    expect(end).toMatchObject({ type: "end", status: "completed", messageId: (events[0] as { messageId: string }).messageId });
+    expect(conv.messages[3]).toMatchObject({ id: end.type === "end" ? end.messageId : "", content: text, role: "assistant", status: "completed" });
+    expect(conv.pagination).toEqual({ hasMore: false, nextCursor: null });
+    expect(reply.status).toBe("completed");
     expect(conv.messages[1]!.content).toBe(reply.content);
   });
 
@@ -291,6 +295,91 @@ describe("client", () => {
     const once = dropper();
     await thrown(createClient({ baseUrl: `http://127.0.0.1:${once.port}`, apiKey: "k" }).chat({ message: "hi", maxRetries: 0 }));
     expect(once.count()).toBe(1);
+    // A chat's POST may have reached the server: sent again only with an Idempotency-Key.
+    const unkeyed = dropper();
+    const chat = createClient({ baseUrl: `http://127.0.0.1:${unkeyed.port}`, apiKey: "k" });
+    expect(await thrown(chat.chat({ message: "hi" }))).toMatchObject({ code: "connection_error" });
+    expect(await thrown(chat.chatStream({ message: "hi" }).next())).toMatchObject({ code: "connection_error" });
+    expect(unkeyed.count()).toBe(2);
+    const keyed = dropper();
+    await thrown(createClient({ baseUrl: `http://127.0.0.1:${keyed.port}`, apiKey: "k" }).chat({ message: "hi", idempotencyKey: "k1" }));
+    expect(keyed.count()).toBe(3);
+  });
+
+  test("a stream that breaks after start is resumed; maxResumes failed reconnections in a row are stream_interrupted", async () => {
+    const sse = { "content-type": "text/event-stream", "x-request-id": "req_sse" };
+    const asked: string[] = [];
+    const startThenBreak = () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(new TextEncoder().encode(`id: 1\ndata: {"type":"start","conversation_id":"conv_1","message_id":"msg_1"}\n\nid: 2\ndata: {"type":"token","content":"a"}\n\n`));
+            setTimeout(() => c.error(new TypeError("socket closed")), 5);
+          },
+        }),
+        { headers: sse },
+      );
+    const client = createClient({
+      baseUrl: "http://unused.invalid",
+      apiKey: "k",
+      maxRetries: 0,
+      maxResumes: 2,
+      fetch: async (url, init) => {
+        asked.push(`${init.method} ${new URL(url).pathname} ${(init.headers as Record<string, string>)["last-event-id"] ?? ""}`.trim());
+        if (init.method === "POST") return startThenBreak();
+        throw new TypeError("connection refused");
+      },
+    });
+    const seen: ChatEvent[] = [];
+    const e = await thrown(
+      (async () => {
+        for await (const ev of client.chatStream({ message: "hi" })) seen.push(ev);
+      })(),
+    );
+    expect(seen.map((ev) => ev.id)).toEqual([1, 2]);
+    expect(e).toMatchObject({ status: 0, code: "stream_interrupted" });
+    expect((e.cause as ParleyError).code).toBe("connection_error");
+    const reconnect = "GET /v1/conversations/conv_1/messages/msg_1/events 2";
+    expect(asked).toEqual(["POST /v1/chat", reconnect, reconnect]); // maxResumes: 2
+    // A reconnection answered with a client error (the conversation was deleted) is that error.
+    const gone = createClient({
+      baseUrl: "http://unused.invalid",
+      apiKey: "k",
+      maxRetries: 0,
+      fetch: async (_url, init) =>
+        init.method === "POST" ? startThenBreak() : Response.json({ error: { type: "invalid_request_error", code: "not_found", message: "gone" } }, { status: 404 }),
+    });
+    expect(await thrown(collect(gone.chatStream({ message: "hi" })))).toMatchObject({ status: 404, code: "not_found" });
+  });
+
+  test("resume replays a finished reply's events with their ids; after N skips them; stop of a finished reply answers it", async () => {
+    const { client } = await live(await harness({ agent: scriptedAgent(["a", "b", "c"]) }));
+    const events = await collect(client.chatStream({ message: "go" }));
+    const start = events[0] as { conversationId: string; messageId: string };
+    expect(await collect(client.resume({ conversationId: start.conversationId, messageId: start.messageId }))).toEqual(events);
+    expect(await collect(client.resume({ ...start, after: 3 }))).toEqual(events.slice(3));
+    const stopped = await client.stop({ ...start, timeout: 5_000 });
+    expect(stopped).toMatchObject({ id: start.messageId, conversationId: start.conversationId, role: "assistant", content: "abc", status: "completed" });
+    expect(await thrown(client.stop({ conversationId: start.conversationId, messageId: "msg_01jd5x8r7mf6sb1b2k3n4p5q6r" }))).toMatchObject({ status: 404, code: "not_found" });
+    expect(await collect(client.resume({ ...start, signal: AbortSignal.abort() }))).toEqual([]);
+  });
+
+  test("conversations.messages pages back from the newest; history() yields every message newest first", async () => {
+    const { client } = await live(await harness());
+    const first = await client.chat({ message: "one" });
+    await client.chat({ message: "two", conversationId: first.conversationId });
+    await client.chat({ message: "three", conversationId: first.conversationId });
+    const all = (await client.conversations.get(first.conversationId)).messages;
+    expect(all).toHaveLength(6);
+    const newest = await client.conversations.messages(first.conversationId, { limit: 4 });
+    expect(newest).toMatchObject({ hasMore: true, data: all.slice(2) });
+    const older = await client.conversations.messages(first.conversationId, { limit: 4, cursor: newest.nextCursor! });
+    expect(older).toEqual({ data: all.slice(0, 2), hasMore: false, nextCursor: null });
+    const history: string[] = [];
+    for await (const m of client.conversations.history(first.conversationId, { limit: 4 })) history.push(m.id);
+    expect(history).toEqual(all.map((m) => m.id).reverse());
+    expect(all[1]).toMatchObject({ role: "assistant", status: "completed", usage: null });
+    expect((await thrown(client.conversations.messages(first.conversationId, { cursor: "garbage" }))).code).toBe("invalid_cursor");
   });
 
   test("a timeout bounds each call (timeout error, not retried); for a stream, the longest silence", async () => {
@@ -332,6 +421,8 @@ describe("client", () => {
       ["list", (signal) => client.conversations.list({}, { signal }).next()],
       ["get", (signal) => client.conversations.get("conv_1", { signal })],
       ["delete", (signal) => client.conversations.delete("conv_1", { signal })],
+      ["messages", (signal) => client.conversations.messages("conv_1", {}, { signal })],
+      ["stop", (signal) => client.stop({ conversationId: "conv_1", messageId: "msg_1", signal })],
     ];
     for (const [name, call] of calls) {
       const abort = new AbortController();

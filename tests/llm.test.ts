@@ -326,7 +326,7 @@ for (const p of providers) {
       const reading = res.then((r) => readSse(r));
       await waitFor(() => s.fake.received.length === 1);
       // Wait for the first token to reach the run, then shut down with no grace.
-      await waitFor(() => [...(s.h.runs as any).runs].some((run: any) => run.events.some((e: any) => e.type === "token")));
+      await waitFor(() => [...(s.h.runs as any).runs.values()].some((run: any) => run.events.some((e: any) => e.event.type === "token")));
       await s.h.runs.drain(0);
       const events = (await reading).events;
       expect(events.map((e) => e.type)).toEqual(["start", "token", "error"]);

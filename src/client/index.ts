@@ -2,17 +2,22 @@
  * The typed Parley client (package `parley-client`): Web-standard fetch and streams only, so it
  * runs in Node 18+, Bun, Deno and browsers. Every failure throws `ParleyError` (see its codes),
  * except the caller's own abort. Connection errors, 429 and 503 are retried (`maxRetries`,
- * default 2) after Retry-After or a capped exponential backoff with jitter; every call has a
- * `timeout` and takes an AbortSignal.
+ * default 2) after Retry-After or a capped exponential backoff with jitter — except a connection
+ * error on a chat without `idempotencyKey`, which may have reached the server; every call has a
+ * `timeout` and takes an AbortSignal. A stream that breaks after `start` is resumed through
+ * `Last-Event-ID`.
  *
  *   const parley = createClient({ baseUrl: "http://localhost:3000", apiKey });
  *   const reply = await parley.chat({ message: "Hi" });
  *   for await (const e of parley.chatStream({ message: "Hi" })) if (e.type === "token") write(e.content);
  *   for await (const c of parley.conversations.list()) console.log(c.id);   // every page
  */
-import { readEvents, invalid, usage } from "./stream.ts";
-import { type Call, transport, type TransportOptions } from "./transport.ts";
-import type { ChatEvent, ChatInput, ChatReply, Conversation, ConversationPage, ConversationSummary, RequestOptions } from "./types.ts";
+import { conversations } from "./conversations.ts";
+import { ParleyError } from "./errors.ts";
+import { followReply, replyPath } from "./follow.ts";
+import { type Call, sleep, transport, type TransportOptions } from "./transport.ts";
+import type { ChatEvent, ChatInput, ChatReply, ReplyRef, StoppedReply } from "./types.ts";
+import { readJson, toMessage, usage } from "./wire.ts";
 
 export { ParleyError, type ClientErrorCode, type ParleyErrorCode, type ServerErrorCode } from "./errors.ts";
 export type * from "./types.ts";
@@ -30,130 +35,91 @@ export interface ClientOptions extends TransportOptions {
   maxRetries?: number;
   /** A Retry-After longer than this (ms, default 60000) is not waited for: the call fails with it. */
   maxRetryDelay?: number;
+  /**
+   * Failed reconnections in a row (each with its own `maxRetries`) before a broken
+   * `chatStream`/`resume` gives up with `stream_interrupted`. Default 3.
+   */
+  maxResumes?: number;
 }
-
-type Wire = Record<string, unknown>;
-const isWire = (v: unknown): v is Wire => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** A 2xx body as a JSON object, checked by `ok` (else `invalid_response`), read within the call's timeout. */
-async function readJson<T extends Wire>(call: Call, ok: (v: Wire) => boolean): Promise<T> {
-  const { res } = call;
-  let text: string;
-  try {
-    text = await res.text();
-  } catch (error) {
-    throw call.failure(error);
-  } finally {
-    call.end();
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    const type = res.headers.get("content-type");
-    throw invalid(res, `expected JSON, got ${type ? `'${type}'` : "a body"} starting '${text.slice(0, 60)}'`);
-  }
-  if (!isWire(value) || !ok(value)) throw invalid(res, `JSON of an unexpected shape starting '${text.slice(0, 60)}'`);
-  return value as T;
-}
-
-const summary = (c: Wire): ConversationSummary => ({
-  id: c.id as string,
-  createdAt: c.created_at as string,
-  updatedAt: c.updated_at as string,
-  title: c.title as string,
-});
 
 export function createClient(options: ClientOptions) {
   const send = transport(options);
+  const maxResumes = options.maxResumes ?? 3;
 
-  const chatBody = (input: ChatInput, stream: boolean) => ({
-    message: input.message,
-    ...(input.conversationId ? { conversation_id: input.conversationId } : {}),
-    stream,
-  });
-
-  async function page(query: { limit?: number; cursor?: string } = {}, opts?: RequestOptions): Promise<ConversationPage> {
-    const params = new URLSearchParams();
-    if (query.limit !== undefined) params.set("limit", String(query.limit));
-    if (query.cursor) params.set("cursor", query.cursor);
-    // Not `params.size`: older browsers and runtimes lack it.
-    const qs = params.toString() ? `?${params}` : "";
-    const json = await readJson<{ data: Wire[]; pagination: { has_more: boolean; next_cursor: string | null } }>(
-      await send("GET", `/conversations${qs}`, undefined, opts),
-      (v) => Array.isArray(v.data) && v.data.every(isWire) && isWire(v.pagination),
-    );
-    return { data: json.data.map(summary), hasMore: json.pagination.has_more, nextCursor: json.pagination.next_cursor };
-  }
+  /** POST /v1/chat: a keyed request may be sent again after a connection error, an unkeyed one may not. */
+  const postChat = (input: ChatInput, stream: boolean): Promise<Call> => {
+    const body = { message: input.message, ...(input.conversationId ? { conversation_id: input.conversationId } : {}), stream };
+    const key = input.idempotencyKey;
+    return send("POST", "/chat", body, input, { headers: key ? { "idempotency-key": key } : {}, retryConnection: key !== undefined });
+  };
 
   return {
     /**
-     * Sends a message and waits for the whole reply. A retry after a dropped connection may
-     * repeat a message the server had already received; pass `maxRetries: 0` to rule that out.
+     * Sends a message and waits for the whole reply. Without `idempotencyKey` a dropped
+     * connection is not retried (the server may have the message already); with it, it is, and
+     * a retry that finds the first request still running (409 `idempotency_in_progress`) waits
+     * its Retry-After and asks again until the reply has ended: never a second reply.
      */
     async chat(input: ChatInput): Promise<ChatReply> {
-      const call = await send("POST", "/chat", chatBody(input, false), input);
+      let call: Call;
+      for (;;) {
+        try {
+          call = await postChat(input, false);
+          break;
+        } catch (error) {
+          const inProgress = error instanceof ParleyError && error.code === "idempotency_in_progress";
+          if (!inProgress || input.idempotencyKey === undefined || input.signal?.aborted) throw error;
+          // The server's lease ends a reply whose instance died: this wait ends too.
+          await sleep(1_000 * (error.retryAfter ?? 1), input.signal);
+        }
+      }
       const r = await readJson(call, (v) => typeof v.id === "string" && typeof v.content === "string");
-      return { id: r.id as string, conversationId: r.conversation_id as string, content: r.content as string, createdAt: r.created_at as string, usage: usage(r.usage) };
+      return {
+        id: r.id as string,
+        conversationId: r.conversation_id as string,
+        content: r.content as string,
+        status: r.status === "stopped" ? "stopped" : "completed",
+        createdAt: r.created_at as string,
+        usage: usage(r.usage),
+      };
     },
 
     /**
-     * Sends a message and yields the reply's events as they arrive. Aborting `signal` ends the
-     * iteration at once, whenever it happens (the server still completes and stores the reply).
-     * Retries happen only before the first event. A stream that closes or breaks without `end`
-     * or `error` throws `ParleyError` with code `stream_interrupted`; an event that is not JSON,
-     * `invalid_response`; `timeout` milliseconds without a byte, `timeout`.
+     * Sends a message and yields the reply's events as they arrive. If the stream breaks after
+     * `start`, it is resumed from the last event received (`Last-Event-ID` on the reply's events
+     * endpoint, any instance), up to `maxResumes` failed reconnections in a row; the caller sees
+     * every event once. With `idempotencyKey`, a POST that fails on the way (no answer, a break
+     * before `start`, 409 in progress) is sent again too. Aborting `signal` ends the iteration
+     * at once, whenever it happens (the server still completes and stores the reply). A stream
+     * that ends without `end`/`error` and cannot be resumed throws `stream_interrupted`; an
+     * event that is not JSON, `invalid_response`; `timeout` ms without a byte, `timeout`.
      */
     async *chatStream(input: ChatInput): AsyncGenerator<ChatEvent> {
-      let call: Call;
-      try {
-        call = await send("POST", "/chat", chatBody(input, true), input);
-      } catch (error) {
-        if (input.signal?.aborted) return;
-        throw error;
-      }
-      yield* readEvents(call, input.signal);
+      const reopen = input.idempotencyKey !== undefined;
+      yield* followReply(send, { open: () => postChat(input, true), reopen, maxResumes, opts: input });
     },
 
-    conversations: {
-      /** One page, newest first; pass `nextCursor` back as `cursor` for the next. */
-      page,
-
-      /** Every conversation, newest first, fetching page after page as the loop asks. */
-      async *list(query: { limit?: number } = {}, opts?: RequestOptions): AsyncGenerator<ConversationSummary> {
-        let cursor: string | undefined;
-        do {
-          const p = await page({ limit: query.limit, cursor }, opts);
-          yield* p.data;
-          cursor = p.hasMore ? (p.nextCursor ?? undefined) : undefined;
-        } while (cursor);
-      },
-
-      async get(id: string, opts?: RequestOptions): Promise<Conversation> {
-        const c = await readJson<Wire & { messages: Wire[] }>(
-          await send("GET", `/conversations/${encodeURIComponent(id)}`, undefined, opts),
-          (v) => Array.isArray(v.messages) && v.messages.every(isWire),
-        );
-        return {
-          ...summary(c),
-          messages: c.messages.map((m) => ({
-            id: m.id as string,
-            role: m.role as "user" | "assistant",
-            content: m.content as string,
-            sources: m.sources as string[],
-            status: m.status as "completed" | "failed",
-            createdAt: m.created_at as string,
-            usage: usage(m.usage),
-          })),
-        };
-      },
-
-      async delete(id: string, opts?: RequestOptions): Promise<void> {
-        const call = await send("DELETE", `/conversations/${encodeURIComponent(id)}`, undefined, opts);
-        call.end();
-        await call.res.body?.cancel().catch(() => {});
-      },
+    /**
+     * The events of a reply after event `after` (0 or omitted: from `start`), then live ones
+     * until it ends; a finished reply's at once. Resumes after breaks like `chatStream`.
+     */
+    async *resume(ref: ReplyRef & { after?: number }): AsyncGenerator<ChatEvent> {
+      const { conversationId, messageId, after = 0, ...opts } = ref;
+      yield* followReply(send, { at: { conversationId, messageId, after }, maxResumes, opts });
     },
+
+    /**
+     * Stops a running reply (on whichever instance generates it) and answers it as stored once
+     * ended (`status: "stopped"`; after 5 s, as it is). A reply that already ended is answered as it is.
+     */
+    async stop(ref: ReplyRef): Promise<StoppedReply> {
+      const { conversationId, messageId, ...opts } = ref;
+      const call = await send("POST", `${replyPath(conversationId, messageId)}/stop`, undefined, opts);
+      const m = await readJson(call, (v) => typeof v.id === "string" && typeof v.status === "string");
+      return { ...toMessage(m), conversationId: m.conversation_id as string };
+    },
+
+    conversations: conversations(send),
   };
 }
 

@@ -1,38 +1,29 @@
 /**
- * Reading a chat reply's Server-Sent Events. Every byte restarts the call's timeout (the
- * server's keep-alive comments included), and once the caller aborts nothing more is yielded,
- * not even events already buffered.
+ * Reading a reply's Server-Sent Events. Every byte restarts the call's timeout (the server's
+ * keep-alive comments included), and once the caller aborts nothing more is yielded, not even
+ * events already buffered.
  */
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import { ParleyError, requestIdOf } from "./errors.ts";
 import type { Call } from "./transport.ts";
-import type { ChatEvent, Usage } from "./types.ts";
+import type { ChatEvent } from "./types.ts";
+import { invalid, isWire, usage, type Wire } from "./wire.ts";
 
-type Wire = Record<string, unknown>;
-const isWire = (v: unknown): v is Wire => typeof v === "object" && v !== null && !Array.isArray(v);
-
-export const invalid = (res: Response, what: string) =>
-  new ParleyError(res.status, "invalid_response", `Unexpected response from the server: ${what}.`, { requestId: requestIdOf(res) });
-
-/** The wire's `usage` (snake_case, possibly absent from an older server) in camelCase. */
-export const usage = (u: unknown): Usage | null => {
-  if (!isWire(u)) return null;
-  const n = (v: unknown) => (typeof v === "number" ? v : null);
-  return { inputTokens: n(u.input_tokens), outputTokens: n(u.output_tokens) };
-};
-
-function toEvent(e: Wire): ChatEvent {
+/** The wire's event (and its SSE `id:`, the sequence number) in camelCase. */
+function toEvent(e: Wire, id: string | undefined): ChatEvent {
+  const seq = id !== undefined && /^\d+$/.test(id) ? { id: Number(id) } : {};
   switch (e.type) {
     case "start":
-      return { type: "start", conversationId: e.conversation_id as string };
+      return { ...seq, type: "start", conversationId: e.conversation_id as string, ...(typeof e.message_id === "string" ? { messageId: e.message_id } : {}) };
     case "end":
-      return { type: "end", messageId: e.message_id as string, usage: usage(e.usage) };
+      // A server from before `stop` sends no status: its replies could only complete.
+      return { ...seq, type: "end", messageId: e.message_id as string, status: e.status === "stopped" ? "stopped" : "completed", usage: usage(e.usage) };
     default:
-      return e as ChatEvent; // token, sources and error share the wire's field names
+      return { ...seq, ...e } as ChatEvent; // token, sources and error share the wire's field names
   }
 }
 
-/** The events of `call` (a 2xx answer to a streaming chat) until `end`/`error`, the caller's abort, or a failure. */
+/** The events of `call` (a 2xx event stream) until `end`/`error`, the caller's abort, or a failure. */
 export async function* readEvents(call: Call, signal?: AbortSignal): AsyncGenerator<ChatEvent> {
   const { res } = call;
   const type = res.headers.get("content-type") ?? "";
@@ -73,7 +64,7 @@ export async function* readEvents(call: Call, signal?: AbortSignal): AsyncGenera
       if (!isWire(data) || typeof data.type !== "string") {
         throw invalid(res, `an event that is not a JSON object: '${next.value.data.slice(0, 60)}'`);
       }
-      const event = toEvent(data);
+      const event = toEvent(data, next.value.id);
       yield event;
       // The loop body may have aborted: nothing after that, buffered or not.
       if (aborted() || event.type === "end" || event.type === "error") return;

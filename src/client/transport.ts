@@ -39,7 +39,8 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 export const backoffMs = (retry: number, random = Math.random()) =>
   Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry) * (1 - 0.25 * random);
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`; rejects with the signal's reason when it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {
@@ -86,15 +87,29 @@ function attempt(timeoutMs: number, outer?: AbortSignal) {
   };
 }
 
-/** Returns `send(method, path, body?, options?)`: a 2xx Call, or throws ParleyError / the caller's abort reason. */
-export function transport(o: TransportOptions) {
+/** How one request differs from the default. */
+export interface SendExtra {
+  headers?: Record<string, string>;
+  /**
+   * Whether a connection error is retried (default true). False for a POST that is not safe to
+   * repeat: the lost request may have reached the server. 429 and 503 are retried either way
+   * (the server did nothing).
+   */
+  retryConnection?: boolean;
+}
+
+/** What `transport` returns. */
+export type Send = (method: string, path: string, body?: unknown, opts?: RequestOptions, extra?: SendExtra) => Promise<Call>;
+
+/** Returns `send(method, path, body?, options?, extra?)`: a 2xx Call, or throws ParleyError / the caller's abort reason. */
+export function transport(o: TransportOptions): Send {
   const base = o.baseUrl.replace(/\/+$/, "");
   const doFetch = o.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
-  return async function send(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<Call> {
+  return async function send(method, path, body, opts = {}, extra = {}) {
     const timeout = opts.timeout ?? o.timeout ?? DEFAULTS.timeout;
     const maxRetries = opts.maxRetries ?? o.maxRetries ?? DEFAULTS.maxRetries;
     const maxDelay = o.maxRetryDelay ?? DEFAULTS.maxRetryDelay;
-    const headers: Record<string, string> = { authorization: `Bearer ${o.apiKey}` };
+    const headers: Record<string, string> = { ...extra.headers, authorization: `Bearer ${o.apiKey}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     for (let retry = 0; ; retry++) {
       const a = attempt(timeout, opts.signal);
@@ -110,7 +125,8 @@ export function transport(o: TransportOptions) {
         a.end();
         const failure = a.failure(error);
         // Only a connection that failed is retried: not a timeout, not the caller's abort.
-        if (!(failure instanceof ParleyError && failure.code === "connection_error") || retry >= maxRetries) throw failure;
+        const connection = failure instanceof ParleyError && failure.code === "connection_error";
+        if (!connection || extra.retryConnection === false || retry >= maxRetries) throw failure;
         await sleep(backoffMs(retry), opts.signal);
         continue;
       }

@@ -1,7 +1,7 @@
 /**
  * Deno smoke test (run by .ci/run): the library served with Deno.serve on PGlite, mounted under a
  * prefix in a host Elysia app, exercised over HTTP: every route — chat (JSON and stream), list,
- * get, messages, delete (an empty 204 once failed under Deno.serve, elysia#1277), the 404/405
+ * get, resume, stop, messages, delete (an empty 204 once failed under Deno.serve, elysia#1277), the 404/405
  * fallback — plus the standalone app's /healthz, /readyz and CORS preflight.
  * Run: deno run -A tests/deno/smoke.ts
  */
@@ -55,6 +55,17 @@ try {
   const conv = await client.conversations.get(reply.conversationId);
   const text = events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
   check(conv.messages.length === 4 && conv.messages[3]!.content === text, "get (streamed tokens equal the stored reply)");
+  const start = events[0] as { conversationId: string; messageId?: string };
+  const replayed: ChatEvent[] = [];
+  for await (const e of client.resume({ conversationId: start.conversationId, messageId: start.messageId!, after: 0 })) replayed.push(e);
+  check(JSON.stringify(replayed) === JSON.stringify(events), "resume (the stored events, same ids)");
+  const tail: ChatEvent[] = [];
+  for await (const e of client.resume({ conversationId: start.conversationId, messageId: start.messageId!, after: 2 })) tail.push(e);
+  check(JSON.stringify(tail) === JSON.stringify(events.slice(2)), "resume after an id");
+  const stopped = await client.stop({ conversationId: start.conversationId, messageId: start.messageId! });
+  check(stopped.status === "completed" && stopped.content === text, "stop of a finished reply is a no-op");
+  const page = await client.conversations.messages(reply.conversationId, { limit: 3 });
+  check(page.data.length === 3 && page.hasMore && page.data[2]!.id === start.messageId, "conversations.messages (client)");
   const anonymous = createClient({ baseUrl: `http://127.0.0.1:${server.addr.port}/api`, apiKey: "nope" });
   const refused = await anonymous.conversations.page().then(() => null, (e: ParleyError) => e);
   check(refused instanceof ParleyError && refused.status === 401, "401 for a bad key, as ParleyError");
