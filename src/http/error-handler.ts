@@ -5,7 +5,8 @@
 import { ValidationError } from "elysia";
 import { describeError, type Logger } from "../config/logger.ts";
 import { markStatus } from "./access-log.ts";
-import { ApiError, toApiError } from "./errors.ts";
+import { isStoreUnavailable } from "../db/errors.ts";
+import { ApiError } from "./errors.ts";
 import { requestIdOf, urlOf } from "./request-id.ts";
 
 /** Turns Elysia's validation error into our `invalid_request` with the offending field. */
@@ -67,4 +68,13 @@ function withoutStack(d: unknown): unknown {
   if (!d || typeof d !== "object") return d;
   const { stack: _stack, cause, ...rest } = d as Record<string, unknown>;
   return cause === undefined ? rest : { ...rest, cause: withoutStack(cause) };
+}
+
+/** Maps anything thrown to an ApiError, hiding internals behind `internal_error`. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown })?.cause)) {
+    return new ApiError("service_unavailable", "The database is unavailable; retry shortly.", { cause: error });
+  }
+  return new ApiError("internal_error", "An internal error occurred.", { cause: error });
 }

@@ -4,7 +4,6 @@
  * client-facing failures, and a plain Error for programmer or configuration errors.
  */
 import { CODES, type ErrorBody, type ErrorCode, type ErrorPayload } from "../contract/errors.ts";
-import { isStoreUnavailable } from "../db/errors.ts";
 
 /** An error meant for the client: its code decides the status; `headers` ride along. */
 export class ApiError extends Error {
@@ -35,14 +34,5 @@ export class ApiError extends Error {
   }
 }
 
-/** Maps anything thrown to an ApiError, hiding internals behind `internal_error`. */
-export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown })?.cause)) {
-    return new ApiError("service_unavailable", "The database is unavailable; retry shortly.", { cause: error });
-  }
-  return new ApiError("internal_error", "An internal error occurred.", { cause: error });
-}
-
-/** For src/client until it imports the contract directly. */
+/** For src/client until it imports the contract directly (this file imports only the contract, so its .d.ts stays small). */
 export type { ErrorCode } from "../contract/errors.ts";
