@@ -8,7 +8,7 @@
 import { agentFromEnv } from "../src/agent/llm/index.ts";
 import { loadEnv } from "../src/config/env.ts";
 import type { Agent } from "../src/agent/types.ts";
-import { RunRegistry } from "../src/chat/run.ts";
+import { RunRegistry } from "../src/runs/run.ts";
 import { createLogger } from "../src/config/logger.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";

@@ -7,14 +7,14 @@ import type { Agent } from "./agent/types.ts";
 import { retrievalAgent } from "./agent/retrieval.ts";
 import { checkLimit } from "./auth/limits.ts";
 import { chatRoutes } from "./chat/index.ts";
-import { RunRegistry } from "./chat/run.ts";
+import { RunRegistry } from "./runs/run.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
 import { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 import { conversationRoutes } from "./conversations/index.ts";
 import type { Store } from "./db/client.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
-import { replyRoutes } from "./runs/index.ts";
-import { startSweeper } from "./runs/sweeper.ts";
+import { replyRoutes } from "./conversations/replies.ts";
+import { startSweeper } from "./chat/sweeper.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -68,7 +68,7 @@ export { DEFAULT_SYSTEM_PROMPT, llmAgent, type LlmAgentOptions, type LlmConfig, 
 export { retrievalAgent } from "./agent/retrieval.ts";
 export { createKey, listKeys, revokeKey, updateKey } from "./auth/keys-admin.ts";
 export type { Plan } from "./contract/plans.ts";
-export { RunRegistry } from "./chat/run.ts";
+export { RunRegistry } from "./runs/run.ts";
 export { createLogger, type Logger } from "./config/logger.ts";
 export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";

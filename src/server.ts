@@ -10,7 +10,7 @@
 import { agentFromEnv } from "./agent/llm/index.ts";
 import type { Agent } from "./agent/types.ts";
 import { createApp } from "./app/app.ts";
-import { RunRegistry } from "./chat/run.ts";
+import { RunRegistry } from "./runs/run.ts";
 import { type Env, optionsFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";

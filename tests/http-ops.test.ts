@@ -3,7 +3,7 @@
  * access log (one line per request, never the secret), LOG_FORMAT, and what a shutdown cut logs.
  */
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { RunRegistry } from "../src/chat/run.ts";
+import { RunRegistry } from "../src/runs/run.ts";
 import { loadEnv, optionsFromEnv } from "../src/config/env.ts";
 import { createLogger } from "../src/config/logger.ts";
 import type { Store } from "../src/db/client.ts";

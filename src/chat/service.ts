@@ -3,8 +3,8 @@
  * user message. Short statements only; the run that follows holds no transaction.
  */
 import type { ChatTurn } from "../agent/types.ts";
+import type { ConversationRow } from "../db/schema.ts";
 import {
-  type ConversationRow,
   createConversationWithMessage,
   findConversation,
   MESSAGES_CAP,

@@ -3,7 +3,7 @@ import { type Static, t } from "elysia";
 import { MESSAGE_STATUSES, type Usage as WireUsage } from "../contract/events.ts";
 import * as Wire from "../contract/resources.ts";
 import { literals, type Same } from "../http/same.ts";
-import type { ConversationRow, MessageRow } from "./service.ts";
+import type { ConversationRow, MessageRow } from "../db/schema.ts";
 
 /** Token counts of a reply as the model provider reported them; null when it reported none. */
 export const Usage = t.Union(

@@ -205,3 +205,8 @@ export const instanceSecrets = pgTable("instance_secrets", {
   name: text("name").primaryKey(),
   value: text("value").notNull(),
 });
+
+/** A stored conversation. */
+export type ConversationRow = typeof conversations.$inferSelect;
+/** A stored message. */
+export type MessageRow = typeof messages.$inferSelect;

@@ -4,7 +4,7 @@ import type { Agent } from "../../src/agent/types.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../../src/auth/lookup.ts";
 import { type Plan } from "../../src/contract/plans.ts";
-import { RunRegistry } from "../../src/chat/run.ts";
+import { RunRegistry } from "../../src/runs/run.ts";
 import { createLogger } from "../../src/config/logger.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
 import type { Store } from "../../src/db/client.ts";

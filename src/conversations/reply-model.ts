@@ -2,8 +2,8 @@
 import { type Static, t } from "elysia";
 import type { Reply as WireReply } from "../contract/resources.ts";
 import type { Same } from "../http/same.ts";
-import { Message, toMessage } from "../conversations/model.ts";
-import type { MessageRow } from "../conversations/service.ts";
+import { Message, toMessage } from "./model.ts";
+import type { MessageRow } from "../db/schema.ts";
 
 export const ReplyParams = t.Object({
   id: t.String({ description: "conv_… identifier of the conversation" }),
