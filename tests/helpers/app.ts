@@ -3,7 +3,7 @@ import { expect } from "bun:test";
 import type { Agent } from "../../src/agent/types.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../../src/auth/lookup.ts";
-import { type Plan } from "../../src/contract/plans.ts";
+import type { Plan } from "../../src/contract/plans.ts";
 import { RunRegistry } from "../../src/runs/run.ts";
 import { createLogger } from "../../src/config/logger.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
@@ -56,7 +56,9 @@ export async function harness(
 
 const listening: (() => unknown)[] = [];
 /** Stops every server `listen` started (tests/helpers/setup.ts runs it at the end of the run). */
-export const stopListening = () => listening.splice(0).forEach((stop) => stop());
+export function stopListening(): void {
+  for (const stop of listening.splice(0)) stop();
+}
 
 /** Listens on a free port of 127.0.0.1 until the test run ends (or `stop()`); its base URL. */
 export function listen(app: ReturnType<typeof createApp>): { url: string; port: number; stop(): void } {
