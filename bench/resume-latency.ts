@@ -6,11 +6,11 @@
  */
 import { createParser } from "eventsource-parser";
 import type { Agent } from "../src/agent/types.ts";
-import { createKey } from "../src/auth/service.ts";
+import { createKey } from "../src/auth/keys-admin.ts";
 import { createLogger } from "../src/config/logger.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app/app.ts";
 
 const url = process.argv[2];
 const TOKENS = 200;

@@ -2,7 +2,8 @@
 import { join } from "node:path";
 import type postgres from "postgres";
 import { readFileSync } from "node:fs";
-import { createKey, findKeyBySecret } from "../src/auth/service.ts";
+import { createKey } from "../src/auth/keys-admin.ts";
+import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { encodeCursor } from "../src/conversations/cursor.ts";
 import type { Store } from "../src/db/client.ts";
 import { openPglite } from "../src/db/client.ts";

@@ -4,11 +4,11 @@
  * The environment is validated before anything else; a bad value stops here.
  */
 import { resolve } from "node:path";
-import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./cli/admin.ts";
-import { interruptibleStore, runStoreCommand } from "./cli/commands.ts";
-import { consoleIo } from "./cli/io.ts";
-import { describeHolder, LockBusy, serverHolding } from "./cli/lock.ts";
-import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./cli/store.ts";
+import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./runtime/admin.ts";
+import { runStoreCommand } from "./runtime/cli/commands.ts";
+import { consoleIo } from "./runtime/cli/io.ts";
+import { describeHolder, LockBusy, serverHolding } from "./runtime/lock.ts";
+import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
 import { type Env, loadEnv } from "./config/env.ts";
 import { serve } from "./server.ts";
 
@@ -48,7 +48,7 @@ const SERVER_WAIT_MS = 60_000;
 
 /**
  * A store command. With PGlite, the folder may be held: by a running server (the command is
- * forwarded to its admin socket, see cli/admin.ts; while the server starts, e.g. during PGlite's
+ * forwarded to its admin socket, see runtime/admin.ts; while the server starts, e.g. during PGlite's
  * initdb, we wait for the socket to answer), or by another command (a clear error, exit 1).
  */
 async function storeCommand(env: Env, command: string, rest: string[]): Promise<number> {
@@ -82,10 +82,10 @@ async function storeCommand(env: Env, command: string, rest: string[]): Promise<
 
 /** Runs the command on the store this process opened. */
 async function local(opening: Promise<OpenedStore>, command: string, rest: string[]): Promise<number> {
-  const store = interruptibleStore(await opening, () => interrupted);
+  const store = await opening;
   if (interrupted) return -1; // the signal handler closes the store and exits
   try {
-    return await runStoreCommand(store, command, rest, consoleIo);
+    return await runStoreCommand(store, command, rest, consoleIo, state.stop.signal);
   } finally {
     await store.close(); // the same close as the signal handler's, if it started one
   }
@@ -104,29 +104,25 @@ async function forwarded(dir: string, argv: string[]): Promise<number> {
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 let interrupted: NodeJS.Signals | undefined;
 /** What a signal has to stop: the store this process opens, or a command forwarded to the server. */
-const state: { opening?: Promise<OpenedStore>; forwarding?: AbortController } = {};
+const state: { opening?: Promise<OpenedStore>; forwarding?: AbortController; stop: AbortController } = { stop: new AbortController() };
 
 /**
- * SIGINT/SIGTERM during a store command (keys, ingest, migrate) — including while PGlite creates
- * a new folder — closes the store once the running statement or transaction is done (PGlite) or
- * within 5 s (PostgreSQL pool), then exits 130 (SIGINT) or 143 (SIGTERM). The interrupted command
- * stops there: an ingest keeps the documents already stored (run it again for the rest; a URL
- * already present is replaced). Exit 1 when closing fails or hangs past CLOSE_TIMEOUT_MS.
- * A command forwarded to a running server is abandoned: the server stops it at its next
- * transaction (the same rule), and we exit 130/143 at once.
+ * SIGINT/SIGTERM during a store command, including while PGlite creates a new folder: abort the
+ * command, close the store, exit 130/143 (docs/architecture.md#shutdown-and-signals).
  */
 function interruptible(command: string): void {
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) return; // already closing; the close is bounded
     interrupted = signal;
+    state.stop.abort();
     const code = SIGNAL_EXIT[signal] ?? 1;
     if (state.forwarding) {
       state.forwarding.abort();
-      console.error(`${signal}: ${command} abandoned; the server stops it after the current statement`);
+      console.error(`${signal}: ${command} abandoned; the server stops it after the current batch`);
       process.exit(code);
     }
     if (!state.opening) process.exit(code); // nothing opened yet (waiting for a server)
-    console.error(`${signal}: stopping ${command} after the current statement, then closing the store`);
+    console.error(`${signal}: stopping ${command} after the current batch, then closing the store`);
     void (async () => {
       let exitCode = code;
       try {

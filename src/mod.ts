@@ -5,16 +5,16 @@
 import { Elysia } from "elysia";
 import type { Agent } from "./agent/types.ts";
 import { retrievalAgent } from "./agent/retrieval.ts";
-import { checkLimit } from "./auth/service.ts";
+import { checkLimit } from "./auth/limits.ts";
 import { chatRoutes } from "./chat/index.ts";
-import { RunRegistry } from "./chat/run.ts";
+import { RunRegistry } from "./runs/run.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
 import { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 import { conversationRoutes } from "./conversations/index.ts";
 import type { Store } from "./db/client.ts";
-import { fallback, type RouteRef } from "./http/index.ts";
-import { replyRoutes } from "./runs/index.ts";
-import { startSweeper } from "./runs/sweeper.ts";
+import { fallback, type RouteRef } from "./http/fallback.ts";
+import { replyRoutes } from "./conversations/replies.ts";
+import { startSweeper } from "./chat/sweeper.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -53,25 +53,26 @@ export function createParley(config: ParleyConfig) {
   };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
   startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
-  let routes: RouteRef[] = [];
-  const api = new Elysia({ prefix: "/v1" })
-    .use(chatRoutes(deps))
-    .use(conversationRoutes(deps))
-    .use(replyRoutes(deps))
-    .use(fallback(deps.logger, () => routes));
-  routes = api.routes.map((r) => ({ method: r.method, path: r.path.slice("/v1".length) }));
-  return api;
+  const features = [chatRoutes(deps), conversationRoutes(deps), replyRoutes(deps)] as const;
+  // The fallback is built last, from the routes the features already declare (405 vs 404).
+  const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
+  return new Elysia({ prefix: "/v1" })
+    .use(features[0])
+    .use(features[1])
+    .use(features[2])
+    .use(fallback(deps.logger, routes));
 }
 
 export type { Agent, AgentChunk, AgentInput, ChatTurn, Usage } from "./agent/types.ts";
 export { DEFAULT_SYSTEM_PROMPT, llmAgent, type LlmAgentOptions, type LlmConfig, type LlmProvider } from "./agent/llm/index.ts";
 export { retrievalAgent } from "./agent/retrieval.ts";
-export { createKey, listKeys, revokeKey, updateKey, type Plan } from "./auth/service.ts";
-export { RunRegistry } from "./chat/run.ts";
+export { createKey, listKeys, revokeKey, updateKey } from "./auth/keys-admin.ts";
+export type { Plan } from "./contract/plans.ts";
+export { RunRegistry } from "./runs/run.ts";
 export { createLogger, type Logger } from "./config/logger.ts";
 export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
-export { buildOpenApi, type OpenApiOptions } from "./http/openapi.ts";
+export { buildOpenApi, type OpenApiOptions } from "./app/openapi.ts";
 export { ingestDocuments } from "./knowledge/service.ts";
 export { parseJsonl, parseMarkdown, type KnowledgeDoc } from "./knowledge/parse.ts";

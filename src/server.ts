@@ -1,31 +1,23 @@
 /**
  * `serve`: migrate, seed the sample knowledge base into an empty store, listen, and shut down
- * gracefully. SIGTERM and SIGINT are handled from before the store is opened:
- * - during start-up (opening the store, which runs PGlite's initdb on a new folder; migrating;
- *   seeding), start-up stops once the current step is done, the store is closed, exit 0;
- * - while serving: stop accepting, let running replies finish within SHUTDOWN_GRACE_MS (then end
- *   them with an `error` event), close the store cleanly, exit 0;
- * - a second signal while stopping cuts the running replies off at once (each still ends with an
- *   `error` event and is stored as failed), then closes the store, exit 0.
- * The process never exits with the store open, unless closing it hangs past CLOSE_TIMEOUT_MS
- * (then it says so and exits 1).
+ * gracefully: the shutdown contract is docs/architecture.md#shutdown-and-signals.
  * On PGlite the server holds DATA_DIR's server lock for its whole life (a second server on the
  * folder is refused at once), waits for a CLI command that holds the folder to end, and serves
- * CLI commands on its admin socket (cli/admin.ts). A port already in use stops start-up with a
+ * CLI commands on its admin socket (runtime/admin.ts). A port already in use stops start-up with a
  * clear error, exit 1: the listener does not share its port (no SO_REUSEPORT) unless REUSE_PORT=true.
  * Bun-only.
  */
 import { agentFromEnv } from "./agent/llm/index.ts";
 import type { Agent } from "./agent/types.ts";
-import { createApp } from "./http/app.ts";
-import { RunRegistry } from "./chat/run.ts";
+import { createApp } from "./app/app.ts";
+import { RunRegistry } from "./runs/run.ts";
 import { type Env, optionsFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
-import { docsScript } from "./cli/docs-asset.ts";
-import { type AdminServer, startAdmin } from "./cli/admin.ts";
-import { describeHolder, lockServer } from "./cli/lock.ts";
-import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./cli/store.ts";
+import { docsScript } from "./runtime/docs-asset.ts";
+import { type AdminServer, startAdmin } from "./runtime/admin.ts";
+import { describeHolder, lockServer } from "./runtime/lock.ts";
+import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
 import { SAMPLE_DOCS } from "./knowledge/sample.ts";
 import { countDocuments, ingestDocuments } from "./knowledge/service.ts";
 import { resolve } from "node:path";
@@ -79,7 +71,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     const drain = (ms: number) => Promise.race([runs.drain(ms), hurried.then(() => runs.drain(0))]);
     try {
       void srv.stop(false); // no new connections; open streams carry on
-      admin?.stop(); // no new CLI commands; a running one stops at its next transaction
+      admin?.stop(); // no new CLI commands; a running ingest stops before its next batch
       await drain(env.SHUTDOWN_GRACE_MS);
       // Requests not yet at the run stage (auth, storing the question) finish too, within the grace
       // (within 1 s of a second signal); a run one of them starts now is drained (or cut off) like the others.

@@ -5,7 +5,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { lstatSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lockDataDir } from "../src/cli/lock.ts";
+import { lockDataDir } from "../src/runtime/lock.ts";
 import { cli, launch, PROCESS_TEST_MS, startServer, tempDir } from "./helpers/process.ts";
 import { onPostgres } from "./helpers/store.ts";
 

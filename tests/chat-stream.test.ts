@@ -1,43 +1,21 @@
 /** POST /v1/chat with stream: true, over a real HTTP connection, read with a real SSE parser. */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { expectStatus, harness, type Harness } from "./helpers/app.ts";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { expectStatus, harness, type Harness, listen } from "./helpers/app.ts";
+import { eventually, post } from "./helpers/instances.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { readSse } from "./helpers/sse.ts";
 import { sseResponse } from "../src/http/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
-const servers: { stop(): unknown }[] = [];
-afterAll(() => servers.forEach((s) => s.stop()));
+const serve = (h: Harness) => listen(h.app).url;
 
-function listen(h: Harness): string {
-  const app = h.app.listen({ port: 0, hostname: "127.0.0.1" });
-  servers.push(app);
-  return `http://127.0.0.1:${app.server!.port}`;
-}
-
-const chat = (base: string, key: string, body: unknown, signal?: AbortSignal) =>
-  fetch(`${base}/v1/chat`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-    signal,
-  });
-
-async function eventually<T>(fn: () => Promise<T | undefined>, ms = 5_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const chat = (base: string, key: string, body: unknown, signal?: AbortSignal) => post(base, key, "/v1/chat", body, {}, signal);
 
 describe("POST /v1/chat (stream)", () => {
   test("start, tokens, sources, end — tokens concatenate to the stored reply", async () => {
     const h = await harness();
-    const base = listen(h);
+    const base = serve(h);
     const key = await h.key();
     const res = await chat(base, key, { message: "How do I use server-sent events with a generator?", stream: true });
     expect(res.status).toBe(200);
@@ -71,7 +49,7 @@ describe("POST /v1/chat (stream)", () => {
 
   test("continuing a conversation reports its id in start", async () => {
     const h = await harness();
-    const base = listen(h);
+    const base = serve(h);
     const key = await h.key();
     const first = await h.call("POST", "/v1/chat", { key, json: { message: "What is Elysia?" } });
     const res = await chat(base, key, { message: "And how do I install it?", conversation_id: first.json.conversation_id, stream: true });
@@ -83,7 +61,7 @@ describe("POST /v1/chat (stream)", () => {
 
   test("a failure mid-stream sends exactly one error event and stores a failed message", async () => {
     const h = await harness({ agent: scriptedAgent(["one", " two", " three"], { failAfter: 2 }) });
-    const base = listen(h);
+    const base = serve(h);
     const key = await h.key();
     const { events } = await readSse(await chat(base, key, { message: "fail", stream: true }));
     expect(events.map((e) => e.type)).toEqual(["start", "token", "token", "error"]);
@@ -95,7 +73,7 @@ describe("POST /v1/chat (stream)", () => {
 
   test("keep-alive comments flow while the agent is silent", async () => {
     const h = await harness({ agent: scriptedAgent(["late"], { silenceMs: 350 }), options: { keepAliveMs: 100 } });
-    const base = listen(h);
+    const base = serve(h);
     const key = await h.key();
     const { events, comments } = await readSse(await chat(base, key, { message: "wait", stream: true }));
     expect(comments.filter((c) => c === "ping").length).toBeGreaterThanOrEqual(2);
@@ -126,7 +104,7 @@ describe("POST /v1/chat (stream)", () => {
   test("a client that disconnects mid-stream does not lose the reply", async () => {
     const tokens = Array.from({ length: 40 }, (_, i) => ` t${i}`);
     const h = await harness({ agent: scriptedAgent(tokens, { delayMs: 10, sources: ["https://example.com/a"] }) });
-    const base = listen(h);
+    const base = serve(h);
     const key = await h.key();
     const abort = new AbortController();
     const res = await chat(base, key, { message: "long one", stream: true }, abort.signal);
@@ -142,7 +120,7 @@ describe("POST /v1/chat (stream)", () => {
 
   test("deleting the conversation mid-stream ends the stream with one not_found error event", async () => {
     const h = await harness({ agent: scriptedAgent(["a", " b", " c", " d"], { delayMs: 30 }) });
-    const base = listen(h);
+    const base = serve(h);
     const key = await h.key();
     const res = await chat(base, key, { message: "slow", stream: true });
     const reading = readSse(res);
@@ -156,7 +134,7 @@ describe("POST /v1/chat (stream)", () => {
 
   test("validation errors on a stream request are plain JSON errors", async () => {
     const h = await harness();
-    const base = listen(h);
+    const base = serve(h);
     const key = await h.key();
     const res = await chat(base, key, { message: "", stream: true });
     expect(res.status).toBe(400);

@@ -66,7 +66,7 @@ describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
   });
 
   test("a command while another holds the folder gets a clear error naming the folder and the holder", async () => {
-    const { lockDataDir } = await import("../src/cli/lock.ts");
+    const { lockDataDir } = await import("../src/runtime/lock.ts");
     const release = lockDataDir(dataDir, "ingest");
     try {
       const r = await cli(["keys", "create", "--name", "x", "--plan", "free"], { DATA_DIR: dataDir });

@@ -2,9 +2,8 @@
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { createClient, ParleyError } from "../src/client/index.ts";
 import type { ChatEvent } from "../src/client/types.ts";
-import { findKeyBySecret } from "../src/auth/service.ts";
 import { createConversation } from "../src/conversations/service.ts";
-import { harness, type Harness } from "./helpers/app.ts";
+import { harness, type Harness, keyIdOf } from "./helpers/app.ts";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -123,7 +122,7 @@ describe("client", () => {
   test("list() walks every page exactly once; page() gives one page; delete removes", async () => {
     const h = await harness();
     const { client, apiKey } = await live(h);
-    const { id: keyId } = (await findKeyBySecret(h.store.db, apiKey))!;
+    const keyId = await keyIdOf(h.store, apiKey);
     const ids: string[] = [];
     for (let i = 0; i < 45; i++) ids.push((await createConversation(h.store.db, keyId, `c${i}`, new Date(Date.UTC(2026, 0, 1, 0, 0, i)))).id);
     const seen: string[] = [];

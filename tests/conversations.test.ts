@@ -1,9 +1,8 @@
 /** GET/DELETE /v1/conversations: listing, keyset pagination under change, detail, ownership. */
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { findKeyBySecret } from "../src/auth/service.ts";
 import { encodeCursor } from "../src/conversations/cursor.ts";
 import { addMessage, createConversation } from "../src/conversations/service.ts";
-import { expectError, expectStatus, harness } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -11,7 +10,7 @@ const h = await harness();
 
 /** Creates n conversations for the key; every third shares its timestamp with the previous one. */
 async function seed(key: string, n: number, base = Date.UTC(2026, 0, 1)): Promise<string[]> {
-  const { id: keyId } = (await findKeyBySecret(h.store.db, key))!;
+  const keyId = await keyIdOf(h.store, key);
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const at = new Date(base + Math.floor(i - i / 3) * 1000);
@@ -179,7 +178,7 @@ describe("GET/DELETE /v1/conversations/:id", () => {
 
   test("sources read back as stored, whatever characters the document URL had", async () => {
     const key = await h.key();
-    const { id: keyId } = (await findKeyBySecret(h.store.db, key))!;
+    const keyId = await keyIdOf(h.store, key);
     const conv = await createConversation(h.store.db, keyId, "odd urls", new Date());
     // What a custom agent might report: not every source is a well-formed URI.
     const sources = ["https://a.test/über uns", "not a url", "https://a.test/%E2%9C%93"];

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { existsSync } from "node:fs";
 import { createLogger } from "../src/config/logger.ts";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app/app.ts";
 import { harness } from "./helpers/app.ts";
 
 setDefaultTimeout(60_000);

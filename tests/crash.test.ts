@@ -5,19 +5,16 @@
  * with what was stored, and a client resuming it hears so.
  */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { openStoreFromEnv } from "../src/cli/store.ts";
+import { openStoreFromEnv } from "../src/runtime/store.ts";
 import { loadEnv } from "../src/config/env.ts";
 import type { Store } from "../src/db/client.ts";
-import { harness } from "./helpers/app.ts";
+import { harness, listen } from "./helpers/app.ts";
+import { launch, tempDir } from "./helpers/process.ts";
 import { eventsPath, get, post, readEvents, tokensOf } from "./helpers/instances.ts";
 import { onPostgres, testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(60_000); // a child process start plus a lease
 
-const root = join(import.meta.dir, "..");
 const cleanup: (() => unknown)[] = [];
 afterAll(async () => {
   for (const c of cleanup.reverse()) await c();
@@ -25,42 +22,15 @@ afterAll(async () => {
 
 /** Starts the fixture server; resolves with its key and base URL once it listens. */
 async function startChild(env: Record<string, string>) {
-  const proc = Bun.spawn(["bun", "tests/fixtures/slow-server.ts"], {
-    cwd: root,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0", ...env },
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  cleanup.push(() => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-    return proc.exited;
-  });
-  let key = "";
-  let base = "";
-  let buffer = "";
-  const decoder = new TextDecoder();
-  for await (const chunk of proc.stdout) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (const line of buffer.split("\n").slice(0, -1)) {
-      try {
-        const log = JSON.parse(line);
-        if (log.fixture_key) key = log.fixture_key;
-        if (log.msg === "listening" || log.message === "listening") base = log.url;
-      } catch {
-        // not a log line
-      }
-    }
-    buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
-    if (key && base) break;
-  }
-  if (!key || !base) throw new Error("the fixture server did not start");
-  return { proc, key, base };
+  const child = launch(["bun", "tests/fixtures/slow-server.ts"], env);
+  const { fixture_key: key } = await child.waitLog((l) => l.fixture_key);
+  const { url: base } = await child.waitLog((l) => l.msg === "listening" || l.message === "listening");
+  return { proc: child.proc, key: key as string, base: base as string };
 }
 
 describe("kill -9 of the generating instance", () => {
   test("the reply ends failed with what was stored; a resuming client is told so", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "parley-crash-"));
-    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir("parley-crash-");
     const env: Record<string, string> = { SLOW_AGENT_TOKENS: "500", SLOW_AGENT_DELAY_MS: "20", REPLY_LEASE_MS: "1000" };
     if (onPostgres) env.DATABASE_URL = process.env.DATABASE_URL!;
     else env.DATA_DIR = dir;
@@ -81,9 +51,7 @@ describe("kill -9 of the generating instance", () => {
       store = opened;
     }
     const other = await harness({ store });
-    const srv = other.app.listen({ port: 0, hostname: "127.0.0.1" });
-    cleanup.push(() => srv.stop(true));
-    const base = `http://127.0.0.1:${srv.server!.port}`;
+    const base = listen(other.app).url;
 
     const rest = await readEvents(await get(base, child.key, eventsPath(convId, msgId), { "last-event-id": String(seen.at(-1)!.id) }));
     const endedAfterMs = Date.now() - killedAt;

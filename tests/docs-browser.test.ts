@@ -6,9 +6,9 @@
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
-import { docsScript } from "../src/cli/docs-asset.ts";
+import { docsScript } from "../src/runtime/docs-asset.ts";
 import { createLogger } from "../src/config/logger.ts";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app/app.ts";
 import { harness } from "./helpers/app.ts";
 
 setDefaultTimeout(60_000); // a browser start is slow on a loaded 2-core machine

@@ -12,9 +12,8 @@
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { findKeyBySecret } from "../src/auth/service.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
-import { harness, type Reply } from "./helpers/app.ts";
+import { harness, type Reply, keyIdOf } from "./helpers/app.ts";
 
 setDefaultTimeout(120_000);
 
@@ -25,8 +24,8 @@ const h = await harness({ agent: scriptedAgent(["fuzz ", "reply"], { sources: ["
 const SECRET = `A-secret-${crypto.randomUUID()}`;
 const keyA = await h.key();
 const keyB = await h.key();
-const idA = (await findKeyBySecret(h.store.db, keyA))!.id;
-const idB = (await findKeyBySecret(h.store.db, keyB))!.id;
+const idA = await keyIdOf(h.store, keyA);
+const idB = await keyIdOf(h.store, keyB);
 
 async function chatAs(key: string, message: string, conversationId?: string) {
   const r = await h.call("POST", "/v1/chat", { key, json: { message, conversation_id: conversationId } });

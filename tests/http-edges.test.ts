@@ -1,16 +1,14 @@
 /** Odd requests at the edges of the HTTP surface: each gets a clear JSON answer, never a crash. */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { Elysia } from "elysia";
 import { createParley } from "../src/mod.ts";
 import type { Agent } from "../src/agent/types.ts";
-import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, listen, send } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const h = await harness();
 const key = await h.key();
-const stops: (() => unknown)[] = [];
-afterAll(() => stops.forEach((s) => s()));
 
 /** One raw HTTP/1.1 exchange, for requests fetch() refuses to send. */
 async function raw(port: number, head: string): Promise<string> {
@@ -31,10 +29,9 @@ async function raw(port: number, head: string): Promise<string> {
 
 describe("HTTP edges", () => {
   test("an empty Host header gets JSON answers, not the server's HTML 500", async () => {
-    const srv = h.app.listen({ port: 0, hostname: "127.0.0.1" });
-    stops.push(() => srv.stop(true));
+    const srv = listen(h.app);
     for (const path of ["/v1/conversations?limit=5", "/v1/nope"]) {
-      const res = await raw(srv.server!.port!, `GET ${path} HTTP/1.1\r\nHost: \r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+      const res = await raw(srv.port, `GET ${path} HTTP/1.1\r\nHost: \r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
       expect(res, res).toMatch(/^HTTP\/1\.1 (200|404)/);
       expect(res.toLowerCase(), res).toContain("content-type: application/json");
     }

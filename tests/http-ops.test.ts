@@ -3,11 +3,11 @@
  * access log (one line per request, never the secret), LOG_FORMAT, and what a shutdown cut logs.
  */
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { RunRegistry } from "../src/chat/run.ts";
+import { RunRegistry } from "../src/runs/run.ts";
 import { loadEnv, optionsFromEnv } from "../src/config/env.ts";
 import { createLogger } from "../src/config/logger.ts";
 import type { Store } from "../src/db/client.ts";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app/app.ts";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";

@@ -2,22 +2,19 @@
  * Idempotency-Key on POST /v1/chat: racing retries on two instances store one turn; replays
  * answer the same; another body is 422; abandoned records are taken over.
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { findKeyBySecret } from "../src/auth/service.ts";
+import { keyIdOf } from "./helpers/app.ts";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { ABANDONED_MS, claim, IDEMPOTENCY_TTL_MS, recordReply } from "../src/chat/idempotency.ts";
 import { conversation, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
-const stops: (() => void)[] = [];
-afterAll(() => stops.forEach((s) => s()));
-const setup = (tokens: number, delayMs: number, yielded?: { count: number }) => twoSlow(stops, tokens, delayMs, yielded);
 
 describe("Idempotency-Key", () => {
   const chatIdem = (base: string, key: string, body: unknown, idem: string) => post(base, key, "/v1/chat", body, { "idempotency-key": idem });
 
   test("JSON: racing retries on both instances store one turn; later retries get the same answer; another body is 422", async () => {
-    const { a, b, key } = await setup(30, 10);
+    const { a, b, key } = await twoSlow(30, 10);
     const idem = `k-${crypto.randomUUID()}`;
     const body = { message: "once only" };
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => chatIdem(i % 2 ? a.base : b.base, key, body, idem)));
@@ -38,7 +35,7 @@ describe("Idempotency-Key", () => {
   });
 
   test("stream: concurrent retries on both instances all get the one run's events from the start", async () => {
-    const { a, b, key } = await setup(40, 10);
+    const { a, b, key } = await twoSlow(40, 10);
     const idem = `s-${crypto.randomUUID()}`;
     const streams = await Promise.all(
       Array.from({ length: 6 }, (_, i) => chatIdem(i % 2 ? a.base : b.base, key, { message: "stream once", stream: true }, idem).then((r) => readEvents(r))),
@@ -55,7 +52,7 @@ describe("Idempotency-Key", () => {
   });
 
   test("an early error is replayed as it was; a bad key is 400", async () => {
-    const { a, b, key } = await setup(3, 0);
+    const { a, b, key } = await twoSlow(3, 0);
     const idem = "missing-conv";
     const body = { message: "hi", conversation_id: "conv_01m84ce5vsfzzshp5m40jxfxtz" };
     const first = await chatIdem(a.base, key, body, idem);
@@ -69,8 +66,8 @@ describe("Idempotency-Key", () => {
   });
 
   test("an Idempotency-Key whose first request died before starting a reply is taken over after a minute", async () => {
-    const { a, key } = await setup(1, 0);
-    const keyId = (await findKeyBySecret(a.h.store.db, key))!.id;
+    const { a, key } = await twoSlow(1, 0);
+    const keyId = await keyIdOf(a.h.store, key);
     const t0 = Date.now();
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0)).kind).toBe("first");
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + 1_000)).kind).toBe("pending");

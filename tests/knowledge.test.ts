@@ -75,6 +75,28 @@ describe("ingest", () => {
     expect((await searchPassages(store.db, "numbatword")).map((h) => h.url)).toContain(ok);
   });
 
+  test("an aborted signal stops the ingest between batches and returns what was stored", async () => {
+    const store = await testStore();
+    const base = `https://abort.test/${crypto.randomUUID()}`;
+    // Words no other test uses, and removed at the end: the shared store's statistics stay as they were.
+    const word = `abortword${crypto.randomUUID().slice(0, 8)}`;
+    const docs = Array.from({ length: 120 }, (_, i) => ({ url: `${base}/${i}`, title: word, content: word }));
+    const stored = async () =>
+      (await store.db.select({ url: documents.url }).from(documents)).filter((d) => d.url.startsWith(base)).length;
+    // Aborted before it starts: nothing is stored.
+    expect(await ingestDocuments(store.db, docs, { signal: AbortSignal.abort() })).toBe(0);
+    expect(await stored()).toBe(0);
+    // Aborted after the first batch (50 documents): the second is never started.
+    const controller = new AbortController();
+    let checks = 0;
+    const signal = { get aborted() { if (++checks > 1) controller.abort(); return controller.signal.aborted; } } as AbortSignal;
+    const n = await ingestDocuments(store.db, docs, { signal });
+    expect(n).toBe(50);
+    expect(await stored()).toBe(50);
+    await store.db.delete(documents).where(sql`${documents.url} like ${`${base}/%`}`);
+    expect(await stored()).toBe(0);
+  });
+
   test("re-ingesting a URL replaces the document and its passages", async () => {
     const store = await testStore();
     const url = `https://replace.test/${crypto.randomUUID()}`;

@@ -2,7 +2,7 @@
  * Leases: a live reply keeps its lease; an expired one is ended `failed` exactly once by any
  * instance, on a sweep or a read; a writer that lost its lease is refused.
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { createParley } from "../src/mod.ts";
 import { createReply, flushReply, readEvents as readStored, sweepExpired } from "../src/runs/store.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
@@ -10,13 +10,10 @@ import { conversation, eventually, get, post, readEvents, twoInstances, twoSlow 
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
-const stops: (() => void)[] = [];
-afterAll(() => stops.forEach((s) => s()));
-const setup = (tokens: number, delayMs: number, yielded?: { count: number }) => twoSlow(stops, tokens, delayMs, yielded);
 
 describe("lease", () => {
   test("of many sweeps racing on both instances exactly one ends an expired reply; the late writer is refused", async () => {
-    const { a, b, key } = await setup(1, 0);
+    const { a, b, key } = await twoSlow(1, 0);
     const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;
     const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
     const past = Date.now() - 1_000;
@@ -35,7 +32,6 @@ describe("lease", () => {
   test("a live reply keeps its lease while its agent is silent for longer than the lease", async () => {
     // Lease 1 s on both instances (sweeping every 0.5 s); the agent says nothing for 2.5 s.
     const pair = await twoInstances(scriptedAgent(["late", " but alive"], { silenceMs: 2_500 }), { replyLeaseMs: 1_000 });
-    stops.push(pair.stop);
     const { a, b, key } = pair;
     const reading = readEvents(await post(a.base, key, "/v1/chat", { message: "think first", stream: true }));
     // Meanwhile B reads the conversation again and again: a read sweeps an expired reply at once.
@@ -59,7 +55,7 @@ describe("lease", () => {
   });
 
   test("a reply whose lease passed reads as failed on GET /v1/conversations/:id at once", async () => {
-    const { a, b, key } = await setup(1, 0);
+    const { a, b, key } = await twoSlow(1, 0);
     const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;
     const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
     const past = Date.now() - 1_000;
@@ -71,7 +67,7 @@ describe("lease", () => {
 
 describe("lease options", () => {
   test("a host app's nonsense lease or flush interval is refused at start (never a spinning timer)", async () => {
-    const { a } = await setup(1, 0);
+    const { a } = await twoSlow(1, 0);
     for (const options of [{ replyLeaseMs: 0 }, { replyLeaseMs: 999 }, { replyFlushMs: 5 }, { replyFlushMs: 1.5 }]) {
       expect(() => createParley({ store: a.h.store, options })).toThrow(/options\.reply(Lease|Flush)Ms must be an integer/);
     }

@@ -6,7 +6,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { lockDataDir, lockServer, serverHolding, SERVER_LOCK, STORE_LOCK } from "../src/cli/lock.ts";
+import { lockDataDir, lockServer, serverHolding, SERVER_LOCK, STORE_LOCK } from "../src/runtime/lock.ts";
 import { launch, PROCESS_TEST_MS, startServer, tempDir } from "./helpers/process.ts";
 import { onPostgres } from "./helpers/store.ts";
 

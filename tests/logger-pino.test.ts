@@ -1,7 +1,7 @@
 /** A host app's pino instance works as Parley's logger: same `(fields, msg)` order, no secrets. */
 import { expect, setDefaultTimeout, test } from "bun:test";
 import pino from "pino";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app/app.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectStatus, harness, send } from "./helpers/app.ts";
 

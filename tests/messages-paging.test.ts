@@ -1,11 +1,10 @@
 /** GET /v1/conversations/:id is bounded; older messages are paged by signed cursor via /messages. */
 import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { findKeyBySecret } from "../src/auth/service.ts";
 import { createConversation, MESSAGES_CAP } from "../src/conversations/service.ts";
 import { messages } from "../src/db/schema.ts";
 import { newId } from "../src/ids.ts";
 import type { Agent, ChatTurn } from "../src/agent/types.ts";
-import { expectError, expectStatus, harness } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000);
 
@@ -13,7 +12,7 @@ const h = await harness();
 
 /** A conversation with n messages; every fourth shares its timestamp with the one before. */
 async function seed(key: string, n: number): Promise<{ convId: string; ids: string[] }> {
-  const { id: keyId } = (await findKeyBySecret(h.store.db, key))!;
+  const keyId = await keyIdOf(h.store, key);
   const base = Date.UTC(2026, 0, 1);
   const conv = await createConversation(h.store.db, keyId, "long", new Date(base));
   const rows = Array.from({ length: n }, (_, i) => ({
@@ -118,7 +117,7 @@ describe("continuing a long conversation", () => {
 });
 
 async function seedOn(hr: typeof h, key: string, n: number) {
-  const { id: keyId } = (await findKeyBySecret(hr.store.db, key))!;
+  const keyId = await keyIdOf(hr.store, key);
   const base = Date.UTC(2026, 0, 1);
   const conv = await createConversation(hr.store.db, keyId, "long", new Date(base));
   await hr.store.db.insert(messages).values(
@@ -137,6 +136,6 @@ async function seedOn(hr: typeof h, key: string, n: number) {
 
 /** Enough conversations for the key that its list has a next page. */
 async function seedList(key: string) {
-  const { id: keyId } = (await findKeyBySecret(h.store.db, key))!;
+  const keyId = await keyIdOf(h.store, key);
   for (let i = 0; i < 3; i++) await createConversation(h.store.db, keyId, `c${i}`, new Date(Date.UTC(2025, 0, 1, 0, 0, i)));
 }

@@ -1,5 +1,5 @@
 /** The OpenAPI document: valid 3.1, and real responses match the schemas it states. */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { dereference, validate } from "@readme/openapi-parser";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
 import { Elysia } from "elysia";
@@ -7,8 +7,8 @@ import { buildOpenApi, createParley } from "../src/mod.ts";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { createLogger } from "../src/config/logger.ts";
-import { createApp } from "../src/http/app.ts";
-import { expectError, expectStatus, harness, send, type Reply } from "./helpers/app.ts";
+import { createApp } from "../src/app/app.ts";
+import { expectError, expectStatus, harness, listen, send, type Reply } from "./helpers/app.ts";
 import { readSse } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -19,8 +19,7 @@ const raw = (await h.call("GET", "/v1/openapi.json")).json;
 const doc: any = await dereference(structuredClone(raw));
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
-const server = h.app.listen({ port: 0, hostname: "127.0.0.1" });
-afterAll(() => server.stop());
+const server = listen(h.app);
 
 function expectMatches(reply: Reply, path: string, method: string, type = "application/json") {
   const schema = doc.paths[path]?.[method]?.responses?.[String(reply.status)]?.content?.[type]?.schema;
@@ -158,7 +157,7 @@ describe("real responses match the documented schemas", () => {
   });
 
   test("every streamed event matches the documented event schema", async () => {
-    const res = await fetch(`http://127.0.0.1:${server.server!.port}/v1/chat`, {
+    const res = await fetch(`${server.url}/v1/chat`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
       body: JSON.stringify({ message: "How do I use a derive?", stream: true }),
@@ -172,7 +171,7 @@ describe("real responses match the documented schemas", () => {
   test("the reply routes: resumed events and the stop answer match their schemas", async () => {
     const chat = await h.call("POST", "/v1/chat", { key, json: { message: "What is a guard?" } });
     const base = `/v1/conversations/${chat.json.conversation_id}/messages/${chat.json.id}`;
-    const res = await fetch(`http://127.0.0.1:${server.server!.port}${base}/events?after=2`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(`${server.url}${base}/events?after=2`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.headers.get("content-type")).toStartWith("text/event-stream");
     const { events } = await readSse(res);
     const check = ajv.compile(doc.paths["/v1/conversations/{id}/messages/{message_id}/events"].get.responses["200"].content["text/event-stream"].schema);

@@ -1,12 +1,12 @@
 /** Plans and limits: sliding minute, UTC day, headers, concurrency, two instances, store outage. */
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { findKeyBySecret, updateKey } from "../src/auth/service.ts";
+import { updateKey } from "../src/auth/keys-admin.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { rateLimits } from "../src/db/schema.ts";
 import { EXACT_LOG_MAX } from "../src/ratelimit/service.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { expectError, expectStatus, harness, read, type Reply } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, read, type Reply, keyIdOf } from "./helpers/app.ts";
 import { onPostgres, secondStore } from "./helpers/store.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
 
@@ -80,7 +80,7 @@ describe("high limits (1 s buckets above EXACT_LOG_MAX per minute)", () => {
     const { h, clock } = await clocked(NOON + 100);
     const rpm = EXACT_LOG_MAX + 1;
     const key = await h.key("enterprise", { rpm, rpd: 1_000_000 });
-    const keyId = (await findKeyBySecret(h.store.db, key))!.id;
+    const keyId = await keyIdOf(h.store, key);
     for (let i = 0; i < rpm; i++) {
       const r = await h.call("GET", list, { key });
       if (r.status !== 200) expectStatus(r, 200);
@@ -186,7 +186,7 @@ describe("edges", () => {
   test("lowering a limit across the 1 s bucket boundary does not shorten the buckets already written", async () => {
     const { h, clock } = await clocked(NOON);
     const key = await h.key("enterprise", { rpm: EXACT_LOG_MAX + 1, rpd: 1_000_000 });
-    const keyId = (await findKeyBySecret(h.store.db, key))!.id;
+    const keyId = await keyIdOf(h.store, key);
     clock.t = NOON + 900;
     for (let i = 0; i < EXACT_LOG_MAX; i++) {
       const r = await h.call("GET", list, { key });
@@ -215,7 +215,7 @@ describe("edges", () => {
   test("a new plan drops the limits the key had under its old one", async () => {
     const { h } = await clocked();
     const key = await h.key("enterprise", { rpm: 5_000, rpd: 9_000_000 });
-    const keyId = (await findKeyBySecret(h.store.db, key))!.id;
+    const keyId = await keyIdOf(h.store, key);
     expect(await updateKey(h.store.db, keyId, { plan: "free" })).toBe(true);
     const r = await h.call("GET", list, { key });
     expect(r.headers.get("ratelimit-policy")).toBe('"minute";q=20;w=60, "day";q=1000;w=86400');
@@ -307,7 +307,7 @@ describe("limiter store failure", () => {
   test("the limiter's own statement failing (key lookup fine) → 503, never a silent pass; served once it works", async () => {
     const h = await harness();
     const key = await h.key("free");
-    const keyId = (await findKeyBySecret(h.store.db, key))!.id;
+    const keyId = await keyIdOf(h.store, key);
     // A read-only standby or a full disk fails only the write: make exactly this key's write fail.
     const fn = `parley_test_fail_${keyId}`;
     await h.store.db.execute(sql.raw(`create function ${fn}() returns trigger language plpgsql as $$

@@ -2,18 +2,15 @@
  * Resume: a reply exists from its first moment and can be followed from any event id, on the
  * instance generating it or another one (PostgreSQL: two pools; PGlite: one store, one process).
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { conversation, eventsPath, eventually, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
-const stops: (() => void)[] = [];
-afterAll(() => stops.forEach((s) => s()));
-const setup = (tokens: number, delayMs: number, yielded?: { count: number }) => twoSlow(stops, tokens, delayMs, yielded);
 
 describe("the reply exists from its first moment", () => {
   test("in_progress on the other instance with the text so far, then completed with exactly the streamed text", async () => {
-    const { a, b, key } = await setup(60, 20);
+    const { a, b, key } = await twoSlow(60, 20);
     const res = await post(a.base, key, "/v1/chat", { message: "go", stream: true });
     const first = await readEvents(res, 15);
     const { conversation_id: convId, message_id: msgId } = first[0]!.data;
@@ -37,7 +34,7 @@ describe("the reply exists from its first moment", () => {
 
 describe("resume", () => {
   test("on the other instance mid-reply: ids continue, tokens concatenate to exactly the stored reply", async () => {
-    const { a, b, key } = await setup(80, 15);
+    const { a, b, key } = await twoSlow(80, 15);
     const seen = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }), 20);
     const last = seen.at(-1)!.id;
     const { conversation_id: convId, message_id: msgId } = seen[0]!.data;
@@ -52,7 +49,7 @@ describe("resume", () => {
   });
 
   test("a finished reply: the rest at once, ?after works like Last-Event-ID, the header wins", async () => {
-    const { a, b, key } = await setup(10, 0);
+    const { a, b, key } = await twoSlow(10, 0);
     const all = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }));
     const { conversation_id: convId, message_id: msgId } = all[0]!.data;
     const replayed = await readEvents(await get(b.base, key, eventsPath(convId, msgId)));
@@ -64,7 +61,7 @@ describe("resume", () => {
   });
 
   test("only the owning key; unknown, malformed or mismatched ids are 404; a bad position is 400", async () => {
-    const { a, b, key } = await setup(3, 0);
+    const { a, b, key } = await twoSlow(3, 0);
     const other = await a.h.key();
     const all = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }));
     const { conversation_id: convId, message_id: msgId } = all[0]!.data;
@@ -87,7 +84,7 @@ describe("resume", () => {
   });
 
   test("a position past the end still gets the terminal event, on the generating instance and elsewhere", async () => {
-    const { a, b, key } = await setup(30, 10);
+    const { a, b, key } = await twoSlow(30, 10);
     const head = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }), 2);
     const { conversation_id: convId, message_id: msgId } = head[0]!.data;
     const [onA, onB] = await Promise.all([
@@ -100,7 +97,7 @@ describe("resume", () => {
 
 describe("200 clients resuming at random points", () => {
   test("each reconstructs exactly the stored reply", async () => {
-    const { a, b, key } = await setup(150, 15);
+    const { a, b, key } = await twoSlow(150, 15);
     const first = await readEvents(await post(a.base, key, "/v1/chat", { message: "many", stream: true }), 1);
     const { conversation_id: convId, message_id: msgId } = first[0]!.data;
     const path = eventsPath(convId, msgId);

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, lstatSync, readdirSync, statSync, writeFileSync 
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { createParser } from "eventsource-parser";
-import { openStoreFromEnv } from "../src/cli/store.ts";
+import { openStoreFromEnv } from "../src/runtime/store.ts";
 import { loadEnv } from "../src/config/env.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { messages } from "../src/db/schema.ts";

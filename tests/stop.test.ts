@@ -2,19 +2,16 @@
  * Stop: from any instance, generation ceases, the partial reply is stored `stopped` and every
  * stream of it ends with `end` `status: "stopped"`.
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, test, setDefaultTimeout } from "bun:test";
 import { conversation, eventsPath, eventually, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
-const stops: (() => void)[] = [];
-afterAll(() => stops.forEach((s) => s()));
-const setup = (tokens: number, delayMs: number, yielded?: { count: number }) => twoSlow(stops, tokens, delayMs, yielded);
 
 describe("stop", () => {
   test("from the other instance: generation ceases, partial reply stored as stopped, every stream ends stopped", async () => {
     const yielded = { count: 0 };
-    const { a, b, key } = await setup(400, 15, yielded);
+    const { a, b, key } = await twoSlow(400, 15, yielded);
     const res = await post(a.base, key, "/v1/chat", { message: "go", stream: true });
     const reader = readEvents(res);
     const head = await eventually(async () => (yielded.count >= 10 ? true : undefined));
@@ -47,14 +44,14 @@ describe("stop", () => {
   });
 
   test("stopping a finished reply answers its final status and changes nothing", async () => {
-    const { a, b, key } = await setup(5, 0);
+    const { a, b, key } = await twoSlow(5, 0);
     const reply = (await (await post(a.base, key, "/v1/chat", { message: "go" })).json()) as any;
     const res = await post(b.base, key, `/v1/conversations/${reply.conversation_id}/messages/${reply.id}/stop`);
     expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 200, body: { id: reply.id, status: "completed", content: reply.content } });
   });
 
   test("a JSON request whose reply is stopped gets 200 with the partial text and status stopped", async () => {
-    const { a, b, key } = await setup(400, 10);
+    const { a, b, key } = await twoSlow(400, 10);
     const pending = post(a.base, key, "/v1/chat", { message: "long" });
     const msg = await eventually(async () => {
       const list = (await (await get(b.base, key, "/v1/conversations?limit=1")).json()) as any;

@@ -6,10 +6,10 @@
 import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
 import { sql } from "drizzle-orm";
 import { hashSecret } from "../src/auth/keys.ts";
-import { createKey } from "../src/auth/service.ts";
+import { createKey } from "../src/auth/keys-admin.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { createApp } from "../src/http/app.ts";
+import { createApp } from "../src/app/app.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";

@@ -16,11 +16,9 @@ export interface AgentInput {
   signal: AbortSignal;
 }
 
-/** Token counts a model provider reported for one reply (null: that count was not reported). */
-export interface Usage {
-  input_tokens: number | null;
-  output_tokens: number | null;
-}
+/** Token counts a model provider reported for one reply (the contract's wire form). */
+export type { Usage } from "../contract/events.ts";
+import type { Usage } from "../contract/events.ts";
 
 /**
  * A piece of the reply: text tokens in order, (once) the source URLs used, and optionally (once,

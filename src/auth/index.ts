@@ -8,10 +8,10 @@ import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
-import { limitsFor } from "../ratelimit/plans.ts";
 import { consume, type Decision } from "../ratelimit/service.ts";
 import { bearerSecret } from "./keys.ts";
-import { findKeyBySecret } from "./service.ts";
+import { limitsFor } from "./limits.ts";
+import { findKeyBySecret } from "./lookup.ts";
 
 /** What the gate needs. */
 export interface GuardDeps {
@@ -23,6 +23,14 @@ export interface GuardDeps {
 const unauthorized = (message: string) =>
   new ApiError("unauthorized", message, { headers: { "www-authenticate": 'Bearer realm="parley"' } });
 
+/**
+ * Auth and the limiter are `derive`s on purpose, not `resolve`s: a derive runs in the transform
+ * stage, before schema validation (a resolve runs after it), and body problems found while
+ * parsing are raised by jsonBody's transform hook, registered after this guard. So a request
+ * without a valid key hears 401 and one over its limit 429 before any 400/413/415 about its
+ * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
+ * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
+ */
 export const guard = ({ db, options, now }: GuardDeps) =>
   new Elysia()
     .derive({ as: "scoped" }, async ({ request }) => {

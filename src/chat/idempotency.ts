@@ -7,7 +7,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema.ts";
-import { ApiError, type ErrorPayload } from "../http/errors.ts";
+import type { ErrorPayload } from "../contract/errors.ts";
+import { ApiError } from "../http/errors.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /** A record this old with neither a reply nor an error belongs to a request that died before starting one. */

@@ -1,15 +1,18 @@
 /** POST /chat: one reply as JSON, or streamed as Server-Sent Events. */
 import { Elysia } from "elysia";
 import { guard, type GuardDeps } from "../auth/index.ts";
-import { ApiError, type ErrorPayload } from "../http/errors.ts";
-import { httpCore, jsonBody } from "../http/index.ts";
+import type { ErrorPayload } from "../contract/errors.ts";
+import { ApiError } from "../http/errors.ts";
+import { jsonBody } from "../http/body.ts";
+import { httpCore } from "../http/core.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
-import type { MessageRow } from "../conversations/service.ts";
+import type { MessageRow } from "../db/schema.ts";
 import { replyStream } from "../runs/feed.ts";
 import { findReplyOfKey, lastEvent } from "../runs/store.ts";
 import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, inspect, recordError } from "./idempotency.ts";
-import { ChatMessage, chatBody, messageProblem, StreamEvent, usageOf } from "./model.ts";
-import { Run, type RunDeps, type RunRegistry } from "./run.ts";
+import { usageOf } from "../conversations/model.ts";
+import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
+import { Run, type RunDeps, type RunRegistry } from "../runs/run.ts";
 import { beginTurn } from "./service.ts";
 
 /** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */

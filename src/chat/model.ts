@@ -1,6 +1,11 @@
 /** Wire schemas of POST /chat, including the SSE events (documented for OpenAPI). */
-import { t } from "elysia";
+import { type Static, t } from "elysia";
+import type { StreamEvent as WireEvent } from "../contract/events.ts";
+import { REPLY_STATUSES } from "../contract/events.ts";
+import type { ChatReply } from "../contract/resources.ts";
+import { Usage } from "../conversations/model.ts";
 import { ErrorPayload } from "../http/model.ts";
+import { literals, type Same } from "../http/same.ts";
 
 export const chatBody = (maxMessageChars: number) =>
   t.Object({
@@ -36,27 +41,11 @@ export function messageProblem(message: string): string | null {
   return null;
 }
 
-/** Token counts of a reply as the model provider reported them; null when it reported none. */
-export const Usage = t.Union(
-  [
-    t.Object({
-      input_tokens: t.Union([t.Integer(), t.Null()]),
-      output_tokens: t.Union([t.Integer(), t.Null()]),
-    }),
-    t.Null(),
-  ],
-  { description: "Tokens the model provider reported for this reply; null when it reported none (e.g. the retrieval agent)." },
-);
-
-/** The wire's `usage` of a stored message. */
-export const usageOf = (m: { inputTokens: number | null; outputTokens: number | null }) =>
-  m.inputTokens === null && m.outputTokens === null ? null : { input_tokens: m.inputTokens, output_tokens: m.outputTokens };
-
 export const ChatMessage = t.Object({
   id: t.String({ description: "msg_… identifier of the assistant message" }),
   conversation_id: t.String({ description: "conv_… identifier" }),
   content: t.String(),
-  status: t.Union([t.Literal("completed"), t.Literal("stopped")], {
+  status: literals(REPLY_STATUSES, {
     description: "`stopped`: POST …/stop ended the reply early; `content` is what was generated until then.",
   }),
   created_at: t.String({ format: "date-time" }),
@@ -72,10 +61,13 @@ export const StreamEvent = t.Union(
     t.Object({
       type: t.Literal("end"),
       message_id: t.String(),
-      status: t.Union([t.Literal("completed"), t.Literal("stopped")]),
+      status: literals(REPLY_STATUSES),
       usage: Usage,
     }),
     t.Object({ type: t.Literal("error"), error: t.Omit(ErrorPayload, ["param"]) }),
   ],
   { description: "Each SSE event is `id: <sequence number>`, `data: <one of these as JSON>`, then a blank line." },
 );
+
+true satisfies Same<Static<typeof ChatMessage>, ChatReply>;
+true satisfies Same<Static<typeof StreamEvent>, WireEvent>;

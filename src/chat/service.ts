@@ -3,8 +3,8 @@
  * user message. Short statements only; the run that follows holds no transaction.
  */
 import type { ChatTurn } from "../agent/types.ts";
+import type { ConversationRow } from "../db/schema.ts";
 import {
-  type ConversationRow,
   createConversationWithMessage,
   findConversation,
   MESSAGES_CAP,
@@ -13,8 +13,9 @@ import {
   titleFrom,
 } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
-import { ApiError, sqlState } from "../http/errors.ts";
-import { clip } from "../http/index.ts";
+import { sqlState } from "../db/errors.ts";
+import { ApiError } from "../http/errors.ts";
+import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 
 /** The conversation a new message goes to, and what the agent should know of it. */

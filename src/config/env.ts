@@ -5,7 +5,7 @@
 import { createEnv } from "@t3-oss/env-core";
 import { z } from "zod";
 import { DEFAULT_OPTIONS, type ParleyOptions } from "./options.ts";
-import { parseCorsOrigins } from "../http/cors.ts";
+import { parseCorsOrigins } from "./cors-origins.ts";
 
 const INT4_MAX = 2_147_483_647;
 const int = (def: number, min = 1, max = INT4_MAX) => z.coerce.number().int().min(min).max(max).default(def);

@@ -2,8 +2,8 @@
  * The library's own settings. The server fills them from the environment (config/env.ts);
  * a host app embedding the plugin passes them directly. Every field has a default.
  */
-import type { Plan } from "../auth/service.ts";
-import type { CorsOrigins } from "../http/cors.ts";
+import type { Plan } from "../contract/plans.ts";
+import type { CorsOrigins } from "./cors-origins.ts";
 
 /** Requests per minute and per day. */
 export interface PlanLimits {

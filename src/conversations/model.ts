@@ -1,7 +1,25 @@
 /** Wire schemas of the conversation routes (validation and OpenAPI from one source). */
-import { t } from "elysia";
-import { Usage, usageOf } from "../chat/model.ts";
-import type { ConversationRow, MessageRow } from "./service.ts";
+import { type Static, t } from "elysia";
+import { MESSAGE_STATUSES, type Usage as WireUsage } from "../contract/events.ts";
+import * as Wire from "../contract/resources.ts";
+import { literals, type Same } from "../http/same.ts";
+import type { ConversationRow, MessageRow } from "../db/schema.ts";
+
+/** Token counts of a reply as the model provider reported them; null when it reported none. */
+export const Usage = t.Union(
+  [
+    t.Object({
+      input_tokens: t.Union([t.Integer(), t.Null()]),
+      output_tokens: t.Union([t.Integer(), t.Null()]),
+    }),
+    t.Null(),
+  ],
+  { description: "Tokens the model provider reported for this reply; null when it reported none (e.g. the retrieval agent)." },
+);
+
+/** The wire's `usage` of a stored message. */
+export const usageOf = (m: { inputTokens: number | null; outputTokens: number | null }) =>
+  m.inputTokens === null && m.outputTokens === null ? null : { input_tokens: m.inputTokens, output_tokens: m.outputTokens };
 
 export const ConversationSummary = t.Object({
   id: t.String({ description: "conv_… identifier", examples: ["conv_01jd5x8r7mf6sb1b2k3n4p5q6r"] }),
@@ -12,11 +30,11 @@ export const ConversationSummary = t.Object({
 
 export const Message = t.Object({
   id: t.String({ description: "msg_… identifier" }),
-  role: t.Union([t.Literal("user"), t.Literal("assistant")]),
+  role: literals(Wire.MESSAGE_ROLES),
   content: t.String(),
   // No `format: "uri"`: responses are validated, and a custom agent's odd source must not break reads.
   sources: t.Array(t.String(), { description: "URLs the reply drew on (empty for user messages)." }),
-  status: t.Union([t.Literal("in_progress"), t.Literal("completed"), t.Literal("failed"), t.Literal("stopped")], {
+  status: literals(MESSAGE_STATUSES, {
     description: "An assistant reply is `in_progress` while generated (its content grows), then `completed`, `failed` or `stopped`.",
   }),
   created_at: t.String({ format: "date-time" }),
@@ -96,3 +114,12 @@ export const toMessage = (m: MessageRow) => ({
   created_at: m.createdAt.toISOString(),
   usage: usageOf(m),
 });
+
+true satisfies Same<Static<typeof Usage>, WireUsage | null>;
+true satisfies Same<Static<typeof ConversationSummary>, Wire.ConversationSummary>;
+true satisfies Same<Static<typeof Message>, Wire.Message>;
+true satisfies Same<Static<typeof Pagination>, Wire.Pagination>;
+true satisfies Same<Static<typeof MessagePagination>, Wire.Pagination>;
+true satisfies Same<Static<typeof ConversationDetail>, Wire.ConversationDetail>;
+true satisfies Same<Static<typeof ConversationList>, Wire.ConversationList>;
+true satisfies Same<Static<typeof MessageList>, Wire.MessageList>;

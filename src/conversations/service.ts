@@ -5,13 +5,10 @@
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { conversations, messages } from "../db/schema.ts";
+import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { type Cursor, encodeCursor } from "./cursor.ts";
 
-/** A stored conversation. */
-export type ConversationRow = typeof conversations.$inferSelect;
-/** A stored message. */
-export type MessageRow = typeof messages.$inferSelect;
 
 /** A page of conversations, newest first. */
 export interface ConversationPage {

@@ -18,6 +18,9 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { MESSAGE_STATUSES } from "../contract/events.ts";
+import { PLANS } from "../contract/plans.ts";
+import { MESSAGE_ROLES } from "../contract/resources.ts";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
@@ -30,7 +33,7 @@ export const apiKeys = pgTable(
     name: text("name").notNull(),
     hash: text("hash").notNull(),
     prefix: text("prefix").notNull(),
-    plan: text("plan", { enum: ["free", "pro", "enterprise"] }).notNull(),
+    plan: text("plan", { enum: PLANS }).notNull(),
     /** Per-key overrides; null means "the plan's default". */
     rpm: integer("rpm"),
     rpd: integer("rpd"),
@@ -74,7 +77,6 @@ export const conversations = pgTable(
 );
 
 /** A reply's life: `in_progress` from the moment its run starts, then one terminal state. */
-export const MESSAGE_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
 
 export const messages = pgTable(
   "messages",
@@ -83,7 +85,7 @@ export const messages = pgTable(
     conversationId: text("conversation_id")
       .notNull()
       .references(() => conversations.id, { onDelete: "cascade" }),
-    role: text("role", { enum: ["user", "assistant"] }).notNull(),
+    role: text("role", { enum: MESSAGE_ROLES }).notNull(),
     content: text("content").notNull(),
     sources: jsonb("sources").$type<string[]>().notNull().default([]),
     status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
@@ -203,3 +205,8 @@ export const instanceSecrets = pgTable("instance_secrets", {
   name: text("name").primaryKey(),
   value: text("value").notNull(),
 });
+
+/** A stored conversation. */
+export type ConversationRow = typeof conversations.$inferSelect;
+/** A stored message. */
+export type MessageRow = typeof messages.$inferSelect;

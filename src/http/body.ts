@@ -1,8 +1,9 @@
 /**
  * Reads a JSON request body within a byte limit, with Web-standard streams only.
  * Problems are not thrown here: they are returned as a `BodyProblem` and raised after
- * authentication, so a caller without a key always hears 401 first (see http/index.ts).
+ * authentication, so a caller without a key always hears 401 first (see jsonBody below).
  */
+import { Elysia } from "elysia";
 import { ApiError } from "./errors.ts";
 
 /** A body that could not be accepted; the transform hook raises it after auth. */
@@ -65,3 +66,14 @@ export async function readJsonBody(
     return problem("invalid_json", `The request body is not valid JSON: ${(e as Error).message}`);
   }
 }
+
+/**
+ * JSON bodies within `maxBytes`. Register after the auth guard: body problems are raised in
+ * the transform stage, after the guard's derives, so 401/429 come before 400/413/415.
+ */
+export const jsonBody = (maxBytes: number) =>
+  new Elysia()
+    .onParse({ as: "scoped" }, ({ request, contentType }) => readJsonBody(request, contentType, maxBytes))
+    .onTransform({ as: "scoped" }, ({ body }) => {
+      if (body instanceof BodyProblem) throw body.error;
+    });

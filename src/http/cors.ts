@@ -4,6 +4,7 @@
  * and must never count against one. Embedders mount the plugin in their own app and use their
  * own CORS (e.g. @elysiajs/cors), so this lives beside the app, not in the plugin.
  */
+import type { CorsOrigins } from "../config/cors-origins.ts";
 
 /** Headers a browser client sends: the key, JSON bodies, idempotent retries, SSE resume. */
 const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id";
@@ -13,31 +14,6 @@ const EXPOSE_HEADERS =
   "RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id";
 /** Browsers cap this anyway (Chromium: 2 h). */
 const MAX_AGE = "7200";
-
-/** The allowed origins: `"*"` for any, else an exact list (scheme://host[:port], no path). */
-export type CorsOrigins = "*" | string[];
-
-/** Parses `CORS_ORIGINS`: empty → off; `*` → any; else comma-separated origins, each checked. */
-export function parseCorsOrigins(raw: string | undefined): CorsOrigins | undefined {
-  const items = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  if (items.length === 0) return undefined;
-  if (items.includes("*")) {
-    if (items.length > 1) throw new Error("`*` cannot be combined with other origins");
-    return "*";
-  }
-  return items.map((o) => {
-    let url: URL;
-    try {
-      url = new URL(o);
-    } catch {
-      throw new Error(`'${o}' is not an origin (scheme://host[:port])`);
-    }
-    if (!/^https?:$/.test(url.protocol) || url.origin !== o.replace(/\/$/, "")) {
-      throw new Error(`'${o}' is not an origin (scheme://host[:port], no path)`);
-    }
-    return url.origin;
-  });
-}
 
 /**
  * CORS headers for a request from `origin`, or null when it is not allowed (then the browser

@@ -14,6 +14,11 @@ export interface IngestOptions {
   now?: Date;
   /** Called for a document the database refused; the rest still load. Without it the error is thrown. */
   onError?: (doc: KnowledgeDoc, error: unknown) => void;
+  /**
+   * Stops the ingest between batches: no batch starts once it is aborted, and the count of the
+   * documents already stored is returned (a CLI's Ctrl-C, a server's shutdown).
+   */
+  signal?: AbortSignal;
 }
 
 // Documents per transaction: statement-level statistics triggers and multi-row statements make
@@ -25,10 +30,13 @@ const BATCH_PASSAGES = 500;
  * Stores documents, returning how many were stored; a URL already present is replaced (its
  * passages too). Documents go in batches, one short transaction each; a batch the database
  * refuses is retried document by document, so only the bad one is reported (or thrown).
+ * Between batches it yields to the event loop (PGlite's statements chain through microtasks
+ * only), so an abort from a signal handler or a closed connection is heard within a batch.
  */
-export async function ingestDocuments(db: Db, docs: KnowledgeDoc[], { now = new Date(), onError }: IngestOptions = {}): Promise<number> {
+export async function ingestDocuments(db: Db, docs: KnowledgeDoc[], { now = new Date(), onError, signal }: IngestOptions = {}): Promise<number> {
   let stored = 0;
   for (const batch of batches(docs)) {
+    if (signal && (await stopRequested(signal))) return stored;
     try {
       await withDeadlockRetry(() => storeBatch(db, batch, now));
       stored += batch.length;
@@ -41,6 +49,7 @@ export async function ingestDocuments(db: Db, docs: KnowledgeDoc[], { now = new 
       }
     }
     for (const one of batch) {
+      if (signal?.aborted) return stored;
       try {
         await withDeadlockRetry(() => storeBatch(db, [one], now));
         stored++;
@@ -51,6 +60,12 @@ export async function ingestDocuments(db: Db, docs: KnowledgeDoc[], { now = new 
     }
   }
   return stored;
+}
+
+/** Lets pending callbacks (signal handlers, aborts) run, then tells whether the ingest must stop. */
+async function stopRequested(signal: AbortSignal): Promise<boolean> {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return signal.aborted;
 }
 
 interface Prepared {

@@ -4,10 +4,7 @@
  * take the last slot. The row lock of INSERT … ON CONFLICT DO UPDATE serialises them; the
  * WHERE makes the update (and so the admission) conditional. A refused request writes nothing.
  *
- * The log keeps (bucket, count) pairs. Up to EXACT_LOG_MAX requests per minute the bucket is
- * 1 ms: an exact sliding window. Above it the bucket is 1 s, so the row stays at most 61 pairs
- * however high the limit: a bucket counts while any part of it is inside the window, so the
- * limit still holds in every rolling 60 s; a request may be refused up to 1 s early. A bucket
+ * The log keeps (bucket, count) pairs; the bucket rule is docs/api.md#rate-limits. A bucket
  * is stored as its LAST millisecond, so how long it counts never depends on the key's current
  * limit: lowering a limit across EXACT_LOG_MAX cannot shorten the life of the buckets it wrote.
  *

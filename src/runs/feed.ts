@@ -3,8 +3,8 @@
  * added latency), else from the database (runs/tail.ts). Either way each event carries its
  * sequence number as the SSE `id:`, so any client can resume on any instance.
  */
-import type { ReplyFeed, RunRegistry, Sequenced } from "../chat/run.ts";
-import { isTerminal } from "../chat/run.ts";
+import type { ReplyFeed, RunRegistry, Sequenced } from "./run.ts";
+import { isTerminal } from "./run.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { sseResponse } from "../http/sse.ts";

@@ -10,7 +10,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Usage } from "../agent/types.ts";
 import { conversations, messages } from "../db/schema.ts";
-import type { MessageRow } from "../conversations/service.ts";
+import type { MessageRow } from "../db/schema.ts";
 
 /** The channel every instance LISTENs on (PostgreSQL); payload `e:<id>` (events) or `s:<id>` (stop). */
 export const CHANNEL = "parley_runs";

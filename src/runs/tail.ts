@@ -6,8 +6,8 @@
  * this one reply (a conditional UPDATE: it ends it as `failed` only once its lease has passed),
  * so a follower never waits on a dead instance for longer than the lease.
  */
-import type { ReplyFeed, RunEvent, Sequenced } from "../chat/run.ts";
-import { isTerminal } from "../chat/run.ts";
+import type { ReplyFeed, RunEvent, Sequenced } from "./run.ts";
+import { isTerminal } from "./run.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { notifierFor } from "./notify.ts";

@@ -8,7 +8,7 @@
 import { Elysia } from "elysia";
 import { type ChatEvent, createClient, ParleyError } from "../../src/client/index.ts";
 import { createParley, createKey, ingestDocuments, migrate, openPglite } from "../../src/mod.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp } from "../../src/app/app.ts";
 import { createLogger } from "../../src/config/logger.ts";
 
 const store = await openPglite();

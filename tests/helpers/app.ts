@@ -1,12 +1,14 @@
 /** Builds the app in process on the shared store, with keys and a request helper. */
 import { expect } from "bun:test";
 import type { Agent } from "../../src/agent/types.ts";
-import { createKey, type Plan } from "../../src/auth/service.ts";
-import { RunRegistry } from "../../src/chat/run.ts";
+import { createKey } from "../../src/auth/keys-admin.ts";
+import { findKeyBySecret } from "../../src/auth/lookup.ts";
+import type { Plan } from "../../src/contract/plans.ts";
+import { RunRegistry } from "../../src/runs/run.ts";
 import { createLogger } from "../../src/config/logger.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
 import type { Store } from "../../src/db/client.ts";
-import { createApp } from "../../src/http/app.ts";
+import { createApp } from "../../src/app/app.ts";
 import { testStore } from "./store.ts";
 
 export interface Harness {
@@ -50,6 +52,31 @@ export async function harness(
     },
     call: (method, path, init = {}) => send(app, method, path, init),
   };
+}
+
+const listening: (() => unknown)[] = [];
+/** Stops every server `listen` started (tests/helpers/setup.ts runs it at the end of the run). */
+export function stopListening(): void {
+  for (const stop of listening.splice(0)) stop();
+}
+
+/** Listens on a free port of 127.0.0.1 until the test run ends (or `stop()`); its base URL. */
+export function listen(app: ReturnType<typeof createApp>): { url: string; port: number; stop(): void } {
+  const srv = app.listen({ port: 0, hostname: "127.0.0.1" });
+  let stopped = false;
+  const stop = () => {
+    if (!stopped) void srv.stop(true);
+    stopped = true;
+  };
+  listening.push(stop);
+  return { url: `http://127.0.0.1:${srv.server!.port}`, port: srv.server!.port!, stop };
+}
+
+/** The id of the live key with this secret (what a test needs to write rows for it). */
+export async function keyIdOf(store: Store, secret: string): Promise<string> {
+  const row = await findKeyBySecret(store.db, secret);
+  if (!row) throw new Error("no live key with this secret");
+  return row.id;
 }
 
 export async function send(

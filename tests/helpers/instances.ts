@@ -4,13 +4,15 @@
  * on PGlite the same store in one process (the in-process notifier). Plus SSE helpers that
  * keep ids, for resume tests.
  */
-import { createParser } from "eventsource-parser";
+export { type IdEvent, readEvents } from "./sse.ts";
 import type { Agent } from "../../src/agent/types.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
 import { scriptedAgent } from "./agents.ts";
-import { harness, type Harness } from "./app.ts";
+import { harness, type Harness, listen } from "./app.ts";
+import type { IdEvent } from "./sse.ts";
 import { secondStore } from "./store.ts";
 
+/** One instance listening until the test run ends (or `stop()`). */
 export interface Instance {
   h: Harness;
   base: string;
@@ -20,44 +22,21 @@ export interface Instance {
 export async function twoInstances(agent: Agent, options: Partial<ParleyOptions> = {}): Promise<{ a: Instance; b: Instance; key: string; stop(): void }> {
   const ha = await harness({ agent, options });
   const hb = await harness({ agent, options, store: await secondStore() });
-  const listen = (h: Harness): Instance => {
-    const app = h.app.listen({ port: 0, hostname: "127.0.0.1" });
-    return { h, base: `http://127.0.0.1:${app.server!.port}`, stop: () => void app.stop(true) };
+  const instance = (h: Harness): Instance => {
+    const { url, stop } = listen(h.app);
+    return { h, base: url, stop };
   };
-  const a = listen(ha);
-  const b = listen(hb);
+  const a = instance(ha);
+  const b = instance(hb);
   return { a, b, key: await ha.key(), stop: () => (a.stop(), b.stop()) };
 }
 
-/** An SSE event with its id. */
-export interface IdEvent {
-  id: number;
-  data: any;
-}
-
-/** Reads an SSE response's events with their ids; stops (cancelling) after `stopAfter` events if given. */
-export async function readEvents(res: Response, stopAfter?: number): Promise<IdEvent[]> {
-  const events: IdEvent[] = [];
-  const parser = createParser({ onEvent: (e) => events.push({ id: Number(e.id), data: JSON.parse(e.data) }) });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parser.feed(decoder.decode(value, { stream: true }));
-    if (stopAfter !== undefined && events.length >= stopAfter) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return events;
-}
-
-export const post = (base: string, key: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+export const post = (base: string, key: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
   fetch(`${base}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
+    signal,
   });
 
 export const get = (base: string, key: string, path: string, headers: Record<string, string> = {}) =>
@@ -81,12 +60,9 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, ms = 15_00
 /** ` w0`, ` w1`, …: the tokens of the slow scripted agent. */
 export const words = (n: number) => Array.from({ length: n }, (_, i) => ` w${i}`);
 
-/** Two instances whose agent says `tokens` words, one every `delayMs`; stopped by the caller's `stops`. */
-export async function twoSlow(stops: (() => void)[], tokens: number, delayMs: number, yielded?: { count: number }) {
-  const pair = await twoInstances(scriptedAgent(words(tokens), { delayMs, sources: ["https://example.com/s"], yielded }));
-  stops.push(pair.stop);
-  return pair;
-}
+/** Two instances whose agent says `tokens` words, one every `delayMs` (they stop when the test run ends). */
+export const twoSlow = (tokens: number, delayMs: number, yielded?: { count: number }) =>
+  twoInstances(scriptedAgent(words(tokens), { delayMs, sources: ["https://example.com/s"], yielded }));
 
 /** GET /v1/conversations/:id as JSON. */
 export const conversation = async (base: string, key: string, id: string) =>

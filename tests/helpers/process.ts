@@ -2,7 +2,6 @@
  * Real Parley processes for tests: the CLI and the server as a user runs them, each on its own
  * PGlite folder (never DATABASE_URL: these also run, unchanged, in the PostgreSQL CI run).
  */
-import { afterEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,8 +12,8 @@ type Log = Record<string, any>;
 
 const procs: Bun.Subprocess[] = [];
 const dirs: string[] = [];
-// A failed case must not leave its processes holding the folder (or the port) the next case uses.
-afterEach(async () => {
+/** Ends the processes a test started (tests/helpers/setup.ts runs it after each test). */
+export async function killProcesses(): Promise<void> {
   for (const p of procs.splice(0)) {
     if (p.exitCode === null && p.signalCode === null) {
       p.kill("SIGCONT"); // a paused test server: SIGKILL ends it anyway; SIGCONT lets its pipes drain
@@ -22,7 +21,7 @@ afterEach(async () => {
     }
     await p.exited;
   }
-});
+}
 
 /** A fresh temp folder, removed when the process exits. */
 export function tempDir(prefix = "parley-test-"): string {

@@ -1,5 +1,5 @@
-/** Reads an SSE response with a real parser (eventsource-parser), keeping comments too. */
-import { createParser } from "eventsource-parser";
+/** Reads SSE responses with a real parser (eventsource-parser). */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
 
 export interface SseRead {
   events: any[];
@@ -8,24 +8,44 @@ export interface SseRead {
   raw: string;
 }
 
-export async function readSse(res: Response, opts: { stopAfter?: number } = {}): Promise<SseRead> {
-  const out: SseRead = { events: [], comments: [], raw: "" };
-  const parser = createParser({
-    onEvent: (e) => out.events.push(JSON.parse(e.data)),
-    onComment: (c) => out.comments.push(c.trim()),
-  });
+/** An SSE event with its id. */
+export interface IdEvent {
+  id: number;
+  data: any;
+}
+
+/** Feeds the response to a parser until it ends, or until `stop()` says so (then cancels it). */
+async function feed(res: Response, on: { event(e: EventSourceMessage): void; comment?(c: string): void; text?(t: string): void }, stop: () => boolean) {
+  const parser = createParser({ onEvent: on.event, onComment: on.comment });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     const text = decoder.decode(value, { stream: true });
-    out.raw += text;
+    on.text?.(text);
     parser.feed(text);
-    if (opts.stopAfter !== undefined && out.events.length >= opts.stopAfter) {
+    if (stop()) {
       await reader.cancel();
       break;
     }
   }
+}
+
+/** The events' data, comments and raw text; stops (cancelling) after `stopAfter` events if given. */
+export async function readSse(res: Response, opts: { stopAfter?: number } = {}): Promise<SseRead> {
+  const out: SseRead = { events: [], comments: [], raw: "" };
+  await feed(
+    res,
+    { event: (e) => out.events.push(JSON.parse(e.data)), comment: (c) => out.comments.push(c.trim()), text: (t) => (out.raw += t) },
+    () => opts.stopAfter !== undefined && out.events.length >= opts.stopAfter,
+  );
   return out;
+}
+
+/** The events with their ids, for resume tests; stops (cancelling) after `stopAfter` events if given. */
+export async function readEvents(res: Response, stopAfter?: number): Promise<IdEvent[]> {
+  const events: IdEvent[] = [];
+  await feed(res, { event: (e) => events.push({ id: Number(e.id), data: JSON.parse(e.data) }) }, () => stopAfter !== undefined && events.length >= stopAfter);
+  return events;
 }

@@ -1,3 +1,3 @@
-// Imported `with { type: "file" }` (src/cli/docs-asset.ts): the value is the file's path (Bun).
+// Imported `with { type: "file" }` (src/runtime/docs-asset.ts): the value is the file's path (Bun).
 declare const path: string;
 export default path;

@@ -4,8 +4,10 @@
  * a failure prints nothing on stdout and exits non-zero.
  */
 import { parseArgs } from "node:util";
-import { checkLimit, createKey, listKeys, type Plan, PLANS, revokeKey, updateKey } from "../auth/service.ts";
-import type { Store } from "../db/client.ts";
+import { createKey, listKeys, revokeKey, updateKey } from "../../auth/keys-admin.ts";
+import { checkLimit } from "../../auth/limits.ts";
+import { type Plan, PLANS } from "../../contract/plans.ts";
+import type { Store } from "../../db/client.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const USAGE = `usage:

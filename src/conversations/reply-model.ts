@@ -1,7 +1,9 @@
 /** Wire schemas of the reply routes (events, stop). */
-import { t } from "elysia";
-import { Message, toMessage } from "../conversations/model.ts";
-import type { MessageRow } from "../conversations/service.ts";
+import { type Static, t } from "elysia";
+import type { Reply as WireReply } from "../contract/resources.ts";
+import type { Same } from "../http/same.ts";
+import { Message, toMessage } from "./model.ts";
+import type { MessageRow } from "../db/schema.ts";
 
 export const ReplyParams = t.Object({
   id: t.String({ description: "conv_… identifier of the conversation" }),
@@ -14,3 +16,5 @@ export const AFTER_MESSAGE = "Invalid 'after' (query) or 'Last-Event-ID' (header
 export const Reply = t.Composite([t.Object({ conversation_id: t.String() }), Message]);
 
 export const toReply = (m: MessageRow) => ({ conversation_id: m.conversationId, ...toMessage(m) });
+
+true satisfies Same<Static<typeof Reply>, WireReply>;

@@ -8,14 +8,14 @@ import { Elysia, t } from "elysia";
 import { createLogger } from "../config/logger.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import { createParley, type ParleyConfig } from "../mod.ts";
-import { elapsedMs, finalStatus, markStart, markStatus } from "./access-log.ts";
-import { corsHeaders, isPreflight, preflightResponse } from "./cors.ts";
+import { elapsedMs, finalStatus, markStart, markStatus } from "../http/access-log.ts";
+import { corsHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
+import { errorResponse } from "../http/error-handler.ts";
+import { ApiError } from "../http/errors.ts";
+import { ErrorBody } from "../http/model.ts";
+import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
-import { ApiError } from "./errors.ts";
-import { errorResponse } from "./index.ts";
-import { ErrorBody } from "./model.ts";
 import { buildOpenApi } from "./openapi.ts";
-import { requestIdOf, urlOf } from "./request-id.ts";
 
 /** How long /readyz waits for `select 1` before answering 503. */
 export const READY_TIMEOUT_MS = 2_000;

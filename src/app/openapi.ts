@@ -10,7 +10,7 @@ import type { AnyElysia } from "elysia";
 import { ChatMessage, chatBody, StreamEvent } from "../chat/model.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import { ConversationDetail, ConversationList, ConversationSummary, Message } from "../conversations/model.ts";
-import { ErrorBody, ErrorPayload } from "./model.ts";
+import { ErrorBody, ErrorPayload } from "../http/model.ts";
 import { cleanSchema, useRefs } from "./openapi-schema.ts";
 
 export interface OpenApiOptions {

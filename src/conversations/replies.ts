@@ -12,15 +12,15 @@ import { Elysia } from "elysia";
 import { guard, type GuardDeps } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { ApiError } from "../http/errors.ts";
-import { httpCore } from "../http/index.ts";
+import { httpCore } from "../http/core.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { urlOf } from "../http/request-id.ts";
-import type { RunRegistry } from "../chat/run.ts";
+import type { RunRegistry } from "../runs/run.ts";
 import { isId } from "../ids.ts";
-import { replyStream, waitForEnd } from "./feed.ts";
-import { AFTER_MESSAGE, Reply, ReplyParams, toReply } from "./model.ts";
-import { notifierFor } from "./notify.ts";
-import { findOwnedReply, requestStop, sweepExpired } from "./store.ts";
+import { replyStream, waitForEnd } from "../runs/feed.ts";
+import { AFTER_MESSAGE, Reply, ReplyParams, toReply } from "./reply-model.ts";
+import { notifierFor } from "../runs/notify.ts";
+import { findOwnedReply, requestStop, sweepExpired } from "../runs/store.ts";
 
 /** How long POST …/stop waits for the generating instance to end the reply. */
 export const STOP_WAIT_MS = 5_000;

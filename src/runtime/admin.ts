@@ -13,8 +13,8 @@
  */
 import { chmodSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { runStoreCommand, interruptibleStore, STORE_COMMANDS } from "./commands.ts";
-import { bufferIo } from "./io.ts";
+import { runStoreCommand, STORE_COMMANDS } from "./cli/commands.ts";
+import { bufferIo } from "./cli/io.ts";
 import type { OpenedStore } from "./store.ts";
 
 export const ADMIN_SOCKET = "parley.sock";
@@ -38,7 +38,7 @@ interface Outcome {
 
 export interface AdminServer {
   readonly path: string;
-  /** Refuses new commands, stops running ones at their next transaction, removes the socket. */
+  /** Refuses new commands, stops a running ingest before its next batch, removes the socket. */
   stop(): void;
 }
 
@@ -52,7 +52,7 @@ export function startAdmin(dir: string, store: OpenedStore, log: (command: strin
   const problem = socketPathProblem(dir);
   if (problem) throw new Error(problem);
   rmSync(path, { force: true });
-  let stopping = false;
+  const shutdown = new AbortController();
   const server = Bun.serve({
     unix: path,
     async fetch(req, srv) {
@@ -67,10 +67,10 @@ export function startAdmin(dir: string, store: OpenedStore, log: (command: strin
       if (!STORE_COMMANDS.includes(command as never)) return Response.json({ error: `not a store command: ${command}` }, { status: 400 });
       const io = bufferIo();
       // The forwarding CLI's Ctrl-C closes the connection; shutdown stops commands too.
-      const stopped = () => (stopping ? "server shutdown" : req.signal.aborted ? "the CLI's interrupt" : undefined);
+      const signal = AbortSignal.any([shutdown.signal, req.signal]);
       let code: number;
       try {
-        code = await runStoreCommand(interruptibleStore(store, stopped), command!, rest, io);
+        code = await runStoreCommand(store, command!, rest, io, signal);
       } catch (error) {
         io.err(`error: ${(error as Error).message}`);
         code = 1;
@@ -83,7 +83,7 @@ export function startAdmin(dir: string, store: OpenedStore, log: (command: strin
   return {
     path,
     stop() {
-      stopping = true;
+      shutdown.abort();
       void server.stop(false);
       rmSync(path, { force: true });
     },
@@ -103,7 +103,7 @@ export async function adminAnswers(dir: string, ms = 2_000): Promise<boolean> {
 /**
  * Runs `argv` on the server behind `dir`'s socket. Paths for `ingest` are made absolute here:
  * the server reads the files, from its own working directory. `signal` (Ctrl-C) abandons it;
- * the server stops the command at its next transaction.
+ * the server stops an ingest before its next batch.
  */
 export async function forward(dir: string, argv: string[], signal?: AbortSignal): Promise<Outcome> {
   const [command, ...rest] = argv;

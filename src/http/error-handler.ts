@@ -1,14 +1,12 @@
 /**
- * The HTTP surface shared by every feature plugin: request ids, the one error handler, JSON
- * bodies read within limits, and the /v1 fallback for unknown routes (404) and methods (405).
- * Each feature plugin `.use(httpCore(...))`s; the hooks are scoped, so they cover that
- * plugin's routes and never leak into a host app that mounts Parley.
+ * The one error mapping: anything thrown in a route (our ApiError, Elysia's validation and parse
+ * errors, database failures) becomes the standard JSON error answer with its request id.
  */
-import { Elysia, ValidationError } from "elysia";
+import { ValidationError } from "elysia";
 import { describeError, type Logger } from "../config/logger.ts";
 import { markStatus } from "./access-log.ts";
-import { BodyProblem, readJsonBody } from "./body.ts";
-import { ApiError, toApiError } from "./errors.ts";
+import { isStoreUnavailable } from "../db/errors.ts";
+import { ApiError } from "./errors.ts";
 import { requestIdOf, urlOf } from "./request-id.ts";
 
 /** Turns Elysia's validation error into our `invalid_request` with the offending field. */
@@ -72,69 +70,11 @@ function withoutStack(d: unknown): unknown {
   return cause === undefined ? rest : { ...rest, cause: withoutStack(cause) };
 }
 
-/** Request ids and the error handler, for one feature plugin. */
-export const httpCore = (logger: Logger) =>
-  new Elysia()
-    .onError({ as: "scoped" }, ({ error, code, request }) => errorResponse(error, request, logger, String(code)))
-    .derive({ as: "scoped" }, ({ request, set }) => {
-      const requestId = requestIdOf(request);
-      set.headers["x-request-id"] = requestId;
-      return { requestId };
-    });
-
-/**
- * JSON bodies within `maxBytes`. Register after the auth guard: body problems are raised in
- * the transform stage, after the guard's derives, so 401/429 come before 400/413/415.
- */
-export const jsonBody = (maxBytes: number) =>
-  new Elysia()
-    .onParse({ as: "scoped" }, ({ request, contentType }) => readJsonBody(request, contentType, maxBytes))
-    .onTransform({ as: "scoped" }, ({ body }) => {
-      if (body instanceof BodyProblem) throw body.error;
-    });
-
-/** A route as the fallback sees it: method plus path with `:params`, relative to the API's base. */
-export interface RouteRef {
-  method: string;
-  path: string;
-}
-
-/**
- * Catch-all for the API prefix: 405 with Allow when the path exists, else 404. The body is
- * never read (`parse: "none"`): a route that does not exist must not spend memory on it, nor
- * answer 400 for it.
- */
-export const fallback = (logger: Logger, routes: () => RouteRef[]) => {
-  let patterns: { method: string; re: RegExp }[] | undefined;
-  return new Elysia().use(httpCore(logger)).all(
-    "/*",
-    ({ request, route }) => {
-      patterns ??= routes()
-        .filter((r) => r.method !== "ALL")
-        .map((r) => ({ method: r.method, re: pathPattern(r.path) }));
-      // `route` is this catch-all as mounted ("/api/v1/*" under a host's "/api"): what follows its
-      // base is the path within the API. One trailing slash is as good as none, like on real routes.
-      const pathname = urlOf(request).pathname;
-      const path = pathname.slice(route.length - 2).replace(/\/$/, "");
-      const allowed = patterns.filter((r) => r.re.test(path)).map((r) => r.method);
-      if (allowed.length > 0 && !allowed.includes(request.method)) {
-        throw new ApiError("method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(", ")}.`, {
-          headers: { allow: allowed.join(", ") },
-        });
-      }
-      throw new ApiError("not_found", `No route ${request.method} ${clip(pathname)}.`);
-    },
-    { parse: "none" },
-  );
-};
-
-/** An echo of client input in a message, cut to a readable length. */
-export const clip = (s: string, max = 80) => (s.length > max ? `${s.slice(0, max)}…` : s);
-
-function pathPattern(path: string): RegExp {
-  const body = path
-    .split("/")
-    .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-    .join("/");
-  return new RegExp(`^${body}$`);
+/** Maps anything thrown to an ApiError, hiding internals behind `internal_error`. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown })?.cause)) {
+    return new ApiError("service_unavailable", "The database is unavailable; retry shortly.", { cause: error });
+  }
+  return new ApiError("internal_error", "An internal error occurred.", { cause: error });
 }

@@ -8,21 +8,19 @@
 import type { Agent, AgentChunk, ChatTurn, Usage } from "../agent/types.ts";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { ParleyOptions } from "../config/options.ts";
-import type { MessageRow } from "../conversations/service.ts";
+import type { MessageRow } from "../db/schema.ts";
 import type { Db } from "../db/client.ts";
-import { ApiError, type ErrorPayload, sqlState, toApiError } from "../http/errors.ts";
+import type { StreamEvent } from "../contract/events.ts";
+import { sqlState } from "../db/errors.ts";
+import { toApiError } from "../http/error-handler.ts";
+import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
-import { type LeaseKeeper, leaseKeeperFor } from "../runs/lease.ts";
-import { notifierFor, type Notifier } from "../runs/notify.ts";
-import { createReply, finishReply, flushReply, replyStatus, type StoredEvent } from "../runs/store.ts";
+import { type LeaseKeeper, leaseKeeperFor } from "./lease.ts";
+import { notifierFor, type Notifier } from "./notify.ts";
+import { createReply, finishReply, flushReply, replyStatus, type StoredEvent } from "./store.ts";
 
-/** The SSE events of a reply, in order: start, token*, sources, end — or error at any point after start. */
-export type RunEvent =
-  | { type: "start"; conversation_id: string; message_id: string }
-  | { type: "token"; content: string }
-  | { type: "sources"; sources: string[] }
-  | { type: "end"; message_id: string; status: "completed" | "stopped"; usage: Usage | null }
-  | { type: "error"; error: ErrorPayload };
+/** The SSE events of a reply, as the contract defines them (contract/events.ts). */
+export type RunEvent = StreamEvent;
 
 /** An event with its sequence number within the reply (the SSE `id:`; `start` is 1). */
 export interface Sequenced {

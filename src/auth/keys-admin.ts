@@ -1,51 +1,17 @@
-/** Key management and lookup. Plain arguments in, plain rows out: no HTTP here. */
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+/** Key management (create, list, update, revoke). Plain arguments in, plain rows out: no HTTP here. */
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { DISPLAY_PREFIX_LENGTH, generateSecret, hashSecret } from "./keys.ts";
-
-/** A key's plan; enterprise keys carry their own limits. */
-export type Plan = "free" | "pro" | "enterprise";
-export const PLANS: readonly Plan[] = ["free", "pro", "enterprise"];
-
-/** What an authenticated request knows about its caller. */
-export interface ApiKeyInfo {
-  id: string;
-  name: string;
-  plan: Plan;
-  rpm: number | null;
-  rpd: number | null;
-}
+import { checkLimits, type KeyLimits } from "./limits.ts";
+import type { ApiKeyInfo } from "./lookup.ts";
 
 /** A key as `keys list` shows it: never the secret. */
 export interface ApiKeyListing extends ApiKeyInfo {
   prefix: string;
   createdAt: Date;
   revokedAt: Date | null;
-}
-
-export interface KeyLimits {
-  plan: Plan;
-  rpm?: number | null;
-  rpd?: number | null;
-}
-
-/** Largest per-minute or per-day limit: the columns are PostgreSQL integers. */
-export const MAX_LIMIT = 2_147_483_647;
-
-/** Throws unless `v` is a usable limit (a whole number from 1 to MAX_LIMIT). */
-export function checkLimit(name: string, v: number): void {
-  if (!Number.isSafeInteger(v) || v < 1 || v > MAX_LIMIT) throw new Error(`${name} must be an integer from 1 to ${MAX_LIMIT}`);
-}
-
-function checkLimits({ plan, rpm, rpd }: KeyLimits): void {
-  if (!PLANS.includes(plan)) throw new Error(`plan must be one of ${PLANS.join(", ")}`);
-  if (rpm != null) checkLimit("rpm", rpm);
-  if (rpd != null) checkLimit("rpd", rpd);
-  if (plan === "enterprise" && (rpm == null || rpd == null)) {
-    throw new Error("an enterprise key needs its own --rpm and --rpd");
-  }
 }
 
 /** Creates a key and returns its secret; the secret is not stored and cannot be shown again. */
@@ -112,21 +78,4 @@ export async function updateKey(db: Db, id: string, limits: Partial<KeyLimits>):
   checkLimits(next);
   const rows = await db.update(apiKeys).set(next).where(eq(apiKeys.id, id)).returning({ id: apiKeys.id });
   return rows.length === 1;
-}
-
-/** Every request runs this lookup: prepared once per database, so only the hash is bound. */
-const lookups = new WeakMap<Db, ReturnType<typeof lookupStatement>>();
-const lookupStatement = (db: Db) =>
-  db
-    .select({ id: apiKeys.id, name: apiKeys.name, plan: apiKeys.plan, rpm: apiKeys.rpm, rpd: apiKeys.rpd })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.hash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
-    .prepare("parley_key_lookup");
-
-/** The live key whose secret hashes to the stored hash, or null. No cache: revocation is immediate. */
-export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyInfo | null> {
-  let lookup = lookups.get(db);
-  if (!lookup) lookups.set(db, (lookup = lookupStatement(db)));
-  const [row] = await lookup.execute({ hash: await hashSecret(secret) });
-  return row ?? null;
 }

@@ -1,10 +1,10 @@
 /** `ingest PATH...`: .jsonl files, .md/.txt files, or folders of them. Bad lines are reported and skipped. */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
-import type { Store } from "../db/client.ts";
-import { type KnowledgeDoc, type ParseProblem, parseJsonl, parseMarkdown } from "../knowledge/parse.ts";
-import { ingestDocuments } from "../knowledge/service.ts";
-import { isStoreUnavailable, sqlState } from "../http/errors.ts";
+import type { Store } from "../../db/client.ts";
+import { type KnowledgeDoc, type ParseProblem, parseJsonl, parseMarkdown } from "../../knowledge/parse.ts";
+import { ingestDocuments } from "../../knowledge/service.ts";
+import { isStoreUnavailable, sqlState } from "../../db/errors.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt"]);
@@ -46,7 +46,11 @@ function files(path: string, problems: ParseProblem[], seen = new Set<string>(),
     });
 }
 
-export async function ingestCommand(store: Store, paths: string[], io: Io = consoleIo): Promise<number> {
+/**
+ * Loads the documents under `paths`. `signal` stops it between batches: the documents already
+ * stored stay (run it again for the rest; a URL already present is replaced), and it answers 130.
+ */
+export async function ingestCommand(store: Store, paths: string[], io: Io = consoleIo, signal?: AbortSignal): Promise<number> {
   if (paths.length === 0) {
     io.err("usage: ingest PATH... (.jsonl, .md, .txt files or folders)");
     return 2;
@@ -77,6 +81,7 @@ export async function ingestCommand(store: Store, paths: string[], io: Io = cons
   for (const p of problems) io.err(`skipped ${p.where}: ${p.reason}`);
   let failed = 0;
   const n = await ingestDocuments(store.db, docs, {
+    signal,
     // Only the SQLSTATE and message: a driver error's full text can carry the query's parameters.
     onError: (doc, error) => {
       if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown }).cause)) throw error;
@@ -85,6 +90,10 @@ export async function ingestCommand(store: Store, paths: string[], io: Io = cons
       io.err(`failed ${doc.url}: ${e.cause?.message ?? e.message ?? String(error)}${sqlState(error) ? ` (${sqlState(error)})` : ""}`);
     },
   });
+  if (signal?.aborted) {
+    io.err(`ingest stopped: ${n} document(s) stored before the interrupt`);
+    return 130;
+  }
   const skipped = problems.length + failed;
   io.out(`ingested ${n} document(s)${skipped ? `, skipped ${skipped}` : ""}`);
   return failed && n === 0 ? 1 : 0;

@@ -1,0 +1,33 @@
+/** Plans and limits: which values a key's limits may take, and which limits apply to a key. */
+import type { PlanLimits, ParleyOptions } from "../config/options.ts";
+import { type Plan, PLANS } from "../contract/plans.ts";
+
+export interface KeyLimits {
+  plan: Plan;
+  rpm?: number | null;
+  rpd?: number | null;
+}
+
+/** Largest per-minute or per-day limit: the columns are PostgreSQL integers. */
+export const MAX_LIMIT = 2_147_483_647;
+
+/** Throws unless `v` is a usable limit (a whole number from 1 to MAX_LIMIT). */
+export function checkLimit(name: string, v: number): void {
+  if (!Number.isSafeInteger(v) || v < 1 || v > MAX_LIMIT) throw new Error(`${name} must be an integer from 1 to ${MAX_LIMIT}`);
+}
+
+export function checkLimits({ plan, rpm, rpd }: KeyLimits): void {
+  if (!PLANS.includes(plan)) throw new Error(`plan must be one of ${PLANS.join(", ")}`);
+  if (rpm != null) checkLimit("rpm", rpm);
+  if (rpd != null) checkLimit("rpd", rpd);
+  if (plan === "enterprise" && (rpm == null || rpd == null)) {
+    throw new Error("an enterprise key needs its own --rpm and --rpd");
+  }
+}
+
+/** Which limits apply to a key: its own (enterprise, or overrides) or its plan's defaults. */
+export function limitsFor(key: { plan: Plan; rpm: number | null; rpd: number | null }, plans: ParleyOptions["plans"]): PlanLimits {
+  const base = key.plan === "enterprise" ? undefined : plans[key.plan];
+  // An enterprise key without limits is refused at creation; the fallback only guards old rows.
+  return { rpm: key.rpm ?? base?.rpm ?? plans.pro.rpm, rpd: key.rpd ?? base?.rpd ?? plans.pro.rpd };
+}

@@ -1,0 +1,32 @@
+/** The hot path: the live key behind a request's secret. Plain arguments in, plain rows out. */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Plan } from "../contract/plans.ts";
+import type { Db } from "../db/client.ts";
+import { apiKeys } from "../db/schema.ts";
+import { hashSecret } from "./keys.ts";
+
+/** What an authenticated request knows about its caller. */
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  plan: Plan;
+  rpm: number | null;
+  rpd: number | null;
+}
+
+/** Every request runs this lookup: prepared once per database, so only the hash is bound. */
+const lookups = new WeakMap<Db, ReturnType<typeof lookupStatement>>();
+const lookupStatement = (db: Db) =>
+  db
+    .select({ id: apiKeys.id, name: apiKeys.name, plan: apiKeys.plan, rpm: apiKeys.rpm, rpd: apiKeys.rpd })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.hash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
+    .prepare("parley_key_lookup");
+
+/** The live key whose secret hashes to the stored hash, or null. No cache: revocation is immediate. */
+export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyInfo | null> {
+  let lookup = lookups.get(db);
+  if (!lookup) lookups.set(db, (lookup = lookupStatement(db)));
+  const [row] = await lookup.execute({ hash: await hashSecret(secret) });
+  return row ?? null;
+}

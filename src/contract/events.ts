@@ -1,0 +1,24 @@
+/** The SSE events of a reply (POST /v1/chat with stream, GET …/events), in wire form. */
+import type { ErrorPayload } from "./errors.ts";
+
+/** Token counts a model provider reported for one reply (null: that count was not reported). */
+export interface Usage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+}
+
+/** A stored message's status: an assistant reply is `in_progress` while generated. */
+export const MESSAGE_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** How a reply that was answered ended: `stopped` when POST …/stop ended it early. */
+export const REPLY_STATUSES = ["completed", "stopped"] as const;
+export type ReplyStatus = (typeof REPLY_STATUSES)[number];
+
+/** The events of a reply, in order: start, token*, sources, end — or error at any point after start. */
+export type StreamEvent =
+  | { type: "start"; conversation_id: string; message_id: string }
+  | { type: "token"; content: string }
+  | { type: "sources"; sources: string[] }
+  | { type: "end"; message_id: string; status: ReplyStatus; usage: Usage | null }
+  | { type: "error"; error: Omit<ErrorPayload, "param"> };
