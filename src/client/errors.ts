@@ -1,5 +1,5 @@
 /** The error every client call throws: a non-2xx answer, an unreadable answer, no answer at all. */
-import type { ErrorCode } from "../http/errors.ts";
+import type { ErrorCode } from "../contract/errors.ts";
 
 /** The server's closed set of error codes (docs/api.md#errors). */
 export type ServerErrorCode = ErrorCode;

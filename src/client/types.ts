@@ -1,22 +1,23 @@
-/** What the client returns: the wire's objects in camelCase. */
-import type { ServerErrorCode } from "./errors.ts";
+/**
+ * What the client returns: the wire's objects (src/contract, defined once for server and client)
+ * with their keys in camelCase, derived by `Camel` so the two can never drift apart.
+ */
+import type * as Wire from "../contract/index.ts";
+
+/** `conversation_id` → `conversationId`. */
+type CamelKey<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<CamelKey<T>>}` : S;
+/** A wire type with every key in camelCase, through arrays, unions and nested objects. */
+export type Camel<T> = T extends readonly (infer U)[]
+  ? Camel<U>[]
+  : T extends object
+    ? { [K in keyof T as K extends string ? CamelKey<K> : K]: Camel<T[K]> }
+    : T;
 
 /** Token counts the model provider reported for a reply; null when it reported none. */
-export interface Usage {
-  inputTokens: number | null;
-  outputTokens: number | null;
-}
+export type Usage = Camel<Wire.Usage>;
 
-/** An assistant reply (`chat`). */
-export interface ChatReply {
-  id: string;
-  conversationId: string;
-  content: string;
-  /** `stopped` when POST …/stop ended it early (`content` is then the partial reply). */
-  status: "completed" | "stopped";
-  createdAt: string;
-  usage: Usage | null;
-}
+/** An assistant reply (`chat`); `status` is `stopped` when POST …/stop ended it early (`content` is then partial). */
+export type ChatReply = Camel<Wire.ChatReply>;
 
 /**
  * One event of a streamed reply (`chatStream`, `resume`), in order: start, token*, sources, end —
@@ -24,51 +25,28 @@ export interface ChatReply {
  * `resume({ after })` takes. (Absent only from a server that predates resumable replies.)
  */
 export type ChatEvent = { id?: number } & (
-  | { type: "start"; conversationId: string; messageId?: string }
-  | { type: "token"; content: string }
-  | { type: "sources"; sources: string[] }
-  | { type: "end"; messageId: string; status: "completed" | "stopped"; usage: Usage | null }
-  | { type: "error"; error: { type: string; code: ServerErrorCode; message: string; param?: string } }
+  | Exclude<Camel<Wire.StreamEvent>, { type: "start" }>
+  // `messageId` is absent only from a server that predates resumable replies.
+  | (Omit<Extract<Camel<Wire.StreamEvent>, { type: "start" }>, "messageId"> & { messageId?: string })
 );
 
 /** A message's status: `in_progress` while a reply is generated, then one of the others. */
-export type MessageStatus = "in_progress" | "completed" | "failed" | "stopped";
+export type MessageStatus = Wire.MessageStatus;
 
 /** A conversation in a list. */
-export interface ConversationSummary {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  title: string;
-}
+export type ConversationSummary = Camel<Wire.ConversationSummary>;
 
 /** A message of a conversation. */
-export interface Message {
-  id: string;
-  role: "user" | "assistant";
-  content: string;
-  sources: string[];
-  status: MessageStatus;
-  createdAt: string;
-  usage: Usage | null;
-}
+export type Message = Camel<Wire.Message>;
 
 /** What `stop` answers: the reply as stored once it ended (or as it is after the server's 5 s wait). */
-export interface StoppedReply extends Message {
-  conversationId: string;
-}
+export type StoppedReply = Camel<Wire.Reply>;
 
 /** Where a page ends: pass `nextCursor` back as `cursor` for the next (older) page. */
-export interface Pagination {
-  hasMore: boolean;
-  nextCursor: string | null;
-}
+export type Pagination = Camel<Wire.Pagination>;
 
 /** A conversation with its most recent messages (up to 100), oldest first; older ones via `conversations.messages`. */
-export interface Conversation extends ConversationSummary {
-  messages: Message[];
-  pagination: Pagination;
-}
+export type Conversation = Camel<Wire.ConversationDetail>;
 
 /** One page of conversations. */
 export interface ConversationPage extends Pagination {
