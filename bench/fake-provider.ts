@@ -5,9 +5,15 @@
 import { startFakeOpenAI } from "../tests/helpers/fake-openai.ts";
 
 const tokens = Array.from({ length: Number(process.env.BENCH_FAKE_TOKENS ?? 20) }, (_, i) => ` w${i}`);
-const fake = startFakeOpenAI({ tokens, firstTokenDelayMs: Number(process.env.BENCH_FAKE_FIRST_MS ?? 0), usage: { input: 500, output: tokens.length } });
+const fake = startFakeOpenAI({
+  tokens,
+  firstTokenDelayMs: Number(process.env.BENCH_FAKE_FIRST_MS ?? 0),
+  usage: { input: 500, output: tokens.length },
+});
 // The bench sends thousands of requests: keep no record of them.
-setInterval(() => void (fake.received.length = 0), 1_000);
+setInterval(() => {
+  fake.received.length = 0;
+}, 1_000);
 console.log(`ready ${fake.port}`);
 process.on("SIGTERM", async () => {
   await fake.stop();

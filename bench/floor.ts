@@ -9,11 +9,16 @@ import postgres from "postgres";
 const sql = postgres(process.env.DATABASE_URL!, { max: 10, onnotice: () => {} });
 const hex = (buf: ArrayBuffer) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, "0")).join("");
 const b64url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 // The cursor is signed as src/conversations/cursor.ts signs it, with the same shared key.
 const fresh = b64url(crypto.getRandomValues(new Uint8Array(32)));
 await sql`insert into instance_secrets (name, value) values ('cursor_hmac', ${fresh}) on conflict do nothing`;
-const [{ value }] = (await sql`select value from instance_secrets where name = 'cursor_hmac'`) as unknown as [{ value: string }];
+const [{ value }] = (await sql`select value from instance_secrets where name = 'cursor_hmac'`) as unknown as [
+  { value: string },
+];
 const raw = Uint8Array.from(atob(value.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 const hmac = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
 async function cursor(t: number, id: string): Promise<string> {
@@ -54,7 +59,12 @@ const server = Bun.serve({
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const body = {
-      data: page.map((c) => ({ id: c.id, created_at: c.created_at.toISOString(), updated_at: c.updated_at.toISOString(), title: c.title })),
+      data: page.map((c) => ({
+        id: c.id,
+        created_at: c.created_at.toISOString(),
+        updated_at: c.updated_at.toISOString(),
+        title: c.title,
+      })),
       pagination: {
         has_more: rows.length > limit,
         next_cursor: rows.length > limit && last ? await cursor(last.created_at.getTime(), last.id) : null,

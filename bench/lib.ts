@@ -68,7 +68,13 @@ const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 10
 
 export function wrk(
   url: string,
-  o: { seconds: number; connections: number; headers?: Record<string, string>; script?: string; env?: Record<string, string> },
+  o: {
+    seconds: number;
+    connections: number;
+    headers?: Record<string, string>;
+    script?: string;
+    env?: Record<string, string>;
+  },
 ): WrkResult {
   const args = ["wrk", "-t1", `-c${o.connections}`, `-d${o.seconds}s`, "--latency"];
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}: ${v}`);
@@ -93,7 +99,11 @@ export function sideBySide(rounds: number, a: () => WrkResult, b: () => WrkResul
     ra.push(a());
     rb.push(b());
   }
-  const med = (rs: WrkResult[]) => ({ rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) });
+  const med = (rs: WrkResult[]) => ({
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+  });
   return { a: med(ra), b: med(rb) };
 }
 
@@ -111,6 +121,9 @@ export async function rssKiB(pid: number): Promise<number> {
 export function ensureWrk(): void {
   if (Bun.which("wrk")) return;
   console.log("wrk not found: installing it from Debian's packages (apt-get install wrk)");
-  const r = Bun.spawnSync(["sh", "-c", "apt-get update -qq && apt-get install -y -qq wrk"], { stdout: "inherit", stderr: "inherit" });
+  const r = Bun.spawnSync(["sh", "-c", "apt-get update -qq && apt-get install -y -qq wrk"], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
   if (r.exitCode !== 0 || !Bun.which("wrk")) throw new Error("the bench needs wrk: apt-get install wrk");
 }

@@ -4,7 +4,8 @@ type W = { rps: number; p50: number; p99: number };
 type R = any;
 type RetrievalRow = { passages: number; p50: number; p99: number; ingestPassagesPerSecond: number };
 
-const f = (n: number, d = 0) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : "n/a");
+const f = (n: number, d = 0) =>
+  Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : "n/a";
 const w = (x: W) => `${f(x.rps)} req/s, p99 ${f(x.p99, 2)} ms`;
 const goal = (ok: boolean) => (ok ? "met" : "**missed**");
 
@@ -14,24 +15,78 @@ const broadcastVerdict = (added: number) => `added p99 ≤ 5 ms: ${goal(added <=
 export function renderMarkdown(r: R): string {
   const s = r.streaming;
   const rows = [
-    ["Limiter cost (GET /v1/conversations, PostgreSQL, 64 keys)", `on: ${w(r.limiter.on)}; off: ${w(r.limiter.off)}`, `req/s on/off **${f(r.limiter.rpsRatio, 2)}**, p99 on/off ${f(r.limiter.p99Ratio, 2)}`, "—"],
-    ["Limiter, one hot key (all requests on one row)", `on: ${w(r.limiterHotKey.on)}; off: ${w(r.limiterHotKey.off)}`, `req/s on/off ${f(r.limiterHotKey.rpsRatio, 2)}`, "—"],
-    ["Overhead vs floor (same SQL via bare Bun.serve + postgres.js, 64 keys)", `Parley: ${w(r.overhead.parley)}; floor: ${w(r.overhead.floor)}`, `req/s **${f(r.overhead.rpsRatio, 2)}**, p99 floor/Parley ${f(r.overhead.p99Ratio, 2)}`, `≥ 0.8: ${goal(r.overhead.rpsRatio >= 0.8)}`],
-    ["Streaming: one 1,000-token reply (instant agent)", `${f(s.tokensPerSecond)} tokens/s to the client (request to last byte); server CPU ${f(s.serverCpuPerTokenUs, 1)} µs/token (incl. the reply's writes)`, "—", "—"],
-    [`Idle streams (${f(s.idleStreams)} held open, keep-alives only)`, `Parley: ${f(s.parley.rssPerIdleStreamKiB, 1)} KiB RSS per stream; floor (bare Bun.serve SSE): ${f(s.floor.rssPerIdleStreamKiB, 1)} KiB`, `${f(s.parley.rssPerIdleStreamKiB / s.floor.rssPerIdleStreamKiB, 2)}`, `≤ 50 KB: ${goal(s.parley.rssPerIdleStreamKiB * 1.024 <= 50)}`],
-    ["Token broadcast across the idle streams (delay to the client)", `Parley: p50 ${f(s.parley.broadcastDelayMs.p50, 2)} ms, p99 ${f(s.parley.broadcastDelayMs.p99, 2)} ms; floor: p50 ${f(s.floor.broadcastDelayMs.p50, 2)} ms, p99 ${f(s.floor.broadcastDelayMs.p99, 2)} ms`, `added p99 ${f(s.parley.broadcastDelayMs.p99 - s.floor.broadcastDelayMs.p99, 2)} ms`, broadcastVerdict(s.parley.broadcastDelayMs.p99 - s.floor.broadcastDelayMs.p99)],
-    [`Pagination depth (${f(r.pagination.rows)} conversations, one key)`, `first page: p50 ${f(r.pagination.first.p50, 2)} ms; after 190,000 rows: p50 ${f(r.pagination.deep.p50, 2)} ms`, `deep/first p50 **${f(r.pagination.p50Ratio, 2)}**, p99 ${f(r.pagination.p99Ratio, 2)}`, `≤ 1.3: ${goal(r.pagination.p50Ratio <= 1.3)}`],
-    ["Non-stream chat, retrieval agent — PostgreSQL", `Parley: ${w(r.chat.postgres.parley)}; DB floor (same writes): ${w(r.chat.postgres.floor)}`, `req/s ${f(r.chat.postgres.rpsRatio, 2)}`, "—"],
-    ["Non-stream chat, retrieval agent — PGlite", `Parley: ${w(r.chat.pglite.parley)}; DB floor (same writes): ${w(r.chat.pglite.floor)}`, `req/s ${f(r.chat.pglite.rpsRatio, 2)}`, "—"],
+    [
+      "Limiter cost (GET /v1/conversations, PostgreSQL, 64 keys)",
+      `on: ${w(r.limiter.on)}; off: ${w(r.limiter.off)}`,
+      `req/s on/off **${f(r.limiter.rpsRatio, 2)}**, p99 on/off ${f(r.limiter.p99Ratio, 2)}`,
+      "—",
+    ],
+    [
+      "Limiter, one hot key (all requests on one row)",
+      `on: ${w(r.limiterHotKey.on)}; off: ${w(r.limiterHotKey.off)}`,
+      `req/s on/off ${f(r.limiterHotKey.rpsRatio, 2)}`,
+      "—",
+    ],
+    [
+      "Overhead vs floor (same SQL via bare Bun.serve + postgres.js, 64 keys)",
+      `Parley: ${w(r.overhead.parley)}; floor: ${w(r.overhead.floor)}`,
+      `req/s **${f(r.overhead.rpsRatio, 2)}**, p99 floor/Parley ${f(r.overhead.p99Ratio, 2)}`,
+      `≥ 0.8: ${goal(r.overhead.rpsRatio >= 0.8)}`,
+    ],
+    [
+      "Streaming: one 1,000-token reply (instant agent)",
+      `${f(s.tokensPerSecond)} tokens/s to the client (request to last byte); server CPU ${f(s.serverCpuPerTokenUs, 1)} µs/token (incl. the reply's writes)`,
+      "—",
+      "—",
+    ],
+    [
+      `Idle streams (${f(s.idleStreams)} held open, keep-alives only)`,
+      `Parley: ${f(s.parley.rssPerIdleStreamKiB, 1)} KiB RSS per stream; floor (bare Bun.serve SSE): ${f(s.floor.rssPerIdleStreamKiB, 1)} KiB`,
+      `${f(s.parley.rssPerIdleStreamKiB / s.floor.rssPerIdleStreamKiB, 2)}`,
+      `≤ 50 KB: ${goal(s.parley.rssPerIdleStreamKiB * 1.024 <= 50)}`,
+    ],
+    [
+      "Token broadcast across the idle streams (delay to the client)",
+      `Parley: p50 ${f(s.parley.broadcastDelayMs.p50, 2)} ms, p99 ${f(s.parley.broadcastDelayMs.p99, 2)} ms; floor: p50 ${f(s.floor.broadcastDelayMs.p50, 2)} ms, p99 ${f(s.floor.broadcastDelayMs.p99, 2)} ms`,
+      `added p99 ${f(s.parley.broadcastDelayMs.p99 - s.floor.broadcastDelayMs.p99, 2)} ms`,
+      broadcastVerdict(s.parley.broadcastDelayMs.p99 - s.floor.broadcastDelayMs.p99),
+    ],
+    [
+      `Pagination depth (${f(r.pagination.rows)} conversations, one key)`,
+      `first page: p50 ${f(r.pagination.first.p50, 2)} ms; after 190,000 rows: p50 ${f(r.pagination.deep.p50, 2)} ms`,
+      `deep/first p50 **${f(r.pagination.p50Ratio, 2)}**, p99 ${f(r.pagination.p99Ratio, 2)}`,
+      `≤ 1.3: ${goal(r.pagination.p50Ratio <= 1.3)}`,
+    ],
+    [
+      "Non-stream chat, retrieval agent — PostgreSQL",
+      `Parley: ${w(r.chat.postgres.parley)}; DB floor (same writes): ${w(r.chat.postgres.floor)}`,
+      `req/s ${f(r.chat.postgres.rpsRatio, 2)}`,
+      "—",
+    ],
+    [
+      "Non-stream chat, retrieval agent — PGlite",
+      `Parley: ${w(r.chat.pglite.parley)}; DB floor (same writes): ${w(r.chat.pglite.floor)}`,
+      `req/s ${f(r.chat.pglite.rpsRatio, 2)}`,
+      "—",
+    ],
     ...(r.ttft
-      ? [[
-          `Time to first token added by Parley (model agent, loopback OpenAI-compatible provider, ${f(r.ttft.rounds)} sequential streamed chats)${r.sectionsFrom?.ttft ? ` — run alone on \`${r.sectionsFrom.ttft.commit}\`, ${r.sectionsFrom.ttft.date}` : ""}`,
-          `direct: p50 ${f(r.ttft.directMs.p50, 2)} ms, p99 ${f(r.ttft.directMs.p99, 2)} ms; through Parley: p50 ${f(r.ttft.parleyMs.p50, 2)} ms, p99 ${f(r.ttft.parleyMs.p99, 2)} ms; Parley's own path (same chat, instant agent): p50 ${f(r.ttft.instantAgentMs?.p50, 2)} ms, p99 ${f(r.ttft.instantAgentMs?.p99, 2)} ms`,
-          `added p50 **${f(r.ttft.addedMs.p50, 2)} ms**, p99 ${f(r.ttft.addedMs.p99, 2)} ms`,
-          "—",
-        ]]
+      ? [
+          [
+            `Time to first token added by Parley (model agent, loopback OpenAI-compatible provider, ${f(r.ttft.rounds)} sequential streamed chats)${r.sectionsFrom?.ttft ? ` — run alone on \`${r.sectionsFrom.ttft.commit}\`, ${r.sectionsFrom.ttft.date}` : ""}`,
+            `direct: p50 ${f(r.ttft.directMs.p50, 2)} ms, p99 ${f(r.ttft.directMs.p99, 2)} ms; through Parley: p50 ${f(r.ttft.parleyMs.p50, 2)} ms, p99 ${f(r.ttft.parleyMs.p99, 2)} ms; Parley's own path (same chat, instant agent): p50 ${f(r.ttft.instantAgentMs?.p50, 2)} ms, p99 ${f(r.ttft.instantAgentMs?.p99, 2)} ms`,
+            `added p50 **${f(r.ttft.addedMs.p50, 2)} ms**, p99 ${f(r.ttft.addedMs.p99, 2)} ms`,
+            "—",
+          ],
+        ]
       : []),
-    ["Compiled binary", r.binary.built ? `${f(r.binary.sizeMiB, 1)} MiB; start to first 200: ${f(r.binary.startToFirst200Ms)} ms (existing data folder), ${f(r.binary.firstStartMs)} ms (new folder, initdb)` : "not built (run `bun run build` first)", "—", "—"],
+    [
+      "Compiled binary",
+      r.binary.built
+        ? `${f(r.binary.sizeMiB, 1)} MiB; start to first 200: ${f(r.binary.startToFirst200Ms)} ms (existing data folder), ${f(r.binary.firstStartMs)} ms (new folder, initdb)`
+        : "not built (run `bun run build` first)",
+      "—",
+      "—",
+    ],
   ];
   const ret = r.retrieval as undefined | { postgres: RetrievalRow[]; pglite: RetrievalRow[] };
   if (ret) {

@@ -6,11 +6,11 @@
  */
 import { createParser } from "eventsource-parser";
 import type { Agent } from "../src/agent/types.ts";
+import { createApp } from "../src/app/app.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { createLogger } from "../src/config/logger.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { createApp } from "../src/app/app.ts";
 
 const url = process.argv[2];
 const TOKENS = 200;
@@ -54,11 +54,15 @@ const local = fetch(`http://127.0.0.1:${a.server!.port}/v1/chat`, {
   body: JSON.stringify({ message: "bench", stream: true }),
 }).then((r) => delays(r, started));
 const s = await start;
-const remote = fetch(`http://127.0.0.1:${b.server!.port}/v1/conversations/${s.conversation_id}/messages/${s.message_id}/events`, {
-  headers: auth,
-}).then((r) => delays(r));
+const remote = fetch(
+  `http://127.0.0.1:${b.server!.port}/v1/conversations/${s.conversation_id}/messages/${s.message_id}/events`,
+  {
+    headers: auth,
+  },
+).then((r) => delays(r));
 const [l, r] = await Promise.all([local, remote]);
-const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((x, y) => x - y)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const row = (name: string, xs: number[]) =>
   `${name}: p50 ${pct(xs, 50).toFixed(1)} ms, p95 ${pct(xs, 95).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (${xs.length} tokens)`;
 console.log(url ? "PostgreSQL (two pools, LISTEN/NOTIFY)" : "PGlite (one process, in-process notifier)");

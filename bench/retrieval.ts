@@ -44,7 +44,10 @@ function vocabulary(random: () => number) {
   const list = [...words];
   const cdf: number[] = [];
   let sum = 0;
-  for (let r = 1; r <= list.length; r++) cdf.push((sum += 1 / r ** 1.07));
+  for (let r = 1; r <= list.length; r++) {
+    sum += 1 / r ** 1.07;
+    cdf.push(sum);
+  }
   const pick = () => {
     const x = random() * sum;
     let lo = 0;
@@ -65,7 +68,10 @@ export function syntheticCorpus(passages: number, seed = 42): KnowledgeDoc[] {
   const words = (n: number) => Array.from({ length: n }, word).join(" ");
   return Array.from({ length: Math.ceil(passages / PASSAGES_PER_DOC) }, (_, d) => {
     const title = words(3);
-    const sections = Array.from({ length: PASSAGES_PER_DOC }, (_, s) => `${s ? `## ${words(2)}\n\n` : ""}${words(WORDS_PER_PASSAGE)}.`);
+    const sections = Array.from(
+      { length: PASSAGES_PER_DOC },
+      (_, s) => `${s ? `## ${words(2)}\n\n` : ""}${words(WORDS_PER_PASSAGE)}.`,
+    );
     return { url: `https://synthetic.example/doc/${d}`, title, content: `# ${title}\n\n${sections.join("\n\n")}` };
   });
 }

@@ -11,10 +11,10 @@ import { createKey } from "../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { ensureWrk, ROOT, running, sideBySide, startServer, wrk } from "./lib.ts";
 import { benchRetrieval } from "./retrieval.ts";
 import { benchChatFloor, benchPagination, benchStreaming } from "./sections.ts";
 import { benchTtft } from "./ttft.ts";
-import { ensureWrk, ROOT, running, sideBySide, startServer, wrk } from "./lib.ts";
 
 const started = Date.now();
 ensureWrk();
@@ -44,29 +44,41 @@ try {
     from generate_series(1, 40) i`;
 
   if (want("overhead")) {
-  log("1+2: GET /v1/conversations — limiter on/off, and Parley vs the floor (PostgreSQL)");
-  const on = await startServer("bench/server.ts", { DATABASE_URL: dbUrl });
-  const off = await startServer("bench/server.ts", { DATABASE_URL: dbUrl, RATE_LIMIT: "off" });
-  const floor = await startServer("bench/floor.ts", { DATABASE_URL: dbUrl });
-  // 64 keys taking turns, as many clients would; and one hot key, the per-key ceiling.
-  const keys = [key];
-  for (let i = 1; i < 64; i++) keys.push((await createKey(store.db, { name: `bench${i}`, ...big })).secret);
-  for (const k of keys.slice(1)) {
-    const { id } = (await findKeyBySecret(store.db, k))!;
-    await sql`insert into conversations (id, key_id, title, created_at, updated_at)
+    log("1+2: GET /v1/conversations — limiter on/off, and Parley vs the floor (PostgreSQL)");
+    const on = await startServer("bench/server.ts", { DATABASE_URL: dbUrl });
+    const off = await startServer("bench/server.ts", { DATABASE_URL: dbUrl, RATE_LIMIT: "off" });
+    const floor = await startServer("bench/floor.ts", { DATABASE_URL: dbUrl });
+    // 64 keys taking turns, as many clients would; and one hot key, the per-key ceiling.
+    const keys = [key];
+    for (let i = 1; i < 64; i++) keys.push((await createKey(store.db, { name: `bench${i}`, ...big })).secret);
+    for (const k of keys.slice(1)) {
+      const { id } = (await findKeyBySecret(store.db, k))!;
+      await sql`insert into conversations (id, key_id, title, created_at, updated_at)
       select 'conv_2' || lpad(i::text, 20, '0') || right(${id}, 5), ${id}, 'seed ' || i, now() - i * interval '1 second', now()
       from generate_series(1, 20) i`;
-  }
-  const manyKeys = { script: join(ROOT, "bench/keys.lua"), env: { BENCH_KEYS: keys.join(",") } };
-  const get = (s: { url: string }) => () => wrk(`${s.url}/v1/conversations?limit=20`, { seconds: 4, connections: 16, ...manyKeys });
-  const getHot = (s: { url: string }) => () => wrk(`${s.url}/v1/conversations?limit=20`, { seconds: 4, connections: 16, headers: auth });
-  const limiter = sideBySide(3, get(on), get(off));
-  const hot = sideBySide(3, getHot(on), getHot(off));
-  const overhead = sideBySide(3, get(on), get(floor));
-  await Promise.all([on.stop(), off.stop(), floor.stop()]);
-  results.limiter = { on: limiter.a, off: limiter.b, rpsRatio: limiter.a.rps / limiter.b.rps, p99Ratio: limiter.a.p99 / limiter.b.p99 };
-  results.limiterHotKey = { on: hot.a, off: hot.b, rpsRatio: hot.a.rps / hot.b.rps, p99Ratio: hot.a.p99 / hot.b.p99 };
-  results.overhead = { parley: overhead.a, floor: overhead.b, rpsRatio: overhead.a.rps / overhead.b.rps, p99Ratio: overhead.b.p99 / overhead.a.p99 };
+    }
+    const manyKeys = { script: join(ROOT, "bench/keys.lua"), env: { BENCH_KEYS: keys.join(",") } };
+    const get = (s: { url: string }) => () =>
+      wrk(`${s.url}/v1/conversations?limit=20`, { seconds: 4, connections: 16, ...manyKeys });
+    const getHot = (s: { url: string }) => () =>
+      wrk(`${s.url}/v1/conversations?limit=20`, { seconds: 4, connections: 16, headers: auth });
+    const limiter = sideBySide(3, get(on), get(off));
+    const hot = sideBySide(3, getHot(on), getHot(off));
+    const overhead = sideBySide(3, get(on), get(floor));
+    await Promise.all([on.stop(), off.stop(), floor.stop()]);
+    results.limiter = {
+      on: limiter.a,
+      off: limiter.b,
+      rpsRatio: limiter.a.rps / limiter.b.rps,
+      p99Ratio: limiter.a.p99 / limiter.b.p99,
+    };
+    results.limiterHotKey = { on: hot.a, off: hot.b, rpsRatio: hot.a.rps / hot.b.rps, p99Ratio: hot.a.p99 / hot.b.p99 };
+    results.overhead = {
+      parley: overhead.a,
+      floor: overhead.b,
+      rpsRatio: overhead.a.rps / overhead.b.rps,
+      p99Ratio: overhead.b.p99 / overhead.a.p99,
+    };
   }
 
   if (want("streaming")) {
@@ -109,8 +121,16 @@ async function benchBinary(dir: string) {
   const time = async () => {
     const port = 30_000 + Math.floor(Math.random() * 20_000);
     const t0 = performance.now();
-    const p = Bun.spawn([bin, "serve"], { env: { PATH: "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error" } });
-    while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(5);
+    const p = Bun.spawn([bin, "serve"], {
+      env: { PATH: "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error" },
+    });
+    while (
+      !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
+      await Bun.sleep(5);
     const ms = performance.now() - t0;
     p.kill("SIGTERM");
     await p.exited;
@@ -134,7 +154,11 @@ if (only) {
   if (process.env.BENCH_MERGE !== "1") process.exit(0);
   // BENCH_MERGE=1: put this run's sections into the last full run's results (their commit noted).
   const previous = JSON.parse(await Bun.file(join(ROOT, "bench/results.json")).text());
-  const merged = { ...previous, ...results, sectionsFrom: { ...previous.sectionsFrom, ...Object.fromEntries(Object.keys(results).map((k) => [k, meta])) } };
+  const merged = {
+    ...previous,
+    ...results,
+    sectionsFrom: { ...previous.sectionsFrom, ...Object.fromEntries(Object.keys(results).map((k) => [k, meta])) },
+  };
   writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify(merged, null, 2)}\n`);
   const { renderMarkdown } = await import("./report.ts");
   writeFileSync(join(ROOT, "bench/results.md"), renderMarkdown(merged));

@@ -1,7 +1,8 @@
 /** The longer bench sections: streaming, pagination depth, chat vs the database floor. */
+
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type postgres from "postgres";
-import { readFileSync } from "node:fs";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { encodeCursor } from "../src/conversations/cursor.ts";
@@ -35,11 +36,15 @@ export async function benchStreaming(dbUrl: string, key: string) {
     if (!text.includes('"type":"end"')) throw new Error("stream did not end");
     rates.push(1000 / (ms / 1000));
   }
-  const cpuPerTokenUs = ((await cpuSeconds(instant.pid)) - cpu0) / (replies * 1000) * 1e6;
+  const cpuPerTokenUs = (((await cpuSeconds(instant.pid)) - cpu0) / (replies * 1000)) * 1e6;
   await instant.stop();
 
   const streams = 1000;
-  const parley = await holdStreams(await startServer("bench/server.ts", { DATABASE_URL: dbUrl, BENCH_AGENT: "hold", KEEPALIVE_MS: "1000" }), key, streams);
+  const parley = await holdStreams(
+    await startServer("bench/server.ts", { DATABASE_URL: dbUrl, BENCH_AGENT: "hold", KEEPALIVE_MS: "1000" }),
+    key,
+    streams,
+  );
   const floor = await holdStreams(await startServer("bench/floor-stream.ts", {}), key, streams);
   return { tokensPerSecond: median(rates), serverCpuPerTokenUs: cpuPerTokenUs, idleStreams: streams, parley, floor };
 }
@@ -99,14 +104,22 @@ export async function benchPagination(dbUrl: string, sql: postgres.Sql, store: S
   const cursor = await encodeCursor(store.db, { createdAt: base + at, id: id(at) });
   const server = await startServer("bench/server.ts", { DATABASE_URL: dbUrl, RATE_LIMIT: "off" });
   const auth = { authorization: `Bearer ${secret}` };
-  const page = (q: string) => () => wrk(`${server.url}/v1/conversations?limit=20${q}`, { seconds: 3, connections: 4, headers: auth });
+  const page = (q: string) => () =>
+    wrk(`${server.url}/v1/conversations?limit=20${q}`, { seconds: 3, connections: 4, headers: auth });
   const r = sideBySide(3, page(""), page(`&cursor=${cursor}`));
   await server.stop();
   const plan = await sql.unsafe(
     `explain select * from conversations where key_id = $1 and (created_at, id) < ($2::timestamptz, $3) order by created_at desc, id desc limit 21`,
     [keyId, new Date(base + at).toISOString(), id(at)],
   );
-  return { rows: n, first: r.a, deep: r.b, p50Ratio: r.b.p50 / r.a.p50, p99Ratio: r.b.p99 / r.a.p99, plan: plan.map((p) => p["QUERY PLAN"]) };
+  return {
+    rows: n,
+    first: r.a,
+    deep: r.b,
+    p50Ratio: r.b.p50 / r.a.p50,
+    p99Ratio: r.b.p99 / r.a.p99,
+    plan: plan.map((p) => p["QUERY PLAN"]),
+  };
 }
 
 /** The writes one chat makes, straight through the driver (the database's own floor). */
@@ -137,7 +150,12 @@ export async function benchChatFloor(dbUrl: string, sql: postgres.Sql, store: St
 
   // The floor searches too, with the very statement the agent runs (chat.lua's questions), so
   // the ratio measures Parley and not the search.
-  const questions = ["How do I validate a request body?", "How do I stream server-sent events?", "How do lifecycle hooks work?", "How do I deploy to Cloudflare Workers?"];
+  const questions = [
+    "How do I validate a request body?",
+    "How do I stream server-sent events?",
+    "How do lifecycle hooks work?",
+    "How do I deploy to Cloudflare Workers?",
+  ];
   const searches = questions.map((q) => searchQueryText(q));
   const pgWrites = async (i: number) => {
     const conv = `conv_7${String(i).padStart(25, "0")}`;
@@ -163,7 +181,12 @@ export async function benchChatFloor(dbUrl: string, sql: postgres.Sql, store: St
   const { secret: liteKey } = await createKey(seed.db, { name: "chat", ...big });
   await seed.close();
   const lite = await startServer("bench/server.ts", { DATA_DIR: dataDir });
-  const chatLite = wrk(`${lite.url}/v1/chat`, { seconds: 5, connections: 8, headers: { authorization: `Bearer ${liteKey}` }, script: lua });
+  const chatLite = wrk(`${lite.url}/v1/chat`, {
+    seconds: 5,
+    connections: 8,
+    headers: { authorization: `Bearer ${liteKey}` },
+    script: lua,
+  });
   await lite.stop();
   const floorStore = await openPglite(join(tmp, "pglite-floor"));
   await migrate(floorStore);
@@ -176,10 +199,19 @@ export async function benchChatFloor(dbUrl: string, sql: postgres.Sql, store: St
     const now = new Date().toISOString();
     const search = searches[i % searches.length]!;
     await pg.query(search.sql, search.params);
-    await pg.query("insert into conversations (id, key_id, title, created_at, updated_at) values ($1, $2, 'floor', $3, $3)", [conv, floorKeyId, now]);
-    await pg.query("insert into messages (id, conversation_id, role, content, sources, status, created_at) values ($1, $2, 'user', 'q', '[]', 'completed', $3)", [`msg_a${i}`, conv, now]);
+    await pg.query(
+      "insert into conversations (id, key_id, title, created_at, updated_at) values ($1, $2, 'floor', $3, $3)",
+      [conv, floorKeyId, now],
+    );
+    await pg.query(
+      "insert into messages (id, conversation_id, role, content, sources, status, created_at) values ($1, $2, 'user', 'q', '[]', 'completed', $3)",
+      [`msg_a${i}`, conv, now],
+    );
     await pg.query("update conversations set updated_at = $1 where id = $2", [now, conv]);
-    await pg.query("insert into messages (id, conversation_id, role, content, sources, status, created_at) values ($1, $2, 'assistant', 'a', '[]', 'completed', $3)", [`msg_b${i}`, conv, now]);
+    await pg.query(
+      "insert into messages (id, conversation_id, role, content, sources, status, created_at) values ($1, $2, 'assistant', 'a', '[]', 'completed', $3)",
+      [`msg_b${i}`, conv, now],
+    );
     await pg.query("update conversations set updated_at = $1 where id = $2", [now, conv]);
   };
   const floorLite = await floorLoop(liteWrites, 5, 1);

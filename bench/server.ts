@@ -6,13 +6,13 @@
  *   llm: the model agent LLM_* describe, as the server builds it)
  */
 import { agentFromEnv } from "../src/agent/llm/index.ts";
-import { loadEnv } from "../src/config/env.ts";
 import type { Agent } from "../src/agent/types.ts";
-import { RunRegistry } from "../src/runs/run.ts";
+import { createApp } from "../src/app/app.ts";
+import { loadEnv } from "../src/config/env.ts";
 import { createLogger } from "../src/config/logger.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { createApp } from "../src/app/app.ts";
+import { RunRegistry } from "../src/runs/run.ts";
 
 const env = process.env;
 const store = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, { max: 10 }) : await openPglite(env.DATA_DIR);

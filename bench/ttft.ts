@@ -47,7 +47,12 @@ export async function benchTtft(dbUrl: string, key: string) {
         {
           method: "POST",
           headers: { authorization: "Bearer sk-bench", "content-type": "application/json" },
-          body: JSON.stringify({ model: "bench-model", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "How do rate limits work?" }] }),
+          body: JSON.stringify({
+            model: "bench-model",
+            stream: true,
+            stream_options: { include_usage: true },
+            messages: [{ role: "user", content: "How do rate limits work?" }],
+          }),
         },
         /"delta":\{"content":"[^"]/,
       );
@@ -73,7 +78,13 @@ export async function benchTtft(dbUrl: string, key: string) {
     const stats = (xs: number[]) => ({ p50: percentile(xs, 50), p99: percentile(xs, 99) });
     const d = stats(a);
     const p = stats(b);
-    return { rounds: ROUNDS, directMs: d, parleyMs: p, addedMs: { p50: p.p50 - d.p50, p99: p.p99 - d.p99 }, instantAgentMs: stats(c) };
+    return {
+      rounds: ROUNDS,
+      directMs: d,
+      parleyMs: p,
+      addedMs: { p50: p.p50 - d.p50, p99: p.p99 - d.p99 },
+      instantAgentMs: stats(c),
+    };
   } finally {
     await Promise.all([parley.stop(), instant.stop(), provider.stop()]);
   }

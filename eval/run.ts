@@ -9,10 +9,10 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { searchPassages, type SearchOptions } from "../src/knowledge/search.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
+import { type SearchOptions, searchPassages } from "../src/knowledge/search.ts";
 import { ingestDocuments } from "../src/knowledge/service.ts";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
@@ -28,7 +28,8 @@ const questions: Question[] = readFileSync(questionsPath, "utf8")
   .filter((l) => l.trim())
   .map((l, i) => {
     const q = JSON.parse(l) as Question;
-    if (typeof q.question !== "string" || !Array.isArray(q.urls)) throw new Error(`${questionsPath}:${i + 1}: needs question and urls`);
+    if (typeof q.question !== "string" || !Array.isArray(q.urls))
+      throw new Error(`${questionsPath}:${i + 1}: needs question and urls`);
     return { question: q.question, urls: q.urls.map((u) => new URL(u).href) };
   });
 
@@ -41,7 +42,9 @@ try {
   const { docs, problems } = parseJsonl(readFileSync(corpusPath, "utf8"), corpusPath);
   const t0 = performance.now();
   await ingestDocuments(store.db, docs);
-  console.log(`corpus: ${docs.length} documents (${problems.length} bad lines) ingested in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `corpus: ${docs.length} documents (${problems.length} bad lines) ingested in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   console.log(`questions: ${questions.length} from ${questionsPath}\n`);
 
   for (const options of optionSets) await evaluate(options, optionSets.length > 1);
@@ -78,7 +81,9 @@ async function evaluate(options: SearchOptions, brief: boolean) {
   const answered = offTopic.filter((o) => o.pages.length > 0);
   const abstention = `off-topic questions answered with no sources: ${offTopic.length - answered.length}/${offTopic.length}`;
   if (brief) {
-    console.log(`${JSON.stringify(options)}\n  all ${summary(rows)}\n  A   ${summary(rows.filter((r) => r.half === "A"))}\n  B   ${summary(rows.filter((r) => r.half === "B"))}\n  ${abstention}`);
+    console.log(
+      `${JSON.stringify(options)}\n  all ${summary(rows)}\n  A   ${summary(rows.filter((r) => r.half === "A"))}\n  B   ${summary(rows.filter((r) => r.half === "B"))}\n  ${abstention}`,
+    );
     return;
   }
   console.log("misses (answering page not first):");
@@ -87,11 +92,14 @@ async function evaluate(options: SearchOptions, brief: boolean) {
     console.log(`       want ${r.q.urls.map(short).join(" | ")}`);
     console.log(`       got  ${r.pages.slice(0, 3).map(short).join(", ") || "(nothing)"}`);
   }
-  for (const o of answered) console.log(`  off-topic but answered: ${o.q.question} → ${o.pages.slice(0, 3).map(short).join(", ")}`);
+  for (const o of answered)
+    console.log(`  off-topic but answered: ${o.q.question} → ${o.pages.slice(0, 3).map(short).join(", ")}`);
   const ms = rows.map((r) => r.ms).sort((a, b) => a - b);
   console.log(`\nall      ${summary(rows)}`);
   console.log(`half A   ${summary(rows.filter((r) => r.half === "A"))}`);
   console.log(`half B   ${summary(rows.filter((r) => r.half === "B"))}`);
   console.log(abstention);
-  console.log(`latency  p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms (${store.kind})`);
+  console.log(
+    `latency  p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms (${store.kind})`,
+  );
 }

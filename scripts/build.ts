@@ -10,7 +10,10 @@ import { join, resolve } from "node:path";
 
 const out = resolve("dist/parley");
 // No --minify: it breaks Elysia hooks that use rest parameters (elysia#1711).
-const build = Bun.spawnSync(["bun", "build", "--compile", "src/main.ts", "--outfile", out], { stdout: "inherit", stderr: "inherit" });
+const build = Bun.spawnSync(["bun", "build", "--compile", "src/main.ts", "--outfile", out], {
+  stdout: "inherit",
+  stderr: "inherit",
+});
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 
 async function startToFirst200(dataDir: string): Promise<number> {
@@ -24,7 +27,10 @@ async function startToFirst200(dataDir: string): Promise<number> {
   try {
     for (;;) {
       if (performance.now() - t0 > 60_000) throw new Error("binary did not answer within 60 s");
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return performance.now() - t0;
       await Bun.sleep(10);
     }
@@ -39,7 +45,9 @@ try {
   const cold = await startToFirst200(join(dir, "data"));
   const warm = await startToFirst200(join(dir, "data"));
   const mb = (statSync(out).size / 1024 / 1024).toFixed(1);
-  console.log(`dist/parley: ${mb} MiB; start to first 200: ${cold.toFixed(0)} ms on a new data folder, ${warm.toFixed(0)} ms on an existing one`);
+  console.log(
+    `dist/parley: ${mb} MiB; start to first 200: ${cold.toFixed(0)} ms on a new data folder, ${warm.toFixed(0)} ms on an existing one`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -28,39 +28,69 @@ try {
   check(run(["migrate"]).code === 0, "migrate");
   const created = run(["keys", "create", "--name", "smoke", "--plan", "pro"]);
   const key = created.out.trim().split("\n").at(-1)!;
-  check(created.code === 0 && created.out.trim() === key && /^prl_/.test(key), "keys create prints only the secret on stdout");
+  check(
+    created.code === 0 && created.out.trim() === key && /^prl_/.test(key),
+    "keys create prints only the secret on stdout",
+  );
   check(!run(["keys", "list"]).out.includes(key), "keys list hides secrets");
-  writeFileSync(join(dir, "kb.md"), "---\nurl: https://smoke.test/kb\n---\n# Wombats\nWombats dig burrows with their strong claws.");
+  writeFileSync(
+    join(dir, "kb.md"),
+    "---\nurl: https://smoke.test/kb\n---\n# Wombats\nWombats dig burrows with their strong claws.",
+  );
   check(run(["ingest", "kb.md"]).out.includes("ingested 1"), "ingest");
 
   const port = 21_000 + Math.floor(Math.random() * 20_000);
-  const server = Bun.spawn([bin, "serve"], { cwd: dir, env: { ...env, PORT: String(port), HOST: "127.0.0.1" }, stderr: "inherit" });
+  const server = Bun.spawn([bin, "serve"], {
+    cwd: dir,
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stderr: "inherit",
+  });
   const base = `http://127.0.0.1:${port}`;
   try {
-    for (let i = 0; !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) {
+    for (
+      let i = 0;
+      !(await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ));
+      i++
+    ) {
       if (i > 600) throw new Error("server did not start");
       await Bun.sleep(50);
     }
     const health = Bun.spawnSync([bin, "healthcheck"], { cwd: dir, env: { ...env, PORT: String(port) } });
     check(health.exitCode === 0, "healthcheck (the Dockerfile's HEALTHCHECK)");
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const chat = await fetch(`${base}/v1/chat`, { method: "POST", headers, body: JSON.stringify({ message: "How do wombats dig?" }) });
+    const chat = await fetch(`${base}/v1/chat`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ message: "How do wombats dig?" }),
+    });
     const reply = (await chat.json()) as { conversation_id: string; content: string };
     check(chat.status === 200 && reply.content.includes("burrows"), "chat (JSON) answers from the ingested document");
 
     const stream = await fetch(`${base}/v1/chat`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ message: "Tell me more about wombats", conversation_id: reply.conversation_id, stream: true }),
+      body: JSON.stringify({
+        message: "Tell me more about wombats",
+        conversation_id: reply.conversation_id,
+        stream: true,
+      }),
     });
     const types: string[] = [];
     const parser = createParser({ onEvent: (e) => types.push(JSON.parse(e.data).type) });
     parser.feed(await stream.text());
-    check(types[0] === "start" && types.at(-1) === "end" && types.includes("token") && types.includes("sources"), "chat (stream)");
+    check(
+      types[0] === "start" && types.at(-1) === "end" && types.includes("token") && types.includes("sources"),
+      "chat (stream)",
+    );
 
     const list = (await (await fetch(`${base}/v1/conversations`, { headers })).json()) as { data: { id: string }[] };
     check(list.data.length === 1 && list.data[0]!.id === reply.conversation_id, "list");
-    const conv = (await (await fetch(`${base}/v1/conversations/${reply.conversation_id}`, { headers })).json()) as { messages: unknown[] };
+    const conv = (await (await fetch(`${base}/v1/conversations/${reply.conversation_id}`, { headers })).json()) as {
+      messages: unknown[];
+    };
     check(conv.messages.length === 4, "get");
     // /docs needs nothing but this binary: the page, the reference UI's script and the document.
     const ui = await fetch(`${base}/docs/scalar.js`);
@@ -71,10 +101,20 @@ try {
     const liveKey = live.out.trim();
     const liveId = /created (key_\w+)/.exec(live.err)?.[1];
     const auth = { authorization: `Bearer ${liveKey}` };
-    check(live.code === 0 && (await fetch(`${base}/v1/conversations`, { headers: auth })).status === 200, "keys create while serving: the key works at once");
-    check(run(["keys", "revoke", liveId ?? "?"]).code === 0 && (await fetch(`${base}/v1/conversations`, { headers: auth })).status === 401, "keys revoke while serving: the next request is 401");
+    check(
+      live.code === 0 && (await fetch(`${base}/v1/conversations`, { headers: auth })).status === 200,
+      "keys create while serving: the key works at once",
+    );
+    check(
+      run(["keys", "revoke", liveId ?? "?"]).code === 0 &&
+        (await fetch(`${base}/v1/conversations`, { headers: auth })).status === 401,
+      "keys revoke while serving: the next request is 401",
+    );
     const second = Bun.spawnSync([bin, "serve"], { cwd: dir, env: { ...env, PORT: "0" }, stderr: "pipe" });
-    check(second.exitCode === 1 && second.stderr.toString().includes("in use by another Parley server"), "a second server on the folder is refused");
+    check(
+      second.exitCode === 1 && second.stderr.toString().includes("in use by another Parley server"),
+      "a second server on the folder is refused",
+    );
   } finally {
     server.kill("SIGTERM");
     check((await server.exited) === 0, "SIGTERM stops the server cleanly");
@@ -82,38 +122,71 @@ try {
   check(run(["keys", "list"]).code === 0, "the data folder is reusable after the stop");
 
   // A model backend: the binary with LLM_PROVIDER set answers through a loopback OpenAI-compatible server.
-  const fake = startFakeOpenAI({ tokens: ["Wombats", " dig", " with", " claws", " [1]."], usage: { input: 50, output: 5 } });
+  const fake = startFakeOpenAI({
+    tokens: ["Wombats", " dig", " with", " claws", " [1]."],
+    usage: { input: 50, output: 5 },
+  });
   const llmPort = 21_000 + Math.floor(Math.random() * 20_000);
-  const llmEnv = { ...env, PORT: String(llmPort), HOST: "127.0.0.1", LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: `${fake.url}/v1`, LLM_MODEL: "smoke-model", LLM_API_KEY: "sk-smoke" };
+  const llmEnv = {
+    ...env,
+    PORT: String(llmPort),
+    HOST: "127.0.0.1",
+    LLM_PROVIDER: "openai-compatible",
+    LLM_BASE_URL: `${fake.url}/v1`,
+    LLM_MODEL: "smoke-model",
+    LLM_API_KEY: "sk-smoke",
+  };
   const llm = Bun.spawn([bin, "serve"], { cwd: dir, env: llmEnv, stderr: "inherit" });
   try {
     const base = `http://127.0.0.1:${llmPort}`;
-    for (let i = 0; !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) {
+    for (
+      let i = 0;
+      !(await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ));
+      i++
+    ) {
       if (i > 600) throw new Error("server with LLM_PROVIDER did not start");
       await Bun.sleep(50);
     }
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-    const res = await fetch(`${base}/v1/chat`, { method: "POST", headers, body: JSON.stringify({ message: "How do wombats dig?", stream: true }) });
+    const res = await fetch(`${base}/v1/chat`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ message: "How do wombats dig?", stream: true }),
+    });
     const events: { type: string; content?: string; usage?: unknown; sources?: string[] }[] = [];
     createParser({ onEvent: (e) => events.push(JSON.parse(e.data)) }).feed(await res.text());
     const text = events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
     const got = fake.received[0];
     check(
-      text === "Wombats dig with claws [1]." && JSON.stringify(events.at(-1)?.usage) === '{"input_tokens":50,"output_tokens":5}',
+      text === "Wombats dig with claws [1]." &&
+        JSON.stringify(events.at(-1)?.usage) === '{"input_tokens":50,"output_tokens":5}',
       "chat (stream) through the model provider, with usage",
     );
     check(
-      got?.body.model === "smoke-model" && got.headers.authorization === "Bearer sk-smoke" && JSON.stringify(got.body).includes("https://smoke.test/kb"),
+      got?.body.model === "smoke-model" &&
+        got.headers.authorization === "Bearer sk-smoke" &&
+        JSON.stringify(got.body).includes("https://smoke.test/kb"),
       "the provider got the model, the key and the passage",
     );
-    check(events.find((e) => e.type === "sources")?.sources?.[0] === "https://smoke.test/kb", "sources: the cited document");
+    check(
+      events.find((e) => e.type === "sources")?.sources?.[0] === "https://smoke.test/kb",
+      "sources: the cited document",
+    );
   } finally {
     llm.kill("SIGTERM");
     check((await llm.exited) === 0, "SIGTERM stops the model-backed server cleanly");
     await fake.stop();
   }
-  const open = Bun.spawnSync(["find", join(dir, "data"), "-perm", "/077"], { stdout: "pipe" }).stdout.toString().trim();
-  check(open === "", `the data folder is private (0700/0600)${open ? `: ${open.split("\n").length} entries open to others` : ""}`);
+  const open = Bun.spawnSync(["find", join(dir, "data"), "-perm", "/077"], { stdout: "pipe" })
+    .stdout.toString()
+    .trim();
+  check(
+    open === "",
+    `the data folder is private (0700/0600)${open ? `: ${open.split("\n").length} entries open to others` : ""}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -4,12 +4,12 @@
  * The environment is validated before anything else; a bad value stops here.
  */
 import { resolve } from "node:path";
+import { type Env, loadEnv } from "./config/env.ts";
 import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./runtime/admin.ts";
 import { runStoreCommand } from "./runtime/cli/commands.ts";
 import { consoleIo } from "./runtime/cli/io.ts";
 import { describeHolder, LockBusy, serverHolding } from "./runtime/lock.ts";
 import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
-import { type Env, loadEnv } from "./config/env.ts";
 import { serve } from "./server.ts";
 
 const USAGE = `usage: parley <command>
@@ -32,7 +32,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const env = loadEnv(process.env);
   if (command === "healthcheck") {
-    const res = await fetch(`http://127.0.0.1:${env.PORT}/healthz`, { signal: AbortSignal.timeout(2_000) }).catch(() => null);
+    const res = await fetch(`http://127.0.0.1:${env.PORT}/healthz`, { signal: AbortSignal.timeout(2_000) }).catch(
+      () => null,
+    );
     return res?.ok ? 0 : 1;
   }
   if (command === "serve") {
@@ -68,7 +70,10 @@ async function storeCommand(env: Env, command: string, rest: string[]): Promise<
     if (!server) throw busy; // another command holds it
     if (interrupted) return -1;
     const problem = socketPathProblem(dir);
-    if (problem) throw new Error(`The data folder ${dir} is held by a Parley server (${describeHolder(server)}) that cannot take commands: ${problem}.`);
+    if (problem)
+      throw new Error(
+        `The data folder ${dir} is held by a Parley server (${describeHolder(server)}) that cannot take commands: ${problem}.`,
+      );
     if (await adminAnswers(dir)) return forwarded(dir, [command, ...rest]);
     if (Date.now() > deadline) {
       throw new Error(
@@ -104,7 +109,9 @@ async function forwarded(dir: string, argv: string[]): Promise<number> {
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 let interrupted: NodeJS.Signals | undefined;
 /** What a signal has to stop: the store this process opens, or a command forwarded to the server. */
-const state: { opening?: Promise<OpenedStore>; forwarding?: AbortController; stop: AbortController } = { stop: new AbortController() };
+const state: { opening?: Promise<OpenedStore>; forwarding?: AbortController; stop: AbortController } = {
+  stop: new AbortController(),
+};
 
 /**
  * SIGINT/SIGTERM during a store command, including while PGlite creates a new folder: abort the

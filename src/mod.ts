@@ -3,18 +3,18 @@
  * /v1 API. Mount it in your own app (under any prefix) on Bun or Deno. Web-standard APIs only.
  */
 import { Elysia } from "elysia";
-import type { Agent } from "./agent/types.ts";
 import { retrievalAgent } from "./agent/retrieval.ts";
+import type { Agent } from "./agent/types.ts";
 import { checkLimit } from "./auth/limits.ts";
 import { chatRoutes } from "./chat/index.ts";
-import { RunRegistry } from "./runs/run.ts";
+import { startSweeper } from "./chat/sweeper.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
 import { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 import { conversationRoutes } from "./conversations/index.ts";
+import { replyRoutes } from "./conversations/replies.ts";
 import type { Store } from "./db/client.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
-import { replyRoutes } from "./conversations/replies.ts";
-import { startSweeper } from "./chat/sweeper.ts";
+import { RunRegistry } from "./runs/run.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -39,7 +39,8 @@ export function createParley(config: ParleyConfig) {
   }
   // Same bounds as REPLY_LEASE_MS / REPLY_FLUSH_MS: a 0 here would spin timers.
   const within = (name: string, v: number, min: number, max: number) => {
-    if (!Number.isSafeInteger(v) || v < min || v > max) throw new Error(`options.${name} must be an integer from ${min} to ${max}`);
+    if (!Number.isSafeInteger(v) || v < min || v > max)
+      throw new Error(`options.${name} must be an integer from ${min} to ${max}`);
   };
   within("replyLeaseMs", options.replyLeaseMs, 1_000, 600_000);
   within("replyFlushMs", options.replyFlushMs, 10, 1_000);
@@ -63,16 +64,22 @@ export function createParley(config: ParleyConfig) {
     .use(fallback(deps.logger, routes));
 }
 
-export type { Agent, AgentChunk, AgentInput, ChatTurn, Usage } from "./agent/types.ts";
-export { DEFAULT_SYSTEM_PROMPT, llmAgent, type LlmAgentOptions, type LlmConfig, type LlmProvider } from "./agent/llm/index.ts";
+export {
+  DEFAULT_SYSTEM_PROMPT,
+  type LlmAgentOptions,
+  type LlmConfig,
+  type LlmProvider,
+  llmAgent,
+} from "./agent/llm/index.ts";
 export { retrievalAgent } from "./agent/retrieval.ts";
+export type { Agent, AgentChunk, AgentInput, ChatTurn, Usage } from "./agent/types.ts";
+export { buildOpenApi, type OpenApiOptions } from "./app/openapi.ts";
 export { createKey, listKeys, revokeKey, updateKey } from "./auth/keys-admin.ts";
-export type { Plan } from "./contract/plans.ts";
-export { RunRegistry } from "./runs/run.ts";
 export { createLogger, type Logger } from "./config/logger.ts";
 export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
+export type { Plan } from "./contract/plans.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
-export { buildOpenApi, type OpenApiOptions } from "./app/openapi.ts";
+export { type KnowledgeDoc, parseJsonl, parseMarkdown } from "./knowledge/parse.ts";
 export { ingestDocuments } from "./knowledge/service.ts";
-export { parseJsonl, parseMarkdown, type KnowledgeDoc } from "./knowledge/parse.ts";
+export { RunRegistry } from "./runs/run.ts";

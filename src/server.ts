@@ -7,20 +7,21 @@
  * clear error, exit 1: the listener does not share its port (no SO_REUSEPORT) unless REUSE_PORT=true.
  * Bun-only.
  */
+
+import { resolve } from "node:path";
 import { agentFromEnv } from "./agent/llm/index.ts";
 import type { Agent } from "./agent/types.ts";
 import { createApp } from "./app/app.ts";
-import { RunRegistry } from "./runs/run.ts";
 import { type Env, optionsFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
-import { docsScript } from "./runtime/docs-asset.ts";
-import { type AdminServer, startAdmin } from "./runtime/admin.ts";
-import { describeHolder, lockServer } from "./runtime/lock.ts";
-import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
 import { SAMPLE_DOCS } from "./knowledge/sample.ts";
 import { countDocuments, ingestDocuments } from "./knowledge/service.ts";
-import { resolve } from "node:path";
+import { RunRegistry } from "./runs/run.ts";
+import { type AdminServer, startAdmin } from "./runtime/admin.ts";
+import { docsScript } from "./runtime/docs-asset.ts";
+import { describeHolder, lockServer } from "./runtime/lock.ts";
+import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
 
 /** What a program embedding the server may choose; the environment sets everything else. */
 export interface ServeOptions {
@@ -97,7 +98,11 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       hurriedAt = Date.now();
       hurry();
       if (server) logger.warn({ signal, running_replies: runs.size }, "second signal: ending the running replies now");
-      else logger.warn({ signal }, "second signal during start-up: the current step must finish before the store can close");
+      else
+        logger.warn(
+          { signal },
+          "second signal during start-up: the current step must finish before the store can close",
+        );
     }
   };
   process.on("SIGTERM", onSignal);
@@ -114,7 +119,11 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       // Only a CLI command can hold the folder while we hold the server lock: wait for it to end.
       onBusy: async (busy) => {
         if (signalled) throw new StartupStopped();
-        if (!waitLogged) logger.info({ holder: describeHolder(busy.holder) }, "the data folder is in use by a Parley command; waiting for it to end");
+        if (!waitLogged)
+          logger.info(
+            { holder: describeHolder(busy.holder) },
+            "the data folder is in use by a Parley command; waiting for it to end",
+          );
         waitLogged = true;
         await Bun.sleep(100);
       },
@@ -133,7 +142,14 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     if (signalled) return await exit(0);
     // No await from the check above to `server` being set: a signal lands either before it
     // (start-up stops) or after it (graceful shutdown), never in between.
-    const app = createApp({ store, runs, logger, agent: agent ?? agentFromEnv(env, store.db, logger), options: optionsFromEnv(env), docsScript });
+    const app = createApp({
+      store,
+      runs,
+      logger,
+      agent: agent ?? agentFromEnv(env, store.db, logger),
+      options: optionsFromEnv(env),
+      docsScript,
+    });
     // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start and
     // the kernel would split the connections between them. The port may have been taken since
     // the early check: the same error then.
@@ -141,7 +157,9 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     if (!env.DATABASE_URL) {
       const opened = store;
       try {
-        admin = startAdmin(dataDir, opened, (command, code) => logger.info({ command, exit_code: code }, "admin command"));
+        admin = startAdmin(dataDir, opened, (command, code) =>
+          logger.info({ command, exit_code: code }, "admin command"),
+        );
       } catch (error) {
         // E.g. a DATA_DIR path longer than a socket path may be (about 100 bytes): the server runs,
         // and CLI commands say why they cannot reach it.
@@ -165,7 +183,9 @@ function portInUse(port: number, host: string, listen: () => void): void {
     listen();
   } catch (error) {
     if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
-    throw new Error(`port ${port} on ${host} is already in use (another Parley server or another program): stop it or set PORT`);
+    throw new Error(
+      `port ${port} on ${host} is already in use (another Parley server or another program): stop it or set PORT`,
+    );
   }
 }
 

@@ -42,8 +42,15 @@ describe.skipIf(onPostgres)("CLI commands while the server runs", () => {
 
     // A relative path, as a user types it: resolved against the CLI's working directory, not the server's.
     const docs = tempDir("parley-admin-docs-");
-    writeFileSync(join(docs, "wombats.md"), "---\nurl: https://admin.test/wombats\n---\n# Wombats\nWombats dig burrows with their strong claws.");
-    const ingest = await cli(["ingest", join(docs.slice(docs.lastIndexOf("/") + 1), "wombats.md")], env, join(docs, ".."));
+    writeFileSync(
+      join(docs, "wombats.md"),
+      "---\nurl: https://admin.test/wombats\n---\n# Wombats\nWombats dig burrows with their strong claws.",
+    );
+    const ingest = await cli(
+      ["ingest", join(docs.slice(docs.lastIndexOf("/") + 1), "wombats.md")],
+      env,
+      join(docs, ".."),
+    );
     expect(ingest.code, ingest.stderr).toBe(0);
     expect(ingest.stdout).toBe("ingested 1 document(s)\n");
     const after = await chat(srv.url, key, "How do wombats dig?");
@@ -87,7 +94,9 @@ describe.skipIf(onPostgres)("CLI commands while the server runs", () => {
     const created = await cli(["keys", "create", "--name", "early", "--plan", "free"], { DATA_DIR: dir });
     expect(created.code, created.stderr).toBe(0);
     const { url } = await srv.waitLog((l) => l.msg === "listening");
-    const res = await fetch(`${url}/v1/conversations`, { headers: { authorization: `Bearer ${created.stdout.trim()}` } });
+    const res = await fetch(`${url}/v1/conversations`, {
+      headers: { authorization: `Bearer ${created.stdout.trim()}` },
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     srv.proc.kill("SIGTERM");
     expect((await srv.exited()).code).toBe(0);
@@ -97,7 +106,9 @@ describe.skipIf(onPostgres)("CLI commands while the server runs", () => {
     const release = lockDataDir(dir, "ingest"); // this process plays the long-running command
     const srv = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: dir });
     try {
-      const waiting = await srv.waitLog((l) => l.msg === "the data folder is in use by a Parley command; waiting for it to end");
+      const waiting = await srv.waitLog(
+        (l) => l.msg === "the data folder is in use by a Parley command; waiting for it to end",
+      );
       expect(waiting.holder).toContain("`ingest`");
       expect(srv.logs.some((l) => l.msg === "listening")).toBe(false);
     } finally {

@@ -1,5 +1,5 @@
 /** The default retrieval agent against the fixture knowledge base (tests/fixtures/kb.jsonl) and the sample docs. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { retrievalAgent } from "../src/agent/retrieval.ts";
 import type { AgentChunk, ChatTurn } from "../src/agent/types.ts";
 import { testStore } from "./helpers/store.ts";
@@ -58,7 +58,11 @@ describe("retrieval agent", () => {
   });
 
   test("a question that shares only a stray word with the documents is not answered from them", async () => {
-    for (const q of ["What is the weather in Paris today?", "Tell me about football", "Can you explain quantum entanglement?"]) {
+    for (const q of [
+      "What is the weather in Paris today?",
+      "Tell me about football",
+      "Can you explain quantum entanglement?",
+    ]) {
       const { text, sources } = await ask(q);
       expect({ q, sources }).toEqual({ q, sources: [] });
       expect(text).toContain("could not find");
@@ -107,7 +111,11 @@ describe("retrieval agent", () => {
     const abort = new AbortController();
     const seen: AgentChunk[] = [];
     const run = (async () => {
-      for await (const c of agent.respond({ message: "How do lifecycle hooks work?", history: [], signal: abort.signal })) {
+      for await (const c of agent.respond({
+        message: "How do lifecycle hooks work?",
+        history: [],
+        signal: abort.signal,
+      })) {
         seen.push(c);
         if (seen.length === 3) abort.abort(new Error("stop"));
       }

@@ -19,19 +19,23 @@ const FEATURES = ["agent", "auth", "chat", "conversations", "knowledge", "rateli
 export function layerOf(path: string): Layer {
   const top = path.split("/")[0]!;
   if (top === "contract") return "contract";
-  if (top === "db" || top === "config" || path === "ids.ts") return "base";
+  if (top === "db" || top === "config" || path === "ids.ts" || path === "memo.ts") return "base";
   if (top === "http") return "http";
   if (FEATURES.includes(top)) return "feature";
   if (top === "app" || path === "mod.ts") return "composition";
   if (top === "runtime" || path === "main.ts" || path === "server.ts") return "runtime";
   if (top === "client") return "client";
-  throw new Error(`src/${path} belongs to no layer: add its folder to tests/architecture.test.ts and docs/architecture.md`);
+  throw new Error(
+    `src/${path} belongs to no layer: add its folder to tests/architecture.test.ts and docs/architecture.md`,
+  );
 }
 
 /** The specifiers a file imports or re-exports (static and dynamic). */
 export function importsOf(source: string): string[] {
   const found: string[] = [];
-  for (const m of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g)) {
+  for (const m of source.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["']([^"']+)["']|(?:^|\n)\s*import\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g,
+  )) {
     found.push((m[1] ?? m[2] ?? m[3])!);
   }
   return found;
@@ -45,11 +49,14 @@ export function violation(from: string, spec: string): string | null {
     return source === "contract" ? `src/${from} imports the package ${spec}: the contract imports nothing` : null;
   }
   const target = relative(SRC, resolve(SRC, dirname(from), spec));
-  if (target.startsWith("..")) return source === "contract" || source === "client" ? `src/${from} imports ${spec} outside src/` : null;
+  if (target.startsWith(".."))
+    return source === "contract" || source === "client" ? `src/${from} imports ${spec} outside src/` : null;
   const to = layerOf(target);
   if (source === "client") {
     // The client package carries only itself and the contract.
-    return to === "client" || to === "contract" || CLIENT_ALLOWED.has(`${from} -> ${target}`) ? null : `src/${from} (client) imports src/${target}`;
+    return to === "client" || to === "contract" || CLIENT_ALLOWED.has(`${from} -> ${target}`)
+      ? null
+      : `src/${from} (client) imports src/${target}`;
   }
   if (to === "client") return `src/${from} imports the client src/${target}`;
   return LAYERS.indexOf(to) > LAYERS.indexOf(source) ? `src/${from} (${source}) imports src/${target} (${to})` : null;
@@ -61,7 +68,9 @@ export function violation(from: string, spec: string): string | null {
  */
 const CLIENT_ALLOWED = new Set<string>();
 
-const files = readdirSync(SRC, { recursive: true, encoding: "utf8" }).filter((f) => /\.tsx?$/.test(f) && !f.endsWith(".d.ts"));
+const files = readdirSync(SRC, { recursive: true, encoding: "utf8" }).filter(
+  (f) => /\.tsx?$/.test(f) && !f.endsWith(".d.ts"),
+);
 
 describe("dependency direction", () => {
   test("every import under src/ points down (or sideways) the layers", () => {
@@ -83,18 +92,23 @@ describe("dependency direction", () => {
       }
     }
     expect(cycles(edges)).toEqual([]);
-    expect(cycles(new Map([["auth", new Set(["ratelimit"])], ["ratelimit", new Set(["auth"])]]))).toEqual(["auth -> ratelimit -> auth"]);
+    expect(
+      cycles(
+        new Map([
+          ["auth", new Set(["ratelimit"])],
+          ["ratelimit", new Set(["auth"])],
+        ]),
+      ),
+    ).toEqual(["auth -> ratelimit -> auth"]);
   });
 
   test("the checker sees what it claims to", () => {
     expect(files.length).toBeGreaterThan(50);
-    expect(importsOf(`import { a } from "./a.ts";\nimport type {\n  B,\n} from "../b.ts";\nexport * from "./c.ts";\nimport "./d.ts";\nawait import("./e.ts");`)).toEqual([
-      "./a.ts",
-      "../b.ts",
-      "./c.ts",
-      "./d.ts",
-      "./e.ts",
-    ]);
+    expect(
+      importsOf(
+        `import { a } from "./a.ts";\nimport type {\n  B,\n} from "../b.ts";\nexport * from "./c.ts";\nimport "./d.ts";\nawait import("./e.ts");`,
+      ),
+    ).toEqual(["./a.ts", "../b.ts", "./c.ts", "./d.ts", "./e.ts"]);
     expect(violation("http/core.ts", "../chat/run.ts")).toContain("(http) imports src/chat/run.ts (feature)");
     expect(violation("db/errors.ts", "../http/errors.ts")).toContain("(base) imports");
     expect(violation("chat/run.ts", "../app/app.ts")).toContain("(feature) imports");

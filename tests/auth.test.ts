@@ -1,12 +1,12 @@
 /** Authentication on every /v1 route: happy, errors, security. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { apiKeys } from "../src/db/schema.ts";
-import { generateSecret } from "../src/auth/keys.ts";
-import { listKeys, revokeKey } from "../src/auth/keys-admin.ts";
 import type { Agent } from "../src/agent/types.ts";
 import { createApp } from "../src/app/app.ts";
+import { generateSecret } from "../src/auth/keys.ts";
+import { listKeys, revokeKey } from "../src/auth/keys-admin.ts";
+import { apiKeys } from "../src/db/schema.ts";
 import { expectError, expectStatus, harness, keyIdOf, send } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -68,7 +68,10 @@ describe("auth", () => {
     expect(listed!.prefix.length).toBeLessThan(16);
     expect(JSON.stringify(await listKeys(h.store.db))).not.toContain(key);
     // What the database holds, computed independently of the app's own hashSecret.
-    const [stored] = await h.store.db.select().from(apiKeys).where(eq(apiKeys.id, await keyIdOf(h.store, key)));
+    const [stored] = await h.store.db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.id, await keyIdOf(h.store, key)));
     expect(stored!.hash).toBe(createHash("sha256").update(key).digest("hex"));
     expect(JSON.stringify(stored)).not.toContain(key);
   });
@@ -83,9 +86,16 @@ describe("auth", () => {
   test("neither keys nor Authorization values reach the log, even on server errors", async () => {
     const lines: string[] = [];
     // A host's own logger, pino-style `(fields, msg)`: it gets what the library passes, unreduced by ours.
-    const record = (fields: Record<string, unknown>, msg: string) => void lines.push(JSON.stringify({ msg, fields }, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v)));
+    const record = (fields: Record<string, unknown>, msg: string) =>
+      void lines.push(
+        JSON.stringify({ msg, fields }, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack } : v)),
+      );
     const logger = { debug: record, info: record, warn: record, error: record };
-    const failing: Agent = { respond: () => { throw new Error("boom"); } };
+    const failing: Agent = {
+      respond: () => {
+        throw new Error("boom");
+      },
+    };
     const app = createApp({ store: h.store, logger, agent: failing });
     const key = await h.key();
     const r = await send(app, "POST", "/v1/chat", { key, json: { message: "hello" } });

@@ -1,16 +1,17 @@
 /** POST /v1/chat with stream: true, over a real HTTP connection, read with a real SSE parser. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { expectStatus, harness, type Harness, listen } from "./helpers/app.ts";
-import { eventually, post } from "./helpers/instances.ts";
-import { scriptedAgent } from "./helpers/agents.ts";
-import { readSse } from "./helpers/sse.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sseResponse } from "../src/http/sse.ts";
+import { scriptedAgent } from "./helpers/agents.ts";
+import { expectStatus, type Harness, harness, listen } from "./helpers/app.ts";
+import { eventually, post } from "./helpers/instances.ts";
+import { readSse } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const serve = (h: Harness) => listen(h.app).url;
 
-const chat = (base: string, key: string, body: unknown, signal?: AbortSignal) => post(base, key, "/v1/chat", body, {}, signal);
+const chat = (base: string, key: string, body: unknown, signal?: AbortSignal) =>
+  post(base, key, "/v1/chat", body, {}, signal);
 
 describe("POST /v1/chat (stream)", () => {
   test("start, tokens, sources, end — tokens concatenate to the stored reply", async () => {
@@ -39,7 +40,10 @@ describe("POST /v1/chat (stream)", () => {
     const end = events.at(-1);
     expect(sources.length).toBeGreaterThan(0);
     for (const s of sources) expect(() => new URL(s)).not.toThrow();
-    const text = events.filter((e) => e.type === "token").map((e) => e.content).join("");
+    const text = events
+      .filter((e) => e.type === "token")
+      .map((e) => e.content)
+      .join("");
 
     const conv = await h.call("GET", `/v1/conversations/${start.conversation_id}`, { key });
     expectStatus(conv, 200);
@@ -52,9 +56,17 @@ describe("POST /v1/chat (stream)", () => {
     const base = serve(h);
     const key = await h.key();
     const first = await h.call("POST", "/v1/chat", { key, json: { message: "What is Elysia?" } });
-    const res = await chat(base, key, { message: "And how do I install it?", conversation_id: first.json.conversation_id, stream: true });
+    const res = await chat(base, key, {
+      message: "And how do I install it?",
+      conversation_id: first.json.conversation_id,
+      stream: true,
+    });
     const { events } = await readSse(res);
-    expect(events[0]).toEqual({ type: "start", conversation_id: first.json.conversation_id, message_id: events.at(-1).message_id });
+    expect(events[0]).toEqual({
+      type: "start",
+      conversation_id: first.json.conversation_id,
+      message_id: events.at(-1).message_id,
+    });
     expect(events.at(-1)).toEqual({ type: "end", message_id: events[0].message_id, status: "completed", usage: null });
     expect(events.at(-1).type).toBe("end");
   });
@@ -93,9 +105,11 @@ describe("POST /v1/chat (stream)", () => {
       while (!(await reader.read()).done) stamps.push(Date.now());
     })();
     const started = Date.now();
-    setTimeout(() => listeners.forEach((l) => l({ n: 1 })), interval / 2);
+    setTimeout(() => {
+      for (const l of listeners) l({ n: 1 });
+    }, interval / 2);
     await new Promise((r) => setTimeout(r, interval * 3));
-    listeners.forEach((l) => l({ n: 2 }));
+    for (const l of listeners) l({ n: 2 });
     await reading;
     const gaps = [started, ...stamps].slice(1).map((t, i) => t - [started, ...stamps][i]!);
     expect({ gaps, max: Math.max(...gaps) < interval * 1.4 }).toMatchObject({ max: true });

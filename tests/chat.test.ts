@@ -1,7 +1,7 @@
 /** POST /v1/chat as JSON: happy path, validation, ownership. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { expectError, expectStatus, harness } from "./helpers/app.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { scriptedAgent } from "./helpers/agents.ts";
+import { expectError, expectStatus, harness } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -94,17 +94,33 @@ describe("POST /v1/chat (JSON)", () => {
   });
 
   test("non-JSON content type → 415", async () => {
-    const r = await h.call("POST", "/v1/chat", { key, body: "message=hi", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const r = await h.call("POST", "/v1/chat", {
+      key,
+      body: "message=hi",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expectError(r, 415, "unsupported_media_type");
-    const r2 = await h.call("POST", "/v1/chat", { key, body: '{"message":"hi"}', headers: { "content-type": "text/plain" } });
+    const r2 = await h.call("POST", "/v1/chat", {
+      key,
+      body: '{"message":"hi"}',
+      headers: { "content-type": "text/plain" },
+    });
     expectError(r2, 415, "unsupported_media_type");
-    const ok = await h.call("POST", "/v1/chat", { key, body: '{"message":"hi"}', headers: { "content-type": "application/json; charset=utf-8" } });
+    const ok = await h.call("POST", "/v1/chat", {
+      key,
+      body: '{"message":"hi"}',
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
     expectStatus(ok, 200);
   });
 
   test("a body over the byte limit → 413", async () => {
     const big = JSON.stringify({ message: "z".repeat(300_000) });
-    expectError(await h.call("POST", "/v1/chat", { key, body: big, headers: { "content-type": "application/json" } }), 413, "payload_too_large");
+    expectError(
+      await h.call("POST", "/v1/chat", { key, body: big, headers: { "content-type": "application/json" } }),
+      413,
+      "payload_too_large",
+    );
   });
 
   test("an agent that fails → 500 generation_failed, and the failure is stored", async () => {

@@ -1,5 +1,5 @@
 /** The command line, run as a user would: `bun src/main.ts …` in a temp data folder. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cli, PROCESS_TEST_MS, tempDir as tempFolder } from "./helpers/process.ts";
@@ -28,7 +28,13 @@ describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
   });
 
   test("keys update, revoke; bad input is a clear error, not a crash", async () => {
-    expect((await cli(["keys", "update", keyId, "--plan", "enterprise", "--rpm", "500", "--rpd", "9000"], { DATA_DIR: dataDir })).code).toBe(0);
+    expect(
+      (
+        await cli(["keys", "update", keyId, "--plan", "enterprise", "--rpm", "500", "--rpd", "9000"], {
+          DATA_DIR: dataDir,
+        })
+      ).code,
+    ).toBe(0);
     expect((await cli(["keys", "list"], { DATA_DIR: dataDir })).stdout).toMatch(/enterprise\s+500\/min 9000\/day/);
     const bad = await cli(["keys", "create", "--name", "x", "--plan", "gold"], { DATA_DIR: dataDir });
     expect(bad.code).toBe(1);
@@ -44,7 +50,10 @@ describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
 
   test("ingest loads good documents and reports bad lines with file:line", async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, "kb.jsonl"), `${JSON.stringify({ url: "https://k.test/1", title: "T", content: "wombat facts" })}\n{oops\n`);
+    writeFileSync(
+      join(dir, "kb.jsonl"),
+      `${JSON.stringify({ url: "https://k.test/1", title: "T", content: "wombat facts" })}\n{oops\n`,
+    );
     writeFileSync(join(dir, "page.md"), "---\nurl: https://k.test/page\n---\n# Page\nnumbat facts");
     const r = await cli(["ingest", dir], { DATA_DIR: dataDir });
     expect(r.code, r.stderr).toBe(0);
@@ -82,7 +91,12 @@ describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
 
 describe("cli (environment and usage)", () => {
   test("a bad environment value stops the process naming the variable", async () => {
-    for (const [name, value] of [["PORT", "http"], ["LOG_LEVEL", "loud"], ["DATABASE_URL", "mysql://x"], ["KEEPALIVE_MS", "60000"]]) {
+    for (const [name, value] of [
+      ["PORT", "http"],
+      ["LOG_LEVEL", "loud"],
+      ["DATABASE_URL", "mysql://x"],
+      ["KEEPALIVE_MS", "60000"],
+    ]) {
       const r = await cli(["migrate"], { [name!]: value! });
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(name!);

@@ -3,7 +3,7 @@
  * empty Node project (offline: it has no dependencies), type-checked by tsc with
  * `moduleResolution` `nodenext` and `bundler`, and run by Node against a live server.
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,12 +19,17 @@ const TSC = join(import.meta.dir, "../node_modules/typescript/bin/tsc");
 const work = mkdtempSync(join(tmpdir(), "parley-client-pkg-"));
 const stops: (() => unknown)[] = [];
 afterAll(() => {
-  stops.forEach((s) => s());
+  for (const s of stops) s();
   rmSync(work, { recursive: true, force: true });
 });
 
 function run(cmd: string[], cwd: string) {
-  const p = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe", env: { ...process.env, npm_config_update_notifier: "false" } });
+  const p = Bun.spawnSync(cmd, {
+    cwd,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, npm_config_update_notifier: "false" },
+  });
   return { code: p.exitCode, out: `${p.stdout}${p.stderr}` };
 }
 
@@ -72,7 +77,16 @@ export async function demo(signal: AbortSignal): Promise<string> {
 `;
 
 const tsconfig = (module: string, moduleResolution: string) => ({
-  compilerOptions: { module, moduleResolution, target: "es2022", lib: ["es2022", "dom", "dom.iterable"], strict: true, noEmit: true, skipLibCheck: false, types: [] },
+  compilerOptions: {
+    module,
+    moduleResolution,
+    target: "es2022",
+    lib: ["es2022", "dom", "dom.iterable"],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: [],
+  },
   include: ["src"],
 });
 
@@ -103,7 +117,10 @@ describe.skipIf(!hasNode)("parley-client package (npm pack)", () => {
     writeFileSync(join(consumer, "src/demo.ts"), CONSUMER);
   });
 
-  for (const [module, resolution] of [["nodenext", "nodenext"], ["esnext", "bundler"]] as const) {
+  for (const [module, resolution] of [
+    ["nodenext", "nodenext"],
+    ["esnext", "bundler"],
+  ] as const) {
     test(`type-checks in a consumer project with moduleResolution ${resolution}`, () => {
       expect(consumer).not.toBe("");
       const config = join(consumer, `tsconfig.${resolution}.json`);
@@ -140,15 +157,28 @@ out.unauthorized = await caught(createClient({ baseUrl, apiKey: "prl_00000000000
 console.log(JSON.stringify(out));
 `,
     );
-    const proc = Bun.spawn(["node", "smoke.mjs", baseUrl, await h.key()], { cwd: consumer, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn(["node", "smoke.mjs", baseUrl, await h.key()], {
+      cwd: consumer,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const timer = setTimeout(() => proc.kill(), 30_000);
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
     clearTimeout(timer);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     const out = JSON.parse(stdout);
     expect(out.chat.id).toStartWith("msg_");
     const events = out.stream as ChatEvent[];
-    expect(events[0]).toEqual({ id: 1, type: "start", conversationId: out.chat.conversationId, messageId: expect.stringMatching(/^msg_/) });
+    expect(events[0]).toEqual({
+      id: 1,
+      type: "start",
+      conversationId: out.chat.conversationId,
+      messageId: expect.stringMatching(/^msg_/),
+    });
     expect(events.at(-1)!.type).toBe("end");
     expect(events.some((e) => e.type === "token")).toBe(true);
     expect(out.resumed).toEqual(events.slice(1));

@@ -1,5 +1,5 @@
 /** The client's resume, stop and transparent reconnection (Last-Event-ID) against live instances. */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createClient } from "../src/client/index.ts";
 import type { ChatEvent } from "../src/client/types.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
@@ -8,7 +8,9 @@ import { twoInstances } from "./helpers/instances.ts";
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const stops: (() => void)[] = [];
-afterAll(() => stops.forEach((s) => s()));
+afterAll(() => {
+  for (const s of stops) s();
+});
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => ` w${i}`);
 const text = (events: ChatEvent[]) => events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
@@ -70,7 +72,12 @@ describe("client: streams that survive", () => {
     const start = head[0] as { conversationId: string; messageId: string };
     const following = (async () => {
       const rest: ChatEvent[] = [];
-      for await (const e of cb.resume({ conversationId: start.conversationId, messageId: start.messageId, after: head.at(-1)!.id })) rest.push(e);
+      for await (const e of cb.resume({
+        conversationId: start.conversationId,
+        messageId: start.messageId,
+        after: head.at(-1)!.id,
+      }))
+        rest.push(e);
       return rest;
     })();
     await new Promise((r) => setTimeout(r, 200));

@@ -1,15 +1,17 @@
 /** The typed client against a live server over real HTTP. */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createClient, ParleyError } from "../src/client/index.ts";
 import type { ChatEvent } from "../src/client/types.ts";
 import { createConversation } from "../src/conversations/service.ts";
-import { harness, type Harness, keyIdOf } from "./helpers/app.ts";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
+import { type Harness, harness, keyIdOf } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const stops: (() => unknown)[] = [];
-afterAll(() => stops.forEach((s) => s()));
+afterAll(() => {
+  for (const s of stops) s();
+});
 
 async function live(h: Harness, key?: string) {
   const srv = h.app.listen({ port: 0, hostname: "127.0.0.1" });
@@ -20,7 +22,12 @@ async function live(h: Harness, key?: string) {
 
 /** A client whose every request gets `respond`'s answer: for what a live server can't produce. */
 const canned = (respond: (init: RequestInit) => Response | Promise<Response>) =>
-  createClient({ baseUrl: "http://unused.invalid", apiKey: "k", maxRetries: 0, fetch: async (_url, init) => respond(init) });
+  createClient({
+    baseUrl: "http://unused.invalid",
+    apiKey: "k",
+    maxRetries: 0,
+    fetch: async (_url, init) => respond(init),
+  });
 
 /** A loopback port nothing listens on. */
 function closedPort(): number {
@@ -43,7 +50,14 @@ async function front(h: Harness, fails: { status: number; headers?: Record<strin
       arrivals.push(performance.now());
       const fail = fails[arrivals.length - 1];
       if (!fail) return h.app.handle(req);
-      const body = { error: { type: "api_error", code: fail.status === 429 ? "rate_limit_exceeded" : "service_unavailable", message: "scripted" }, request_id: "req_front" };
+      const body = {
+        error: {
+          type: "api_error",
+          code: fail.status === 429 ? "rate_limit_exceeded" : "service_unavailable",
+          message: "scripted",
+        },
+        request_id: "req_front",
+      };
       return Response.json(body, { status: fail.status, headers: fail.headers });
     },
   });
@@ -54,7 +68,17 @@ async function front(h: Harness, fails: { status: number; headers?: Record<strin
 /** A TCP listener that accepts and at once drops every connection, counting them. */
 function dropper() {
   let connections = 0;
-  const l = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (s) => { connections++; s.end(); }, data() {} } });
+  const l = Bun.listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    socket: {
+      open: (s) => {
+        connections++;
+        s.end();
+      },
+      data() {},
+    },
+  });
   stops.push(() => l.stop(true));
   return { port: l.port, count: () => connections };
 }
@@ -82,16 +106,31 @@ describe("client", () => {
     expect(reply.id).toStartWith("msg_");
     expect(reply.conversationId).toStartWith("conv_");
     const events: ChatEvent[] = [];
-    for await (const e of client.chatStream({ message: "And how do I use it?", conversationId: reply.conversationId })) events.push(e);
-    expect(events[0]).toEqual({ id: 1, type: "start", conversationId: reply.conversationId, messageId: expect.stringMatching(/^msg_/) });
+    for await (const e of client.chatStream({ message: "And how do I use it?", conversationId: reply.conversationId }))
+      events.push(e);
+    expect(events[0]).toEqual({
+      id: 1,
+      type: "start",
+      conversationId: reply.conversationId,
+      messageId: expect.stringMatching(/^msg_/),
+    });
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     const end = events.at(-1)!;
     expect(end.type).toBe("end");
     const text = events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
     const conv = await client.conversations.get(reply.conversationId);
     expect(conv.messages).toHaveLength(4);
-    expect(end).toMatchObject({ type: "end", status: "completed", messageId: (events[0] as { messageId: string }).messageId });
-    expect(conv.messages[3]).toMatchObject({ id: end.type === "end" ? end.messageId : "", content: text, role: "assistant", status: "completed" });
+    expect(end).toMatchObject({
+      type: "end",
+      status: "completed",
+      messageId: (events[0] as { messageId: string }).messageId,
+    });
+    expect(conv.messages[3]).toMatchObject({
+      id: end.type === "end" ? end.messageId : "",
+      content: text,
+      role: "assistant",
+      status: "completed",
+    });
     expect(conv.pagination).toEqual({ hasMore: false, nextCursor: null });
     expect(reply.status).toBe("completed");
     expect(conv.messages[1]!.content).toBe(reply.content);
@@ -124,14 +163,18 @@ describe("client", () => {
     const { client, apiKey } = await live(h);
     const keyId = await keyIdOf(h.store, apiKey);
     const ids: string[] = [];
-    for (let i = 0; i < 45; i++) ids.push((await createConversation(h.store.db, keyId, `c${i}`, new Date(Date.UTC(2026, 0, 1, 0, 0, i)))).id);
+    for (let i = 0; i < 45; i++)
+      ids.push((await createConversation(h.store.db, keyId, `c${i}`, new Date(Date.UTC(2026, 0, 1, 0, 0, i)))).id);
     const seen: string[] = [];
     for await (const c of client.conversations.list({ limit: 10 })) seen.push(c.id);
     expect(seen).toEqual([...ids].reverse());
     const first = await client.conversations.page({ limit: 20 });
     expect(first.data).toHaveLength(20);
     expect(first.hasMore).toBe(true);
-    const last = await client.conversations.page({ limit: 20, cursor: (await client.conversations.page({ limit: 40 })).nextCursor! });
+    const last = await client.conversations.page({
+      limit: 20,
+      cursor: (await client.conversations.page({ limit: 40 })).nextCursor!,
+    });
     expect(last).toMatchObject({ hasMore: false, nextCursor: null });
     expect(last.data).toHaveLength(5);
     await client.conversations.delete(ids[0]!);
@@ -167,15 +210,27 @@ describe("client", () => {
 
   test("an error body that is JSON but not an error object (null, a string) still gives a ParleyError", async () => {
     const nul = canned(() => Response.json(null, { status: 500, headers: { "x-request-id": "req_null" } }));
-    expect(await thrown(nul.chat({ message: "hi" }))).toMatchObject({ status: 500, code: "http_error", message: "null", requestId: "req_null" });
+    expect(await thrown(nul.chat({ message: "hi" }))).toMatchObject({
+      status: 500,
+      code: "http_error",
+      message: "null",
+      requestId: "req_null",
+    });
     expect(await thrown(nul.chatStream({ message: "hi" }).next())).toMatchObject({ status: 500, code: "http_error" });
     const str = canned(() => Response.json({ error: "boom", request_id: 7 }, { status: 503 }));
-    expect(await thrown(str.conversations.page())).toMatchObject({ status: 503, code: "http_error", requestId: undefined });
+    expect(await thrown(str.conversations.page())).toMatchObject({
+      status: 503,
+      code: "http_error",
+      requestId: undefined,
+    });
   });
 
   test("a 2xx body that is not the API's JSON (a captive portal's page) is invalid_response", async () => {
     const portal = canned(
-      () => new Response("<html>Sign in to the hotel Wi-Fi</html>", { headers: { "content-type": "text/html", "x-request-id": "req_portal" } }),
+      () =>
+        new Response("<html>Sign in to the hotel Wi-Fi</html>", {
+          headers: { "content-type": "text/html", "x-request-id": "req_portal" },
+        }),
     );
     for (const call of [
       () => portal.chat({ message: "hi" }),
@@ -194,7 +249,9 @@ describe("client", () => {
 
   test("a stream event that is not JSON is invalid_response; a stream that breaks is stream_interrupted", async () => {
     const sse = { "content-type": "text/event-stream", "x-request-id": "req_sse" };
-    const garbled = canned(() => new Response(`data: {"type":"start","conversation_id":"conv_1"}\n\ndata: <html>oops\n\n`, { headers: sse }));
+    const garbled = canned(
+      () => new Response(`data: {"type":"start","conversation_id":"conv_1"}\n\ndata: <html>oops\n\n`, { headers: sse }),
+    );
     const seen: ChatEvent[] = [];
     const e = await thrown(
       (async () => {
@@ -222,7 +279,11 @@ describe("client", () => {
 
   test("no server at all is connection_error (with the cause); the caller's abort stays an AbortError", async () => {
     const client = createClient({ baseUrl: `http://127.0.0.1:${closedPort()}`, apiKey: "k", maxRetries: 0 });
-    for (const call of [() => client.chat({ message: "hi" }), () => client.conversations.page(), () => client.chatStream({ message: "hi" }).next()]) {
+    for (const call of [
+      () => client.chat({ message: "hi" }),
+      () => client.conversations.page(),
+      () => client.chatStream({ message: "hi" }).next(),
+    ]) {
       const e = await thrown(call());
       expect(e).toMatchObject({ status: 0, code: "connection_error" });
       expect(e.cause).toBeInstanceOf(Error);
@@ -253,10 +314,15 @@ describe("client", () => {
 
   test("Retry-After as an HTTP-date becomes seconds from now, never negative", async () => {
     const at = (date: Date) =>
-      canned(() => Response.json({ error: { type: "rate_limit_error", code: "rate_limit_exceeded", message: "slow down" } }, {
-        status: 429,
-        headers: { "retry-after": date.toUTCString() },
-      }));
+      canned(() =>
+        Response.json(
+          { error: { type: "rate_limit_error", code: "rate_limit_exceeded", message: "slow down" } },
+          {
+            status: 429,
+            headers: { "retry-after": date.toUTCString() },
+          },
+        ),
+      );
     const soon = await thrown(at(new Date(Date.now() + 30_000)).chat({ message: "hi" }));
     expect(soon).toMatchObject({ status: 429, code: "rate_limit_exceeded" });
     expect(soon.retryAfter).toBeGreaterThanOrEqual(28);
@@ -293,7 +359,9 @@ describe("client", () => {
     expect(e).toMatchObject({ status: 0, code: "connection_error" });
     expect(d.count()).toBe(3);
     const once = dropper();
-    await thrown(createClient({ baseUrl: `http://127.0.0.1:${once.port}`, apiKey: "k" }).chat({ message: "hi", maxRetries: 0 }));
+    await thrown(
+      createClient({ baseUrl: `http://127.0.0.1:${once.port}`, apiKey: "k" }).chat({ message: "hi", maxRetries: 0 }),
+    );
     expect(once.count()).toBe(1);
     // A chat's POST may have reached the server: sent again only with an Idempotency-Key.
     const unkeyed = dropper();
@@ -302,7 +370,12 @@ describe("client", () => {
     expect(await thrown(chat.chatStream({ message: "hi" }).next())).toMatchObject({ code: "connection_error" });
     expect(unkeyed.count()).toBe(2);
     const keyed = dropper();
-    await thrown(createClient({ baseUrl: `http://127.0.0.1:${keyed.port}`, apiKey: "k" }).chat({ message: "hi", idempotencyKey: "k1" }));
+    await thrown(
+      createClient({ baseUrl: `http://127.0.0.1:${keyed.port}`, apiKey: "k" }).chat({
+        message: "hi",
+        idempotencyKey: "k1",
+      }),
+    );
     expect(keyed.count()).toBe(3);
   });
 
@@ -313,7 +386,11 @@ describe("client", () => {
       new Response(
         new ReadableStream<Uint8Array>({
           start(c) {
-            c.enqueue(new TextEncoder().encode(`id: 1\ndata: {"type":"start","conversation_id":"conv_1","message_id":"msg_1"}\n\nid: 2\ndata: {"type":"token","content":"a"}\n\n`));
+            c.enqueue(
+              new TextEncoder().encode(
+                `id: 1\ndata: {"type":"start","conversation_id":"conv_1","message_id":"msg_1"}\n\nid: 2\ndata: {"type":"token","content":"a"}\n\n`,
+              ),
+            );
             setTimeout(() => c.error(new TypeError("socket closed")), 5);
           },
         }),
@@ -325,7 +402,9 @@ describe("client", () => {
       maxRetries: 0,
       maxResumes: 2,
       fetch: async (url, init) => {
-        asked.push(`${init.method} ${new URL(url).pathname} ${(init.headers as Record<string, string>)["last-event-id"] ?? ""}`.trim());
+        asked.push(
+          `${init.method} ${new URL(url).pathname} ${(init.headers as Record<string, string>)["last-event-id"] ?? ""}`.trim(),
+        );
         if (init.method === "POST") return startThenBreak();
         throw new TypeError("connection refused");
       },
@@ -347,7 +426,12 @@ describe("client", () => {
       apiKey: "k",
       maxRetries: 0,
       fetch: async (_url, init) =>
-        init.method === "POST" ? startThenBreak() : Response.json({ error: { type: "invalid_request_error", code: "not_found", message: "gone" } }, { status: 404 }),
+        init.method === "POST"
+          ? startThenBreak()
+          : Response.json(
+              { error: { type: "invalid_request_error", code: "not_found", message: "gone" } },
+              { status: 404 },
+            ),
     });
     expect(await thrown(collect(gone.chatStream({ message: "hi" })))).toMatchObject({ status: 404, code: "not_found" });
   });
@@ -356,11 +440,21 @@ describe("client", () => {
     const { client } = await live(await harness({ agent: scriptedAgent(["a", "b", "c"]) }));
     const events = await collect(client.chatStream({ message: "go" }));
     const start = events[0] as { conversationId: string; messageId: string };
-    expect(await collect(client.resume({ conversationId: start.conversationId, messageId: start.messageId }))).toEqual(events);
+    expect(await collect(client.resume({ conversationId: start.conversationId, messageId: start.messageId }))).toEqual(
+      events,
+    );
     expect(await collect(client.resume({ ...start, after: 3 }))).toEqual(events.slice(3));
     const stopped = await client.stop({ ...start, timeout: 5_000 });
-    expect(stopped).toMatchObject({ id: start.messageId, conversationId: start.conversationId, role: "assistant", content: "abc", status: "completed" });
-    expect(await thrown(client.stop({ conversationId: start.conversationId, messageId: "msg_01jd5x8r7mf6sb1b2k3n4p5q6r" }))).toMatchObject({ status: 404, code: "not_found" });
+    expect(stopped).toMatchObject({
+      id: start.messageId,
+      conversationId: start.conversationId,
+      role: "assistant",
+      content: "abc",
+      status: "completed",
+    });
+    expect(
+      await thrown(client.stop({ conversationId: start.conversationId, messageId: "msg_01jd5x8r7mf6sb1b2k3n4p5q6r" })),
+    ).toMatchObject({ status: 404, code: "not_found" });
     expect(await collect(client.resume({ ...start, signal: AbortSignal.abort() }))).toEqual([]);
   });
 
@@ -379,7 +473,9 @@ describe("client", () => {
     for await (const m of client.conversations.history(first.conversationId, { limit: 4 })) history.push(m.id);
     expect(history).toEqual(all.map((m) => m.id).reverse());
     expect(all[1]).toMatchObject({ role: "assistant", status: "completed", usage: null });
-    expect((await thrown(client.conversations.messages(first.conversationId, { cursor: "garbage" }))).code).toBe("invalid_cursor");
+    expect((await thrown(client.conversations.messages(first.conversationId, { cursor: "garbage" }))).code).toBe(
+      "invalid_cursor",
+    );
   });
 
   test("a timeout bounds each call (timeout error, not retried); for a stream, the longest silence", async () => {
@@ -426,7 +522,10 @@ describe("client", () => {
     ];
     for (const [name, call] of calls) {
       const abort = new AbortController();
-      const pending = call(abort.signal).then(() => "resolved", (e) => (e as Error).name);
+      const pending = call(abort.signal).then(
+        () => "resolved",
+        (e) => (e as Error).name,
+      );
       setTimeout(() => abort.abort(), 50);
       expect({ name, outcome: await pending }).toEqual({ name, outcome: "AbortError" });
     }
@@ -436,7 +535,10 @@ describe("client", () => {
     const abort = new AbortController();
     const pending = createClient({ baseUrl: waiting.baseUrl, apiKey: "k" })
       .conversations.page({}, { signal: abort.signal })
-      .then(() => "resolved", (e) => (e as Error).name);
+      .then(
+        () => "resolved",
+        (e) => (e as Error).name,
+      );
     while (waiting.arrivals.length === 0) await Bun.sleep(10); // the 503 is answered: now in the 30 s wait
     abort.abort();
     expect(await pending).toBe("AbortError");

@@ -1,5 +1,5 @@
 /** GET/DELETE /v1/conversations: listing, keyset pagination under change, detail, ownership. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { encodeCursor } from "../src/conversations/cursor.ts";
 import { addMessage, createConversation } from "../src/conversations/service.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
@@ -22,7 +22,10 @@ async function seed(key: string, n: number, base = Date.UTC(2026, 0, 1)): Promis
 async function page(key: string, query: string) {
   const r = await h.call("GET", `/v1/conversations${query}`, { key });
   expectStatus(r, 200);
-  return r.json as { data: { id: string; created_at: string }[]; pagination: { has_more: boolean; next_cursor: string | null } };
+  return r.json as {
+    data: { id: string; created_at: string }[];
+    pagination: { has_more: boolean; next_cursor: string | null };
+  };
 }
 
 describe("GET /v1/conversations", () => {
@@ -139,7 +142,10 @@ describe("GET /v1/conversations", () => {
     const a = await h.key();
     const b = await h.key();
     const idsA = await seed(a, 5);
-    const cursor = await encodeCursor(h.store.db, { createdAt: Date.UTC(2030, 0, 1), id: "conv_7zzzzzzzzzzzzzzzzzzzzzzzzz" });
+    const cursor = await encodeCursor(h.store.db, {
+      createdAt: Date.UTC(2030, 0, 1),
+      id: "conv_7zzzzzzzzzzzzzzzzzzzzzzzzz",
+    });
     const p = await page(b, `?cursor=${cursor}`);
     expect(p.data).toEqual([]);
     expect((await page(a, `?cursor=${cursor}`)).data.map((c) => c.id).sort()).toEqual([...idsA].sort());
@@ -147,7 +153,10 @@ describe("GET /v1/conversations", () => {
 });
 
 const b64url = (bytes: Uint8Array) =>
-  btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 describe("GET/DELETE /v1/conversations/:id", () => {
   test("detail has messages oldest first with their fields", async () => {
@@ -155,7 +164,14 @@ describe("GET/DELETE /v1/conversations/:id", () => {
     const r = await h.call("POST", "/v1/chat", { key, json: { message: "How do I handle errors?" } });
     const conv = await h.call("GET", `/v1/conversations/${r.json.conversation_id}`, { key });
     expectStatus(conv, 200);
-    expect(Object.keys(conv.json).sort()).toEqual(["created_at", "id", "messages", "pagination", "title", "updated_at"]);
+    expect(Object.keys(conv.json).sort()).toEqual([
+      "created_at",
+      "id",
+      "messages",
+      "pagination",
+      "title",
+      "updated_at",
+    ]);
     expect(conv.json.pagination).toEqual({ has_more: false, next_cursor: null });
     const [user, assistant] = conv.json.messages;
     expect(Object.keys(user).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status", "usage"]);
@@ -182,7 +198,14 @@ describe("GET/DELETE /v1/conversations/:id", () => {
     const conv = await createConversation(h.store.db, keyId, "odd urls", new Date());
     // What a custom agent might report: not every source is a well-formed URI.
     const sources = ["https://a.test/über uns", "not a url", "https://a.test/%E2%9C%93"];
-    await addMessage(h.store.db, { conversationId: conv.id, role: "assistant", content: "x", sources, status: "completed", createdAt: new Date() });
+    await addMessage(h.store.db, {
+      conversationId: conv.id,
+      role: "assistant",
+      content: "x",
+      sources,
+      status: "completed",
+      createdAt: new Date(),
+    });
     const r = await h.call("GET", `/v1/conversations/${conv.id}`, { key });
     expectStatus(r, 200);
     expect(r.json.messages[0].sources).toEqual(sources);

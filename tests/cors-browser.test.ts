@@ -4,10 +4,10 @@
  * origin not listed is blocked. Headless Chromium via playwright-core; skipped where there is
  * no Chromium (CHROMIUM_PATH, default /usr/bin/chromium).
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { createLogger } from "../src/config/logger.ts";
 import { createApp } from "../src/app/app.ts";
+import { createLogger } from "../src/config/logger.ts";
 import { harness } from "./helpers/app.ts";
 
 setDefaultTimeout(60_000);
@@ -19,11 +19,20 @@ describe.skipIf(!available)("CORS from a browser page on another origin", async 
   const h = await harness();
   const key = await h.key("free");
   // Two page origins: one listed, one not (same host, other ports = other origins).
-  const page = (label: string) => Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(`<h1>${label}</h1>`, { headers: { "content-type": "text/html" } }) });
+  const page = (label: string) =>
+    Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Response(`<h1>${label}</h1>`, { headers: { "content-type": "text/html" } }),
+    });
   const allowedSite = page("allowed");
   const otherSite = page("other");
   const allowedOrigin = `http://127.0.0.1:${allowedSite.port}`;
-  const api = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [allowedOrigin] } }).listen({ port: 0, hostname: "127.0.0.1" });
+  const api = createApp({
+    store: h.store,
+    logger: createLogger("silent"),
+    options: { corsOrigins: [allowedOrigin] },
+  }).listen({ port: 0, hostname: "127.0.0.1" });
   const apiBase = `http://127.0.0.1:${api.server!.port}`;
   const { chromium } = await import("playwright-core");
   const browser = await chromium.launch({
@@ -51,7 +60,9 @@ describe.skipIf(!available)("CORS from a browser page on another origin", async 
               body: JSON.stringify({ message: "What is Parley?" }),
             });
             const body = await chat.json();
-            const list = await fetch(`${apiBase}/v1/conversations?limit=1`, { headers: { Authorization: `Bearer ${key}` } });
+            const list = await fetch(`${apiBase}/v1/conversations?limit=1`, {
+              headers: { Authorization: `Bearer ${key}` },
+            });
             return {
               ok: true,
               status: chat.status,

@@ -4,13 +4,13 @@
  * running alongside, on PGlite the next process to open the folder — ends the reply as `failed`
  * with what was stored, and a client resuming it hears so.
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
-import { openStoreFromEnv } from "../src/runtime/store.ts";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { loadEnv } from "../src/config/env.ts";
 import type { Store } from "../src/db/client.ts";
+import { openStoreFromEnv } from "../src/runtime/store.ts";
 import { harness, listen } from "./helpers/app.ts";
-import { launch, tempDir } from "./helpers/process.ts";
 import { eventsPath, get, post, readEvents, tokensOf } from "./helpers/instances.ts";
+import { launch, tempDir } from "./helpers/process.ts";
 import { onPostgres, testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(60_000); // a child process start plus a lease
@@ -53,7 +53,9 @@ describe("kill -9 of the generating instance", () => {
     const other = await harness({ store });
     const base = listen(other.app).url;
 
-    const rest = await readEvents(await get(base, child.key, eventsPath(convId, msgId), { "last-event-id": String(seen.at(-1)!.id) }));
+    const rest = await readEvents(
+      await get(base, child.key, eventsPath(convId, msgId), { "last-event-id": String(seen.at(-1)!.id) }),
+    );
     const endedAfterMs = Date.now() - killedAt;
     expect(rest.at(-1)!.data).toMatchObject({ type: "error", error: { code: "generation_failed" } });
     expect(rest.filter((e) => e.data.type === "error")).toHaveLength(1);

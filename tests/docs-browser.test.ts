@@ -3,12 +3,12 @@
  * a running server, every request to any other host is refused (and recorded), and the rendered
  * reference shows the API's title and operations. Needs /usr/bin/chromium (.ci/run installs it).
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
-import { docsScript } from "../src/runtime/docs-asset.ts";
-import { createLogger } from "../src/config/logger.ts";
+import { type Browser, chromium } from "playwright-core";
 import { createApp } from "../src/app/app.ts";
+import { createLogger } from "../src/config/logger.ts";
+import { docsScript } from "../src/runtime/docs-asset.ts";
 import { harness } from "./helpers/app.ts";
 
 setDefaultTimeout(60_000); // a browser start is slow on a loaded 2-core machine
@@ -27,7 +27,10 @@ describe.skipIf(!hasChromium)("/docs in headless Chromium, offline", () => {
 
   test("renders the reference titled Parley API with its operations, asking nothing of any other host", async () => {
     const { store } = await harness();
-    const app = createApp({ store, docsScript, logger: createLogger("silent") }).listen({ port: 0, hostname: "127.0.0.1" });
+    const app = createApp({ store, docsScript, logger: createLogger("silent") }).listen({
+      port: 0,
+      hostname: "127.0.0.1",
+    });
     stops.push(() => app.stop());
     const origin = `http://127.0.0.1:${app.server!.port}`;
     browser = await chromium.launch({

@@ -9,11 +9,11 @@
  *   - no response carries A's data (its message text, message ids, title or key id).
  * FUZZ_RUNS overrides the number of cases; a failure prints the shrunk request.
  */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { scriptedAgent } from "./helpers/agents.ts";
-import { harness, type Reply, keyIdOf } from "./helpers/app.ts";
+import { harness, keyIdOf, type Reply } from "./helpers/app.ts";
 
 setDefaultTimeout(120_000);
 
@@ -38,17 +38,21 @@ const convA = (await chatAs(keyA, `${SECRET} first`)).conversation_id;
 const idsA: string[] = [];
 for (let i = 0; i < 3; i++) idsA.push((await chatAs(keyA, `${SECRET} turn ${i}`, convA)).id);
 for (let i = 0; i < 2; i++) await chatAs(keyA, `${SECRET} other ${i}`);
-const listCursorA = (await h.call("GET", "/v1/conversations?limit=1", { key: keyA })).json.pagination.next_cursor as string;
+const listCursorA = (await h.call("GET", "/v1/conversations?limit=1", { key: keyA })).json.pagination
+  .next_cursor as string;
 const msgCursorA = (await h.call("GET", `/v1/conversations/${convA}/messages?limit=2`, { key: keyA })).json.pagination
   .next_cursor as string;
 // B: its own conversations and cursors, for valid requests.
 const convB = (await chatAs(keyB, "b first")).conversation_id;
 for (let i = 0; i < 3; i++) await chatAs(keyB, `b turn ${i}`, convB);
 await chatAs(keyB, "b other");
-const listCursorB = (await h.call("GET", "/v1/conversations?limit=1", { key: keyB })).json.pagination.next_cursor as string;
+const listCursorB = (await h.call("GET", "/v1/conversations?limit=1", { key: keyB })).json.pagination
+  .next_cursor as string;
 const msgCursorB = (await h.call("GET", `/v1/conversations/${convB}/messages?limit=2`, { key: keyB })).json.pagination
   .next_cursor as string;
-const aMessageIds = (await h.call("GET", `/v1/conversations/${convA}`, { key: keyA })).json.messages.map((m: any) => m.id) as string[];
+const aMessageIds = (await h.call("GET", `/v1/conversations/${convA}`, { key: keyA })).json.messages.map(
+  (m: any) => m.id,
+) as string[];
 /** Strings that only A's data contains. */
 const FORBIDDEN = [SECRET, idA, ...aMessageIds];
 
@@ -67,7 +71,21 @@ const nasty = fc.oneof(
   fc.string(),
   fc.string({ unit: "grapheme" }),
   fc.string({ unit: "binary" }),
-  fc.constantFrom("", " ", "\u0000", "\u202e", "\ud800", "%", "%zz", "%00", "..", "../..", "\r\n", "💥", "a".repeat(300)),
+  fc.constantFrom(
+    "",
+    " ",
+    "\u0000",
+    "\u202e",
+    "\ud800",
+    "%",
+    "%zz",
+    "%00",
+    "..",
+    "../..",
+    "\r\n",
+    "💥",
+    "a".repeat(300),
+  ),
 );
 /** Any string, made safe to put in a URL (lone surrogates cannot be percent-encoded). */
 const enc = (s: string) => encodeURIComponent(s.toWellFormed());
@@ -84,34 +102,65 @@ const cursor = fc.oneof(
   fc.base64String(),
   nasty,
 );
-const limit = fc.oneof(fc.integer({ min: -5, max: 205 }).map(String), fc.constantFrom("", "1e1", "0x10", " 5", "5.0", "100", "1"), nasty);
-const query = fc
-  .record({ limit, cursor, extra: nasty }, { requiredKeys: [] })
-  .map((q) => {
-    const p = new URLSearchParams();
-    if (q.limit !== undefined) p.append("limit", q.limit);
-    if (q.cursor !== undefined) p.append("cursor", q.cursor);
-    if (q.extra !== undefined) p.append("x", q.extra);
-    const s = p.toString();
-    return s ? `?${s}` : "";
-  });
+const limit = fc.oneof(
+  fc.integer({ min: -5, max: 205 }).map(String),
+  fc.constantFrom("", "1e1", "0x10", " 5", "5.0", "100", "1"),
+  nasty,
+);
+const query = fc.record({ limit, cursor, extra: nasty }, { requiredKeys: [] }).map((q) => {
+  const p = new URLSearchParams();
+  if (q.limit !== undefined) p.append("limit", q.limit);
+  if (q.cursor !== undefined) p.append("cursor", q.cursor);
+  if (q.extra !== undefined) p.append("x", q.extra);
+  const s = p.toString();
+  return s ? `?${s}` : "";
+});
 const idOrB = fc.oneof({ weight: 2, arbitrary: fc.constant(convB) }, { weight: 3, arbitrary: id });
 /** A route and, most of the time, its own method (else any method: 405/404 paths). */
 const route = (method: fc.Arbitrary<string>, p: fc.Arbitrary<string>) => fc.record({ method, path: p });
 const anyMethod = fc.constantFrom("GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS", "HEAD");
 const target = fc.oneof(
   { weight: 5, arbitrary: route(fc.constant("POST"), fc.constant("/v1/chat")) },
-  { weight: 3, arbitrary: route(fc.constant("GET"), query.map((q) => `/v1/conversations${q}`)) },
-  { weight: 3, arbitrary: route(fc.constant("GET"), fc.tuple(idOrB, query).map(([i, q]) => `/v1/conversations/${i}${q}`)) },
+  {
+    weight: 3,
+    arbitrary: route(
+      fc.constant("GET"),
+      query.map((q) => `/v1/conversations${q}`),
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: route(
+      fc.constant("GET"),
+      fc.tuple(idOrB, query).map(([i, q]) => `/v1/conversations/${i}${q}`),
+    ),
+  },
   // Rarely B's own conversation (gone after the first delete), mostly ids that are not B's.
-  { weight: 1, arbitrary: route(fc.constant("DELETE"), id.map((i) => `/v1/conversations/${i}`)) },
-  { weight: 3, arbitrary: route(fc.constant("GET"), fc.tuple(idOrB, query).map(([i, q]) => `/v1/conversations/${i}/messages${q}`)) },
+  {
+    weight: 1,
+    arbitrary: route(
+      fc.constant("DELETE"),
+      id.map((i) => `/v1/conversations/${i}`),
+    ),
+  },
+  {
+    weight: 3,
+    arbitrary: route(
+      fc.constant("GET"),
+      fc.tuple(idOrB, query).map(([i, q]) => `/v1/conversations/${i}/messages${q}`),
+    ),
+  },
   {
     weight: 2,
     arbitrary: route(
       anyMethod,
       fc.oneof(
-        fc.constantFrom("/v1/chat", "/v1/conversations", `/v1/conversations/${convB}`, `/v1/conversations/${convB}/messages`),
+        fc.constantFrom(
+          "/v1/chat",
+          "/v1/conversations",
+          `/v1/conversations/${convB}`,
+          `/v1/conversations/${convB}/messages`,
+        ),
         fc.constantFrom("/v1/nope", "/v1/", "/v1", "/healthz", "/readyz", "/v1/chat/", "/v1/conversations/"),
         nasty.map((s) => `/v1/${enc(s)}`),
       ),
@@ -137,26 +186,52 @@ const body = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
   { weight: 1, arbitrary: nasty },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((b) => new TextDecoder("latin1").decode(b)) },
-  { weight: 1, arbitrary: fc.constantFrom("{", '{"message":', "[]", "null", '{"message":"\\ud800"}', '{"message":"a\\u0000b"}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("{", '{"message":', "[]", "null", '{"message":"\\ud800"}', '{"message":"a\\u0000b"}'),
+  },
 );
 const contentType = fc.oneof(
   { weight: 3, arbitrary: fc.constant("application/json") },
-  { weight: 2, arbitrary: fc.option(
-  fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", "application/vnd.api+json", "multipart/form-data", "application/x-www-form-urlencoded", "json", ""),
-  { nil: undefined }) },
+  {
+    weight: 2,
+    arbitrary: fc.option(
+      fc.constantFrom(
+        "application/json",
+        "application/json; charset=utf-8",
+        "text/plain",
+        "application/vnd.api+json",
+        "multipart/form-data",
+        "application/x-www-form-urlencoded",
+        "json",
+        "",
+      ),
+      { nil: undefined },
+    ),
+  },
 );
 const authorization = fc.oneof(
   { weight: 6, arbitrary: fc.constant(`Bearer ${keyB}`) },
   { weight: 1, arbitrary: fc.constant(`bearer  ${keyB} `) },
   {
     weight: 1,
-    arbitrary: fc.constantFrom(undefined, "", "Bearer", "Basic Zm9vOmJhcg==", `Bearer ${keyB.slice(0, -1)}x`, `Bearer ${"prl_"}${"A".repeat(43)}`),
+    arbitrary: fc.constantFrom(
+      undefined,
+      "",
+      "Bearer",
+      "Basic Zm9vOmJhcg==",
+      `Bearer ${keyB.slice(0, -1)}x`,
+      `Bearer ${"prl_"}${"A".repeat(43)}`,
+    ),
   },
   { weight: 1, arbitrary: nasty.filter((s) => /^[\t\x20-\x7e]*$/.test(s)).map((s) => `Bearer ${s}`) },
 );
 const extraHeaders = fc.record(
   {
-    "x-request-id": fc.oneof(fc.constant("client-supplied-id-123"), nasty.filter((s) => /^[\t\x20-\x7e]*$/.test(s))),
+    "x-request-id": fc.oneof(
+      fc.constant("client-supplied-id-123"),
+      nasty.filter((s) => /^[\t\x20-\x7e]*$/.test(s)),
+    ),
     "idempotency-key": fc.string({ maxLength: 20 }).filter((s) => /^[\x20-\x7e]*$/.test(s)),
     "last-event-id": fc.constantFrom("0", "-1", "abc"),
     accept: fc.constantFrom("text/event-stream", "application/json", "*/*"),
@@ -181,7 +256,9 @@ async function send(r: Req): Promise<Reply> {
   if (r.authorization !== undefined) headers.set("authorization", r.authorization);
   if (r.contentType !== undefined) headers.set("content-type", r.contentType);
   const withBody = r.body !== undefined && method !== "GET" && method !== "HEAD";
-  const res = await h.app.handle(new Request(`http://localhost${path}`, { method, headers, body: withBody ? r.body : undefined }));
+  const res = await h.app.handle(
+    new Request(`http://localhost${path}`, { method, headers, body: withBody ? r.body : undefined }),
+  );
   const text = await res.text();
   let json: unknown;
   try {
@@ -204,7 +281,10 @@ describe("fuzz", () => {
         const show = `${r.target.method} ${r.target.path} → ${res.status} ${res.text.slice(0, 300)}`;
         expect(res.status, show).toBeLessThan(500);
         if (res.status >= 300 && r.target.method !== "HEAD") {
-          const err = res.json as { error?: { code?: unknown; message?: unknown; type?: unknown }; request_id?: unknown };
+          const err = res.json as {
+            error?: { code?: unknown; message?: unknown; type?: unknown };
+            request_id?: unknown;
+          };
           expect(typeof err?.error?.code, show).toBe("string");
           expect(typeof err?.error?.message, show).toBe("string");
           expect(typeof err?.error?.type, show).toBe("string");
@@ -218,7 +298,9 @@ describe("fuzz", () => {
       }),
       { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
     );
-    console.log(`fuzz: ${cases} cases run; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
+    console.log(
+      `fuzz: ${cases} cases run; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`,
+    );
     expect(cases).toBeGreaterThanOrEqual(RUNS);
   });
 });

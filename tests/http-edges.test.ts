@@ -1,8 +1,8 @@
 /** Odd requests at the edges of the HTTP surface: each gets a clear JSON answer, never a crash. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Elysia } from "elysia";
-import { createParley } from "../src/mod.ts";
 import type { Agent } from "../src/agent/types.ts";
+import { createParley } from "../src/mod.ts";
 import { expectError, expectStatus, harness, listen, send } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -19,7 +19,9 @@ async function raw(port: number, head: string): Promise<string> {
     port,
     socket: {
       open: (s) => void s.write(head),
-      data: (_s, d) => void (out += d.toString()),
+      data: (_s, d) => {
+        out += d.toString();
+      },
       close: () => resolve(out),
       error: () => resolve(out),
     },
@@ -31,7 +33,10 @@ describe("HTTP edges", () => {
   test("an empty Host header gets JSON answers, not the server's HTML 500", async () => {
     const srv = listen(h.app);
     for (const path of ["/v1/conversations?limit=5", "/v1/nope"]) {
-      const res = await raw(srv.port, `GET ${path} HTTP/1.1\r\nHost: \r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`);
+      const res = await raw(
+        srv.port,
+        `GET ${path} HTTP/1.1\r\nHost: \r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+      );
       expect(res, res).toMatch(/^HTTP\/1\.1 (200|404)/);
       expect(res.toLowerCase(), res).toContain("content-type: application/json");
     }
@@ -103,6 +108,10 @@ describe("HTTP edges", () => {
     expect(r.json.content).toBe("a\ufffdb c\ufffdd42");
     const conv = await oh.call("GET", `/v1/conversations/${r.json.conversation_id}`, { key: k });
     expectStatus(conv, 200);
-    expect(conv.json.messages[1]).toMatchObject({ content: r.json.content, sources: ["https://example.com/a"], status: "completed" });
+    expect(conv.json.messages[1]).toMatchObject({
+      content: r.json.content,
+      sources: ["https://example.com/a"],
+      status: "completed",
+    });
   });
 });

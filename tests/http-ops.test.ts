@@ -2,12 +2,12 @@
  * Operating the standalone app: /readyz, opt-in CORS (preflight before auth and limits), the
  * access log (one line per request, never the secret), LOG_FORMAT, and what a shutdown cut logs.
  */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { RunRegistry } from "../src/runs/run.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createApp } from "../src/app/app.ts";
 import { loadEnv, optionsFromEnv } from "../src/config/env.ts";
 import { createLogger } from "../src/config/logger.ts";
 import type { Store } from "../src/db/client.ts";
-import { createApp } from "../src/app/app.ts";
+import { RunRegistry } from "../src/runs/run.ts";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";
@@ -30,8 +30,15 @@ describe("/readyz", () => {
     expectError(await send(app, "GET", "/readyz"), 503, "service_unavailable");
     expectStatus(await send(app, "GET", "/healthz"), 200);
     // A store that fails at once is not ready either.
-    const failing = { ...h.store, db: { ...h.store.db, execute: () => Promise.reject(new Error("down")) } } as unknown as Store;
-    expectError(await send(createApp({ store: failing, logger: createLogger("silent") }), "GET", "/readyz"), 503, "service_unavailable");
+    const failing = {
+      ...h.store,
+      db: { ...h.store.db, execute: () => Promise.reject(new Error("down")) },
+    } as unknown as Store;
+    expectError(
+      await send(createApp({ store: failing, logger: createLogger("silent") }), "GET", "/readyz"),
+      503,
+      "service_unavailable",
+    );
   });
 });
 
@@ -49,12 +56,18 @@ describe("CORS (CORS_ORIGINS)", () => {
     const before = await send(app, "GET", "/v1/conversations", { key, headers: { origin: ORIGIN } });
     expectStatus(before, 200);
     const remaining = Number(before.headers.get("x-ratelimit-remaining"));
-    for (const path of ["/v1/chat", "/v1/conversations", "/v1/conversations/conv_x", "/v1/conversations/conv_x/messages"]) {
+    for (const path of [
+      "/v1/chat",
+      "/v1/conversations",
+      "/v1/conversations/conv_x",
+      "/v1/conversations/conv_x/messages",
+    ]) {
       const r = await send(app, "OPTIONS", path, { headers: preflight(ORIGIN) });
       expect({ status: r.status, body: r.text }).toEqual({ status: 204, body: "" });
       expect(r.headers.get("access-control-allow-origin")).toBe(ORIGIN);
       const allowed = r.headers.get("access-control-allow-headers")!.toLowerCase();
-      for (const hdr of ["authorization", "content-type", "idempotency-key", "last-event-id"]) expect(allowed).toContain(hdr);
+      for (const hdr of ["authorization", "content-type", "idempotency-key", "last-event-id"])
+        expect(allowed).toContain(hdr);
       expect(r.headers.get("access-control-allow-methods")).toContain("POST");
       expect(r.headers.get("access-control-allow-methods")).toContain("DELETE");
     }
@@ -64,7 +77,14 @@ describe("CORS (CORS_ORIGINS)", () => {
     for (const r of [after, await send(app, "GET", "/v1/conversations", { headers: { origin: ORIGIN } })]) {
       expect(r.headers.get("access-control-allow-origin")).toBe(ORIGIN);
       const exposed = r.headers.get("access-control-expose-headers")!.toLowerCase();
-      for (const hdr of ["x-ratelimit-remaining", "x-ratelimit-limit", "x-ratelimit-reset", "ratelimit", "retry-after", "x-request-id"]) {
+      for (const hdr of [
+        "x-ratelimit-remaining",
+        "x-ratelimit-limit",
+        "x-ratelimit-reset",
+        "ratelimit",
+        "retry-after",
+        "x-request-id",
+      ]) {
         expect(exposed.split(/,\s*/)).toContain(hdr);
       }
     }
@@ -78,7 +98,11 @@ describe("CORS (CORS_ORIGINS)", () => {
     expect(plain.headers.get("access-control-allow-origin")).toBeNull();
     expectError(plain, 405, "method_not_allowed");
     const star = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: "*" } });
-    expect((await send(star, "OPTIONS", "/v1/chat", { headers: preflight("https://any.example") })).headers.get("access-control-allow-origin")).toBe("*");
+    expect(
+      (await send(star, "OPTIONS", "/v1/chat", { headers: preflight("https://any.example") })).headers.get(
+        "access-control-allow-origin",
+      ),
+    ).toBe("*");
   });
 
   test("CORS_ORIGINS is validated at start", () => {
@@ -106,7 +130,8 @@ describe("access log", () => {
     await send(app, "GET", "/healthz");
     await new Promise((r) => setTimeout(r, 20)); // the after-response hook runs on the next turn
     const lines = log.entries().filter((e) => e.msg === "request");
-    const of = (r: { headers: Headers }): Array<Record<string, any>> => lines.filter((l) => l.request_id === r.headers.get("x-request-id"));
+    const of = (r: { headers: Headers }): Array<Record<string, any>> =>
+      lines.filter((l) => l.request_id === r.headers.get("x-request-id"));
     expect(of(chat)).toHaveLength(1);
     expect(of(chat)[0]).toMatchObject({ level: "info", method: "POST", route: "/v1/chat", status: 200 });
     expect(of(chat)[0]!.key_id).toMatch(/^key_/);
@@ -125,9 +150,12 @@ describe("access log", () => {
     expect(() => loadEnv({ LOG_FORMAT: "xml" })).toThrow(/LOG_FORMAT/);
     const lines: string[] = [];
     createLogger("info", "json", (l) => void lines.push(l)).info({ status: 200, route: "/v1/chat" }, "request");
-    createLogger("info", "text", (l) => void lines.push(l)).info({ status: 200, route: "/v1/chat", note: "two words" }, "request");
+    createLogger("info", "text", (l) => void lines.push(l)).info(
+      { status: 200, route: "/v1/chat", note: "two words" },
+      "request",
+    );
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: "info", msg: "request", status: 200, route: "/v1/chat" });
-    expect(lines[1]).toMatch(/^\S+Z INFO  request status=200 route=\/v1\/chat note="two words"$/);
+    expect(lines[1]).toMatch(/^\S+Z INFO {2}request status=200 route=\/v1\/chat note="two words"$/);
     // The older (msg, fields) order still works on our logger.
     createLogger("info", "json", (l) => void lines.push(l)).info("old order", { a: 1 });
     expect(JSON.parse(lines[2]!)).toMatchObject({ msg: "old order", a: 1 });

@@ -2,22 +2,25 @@
  * Idempotency-Key on POST /v1/chat: racing retries on two instances store one turn; replays
  * answer the same; another body is 422; abandoned records are taken over.
  */
-import { keyIdOf } from "./helpers/app.ts";
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ABANDONED_MS, claim, IDEMPOTENCY_TTL_MS, recordReply } from "../src/chat/idempotency.ts";
+import { keyIdOf } from "./helpers/app.ts";
 import { conversation, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
-
 describe("Idempotency-Key", () => {
-  const chatIdem = (base: string, key: string, body: unknown, idem: string) => post(base, key, "/v1/chat", body, { "idempotency-key": idem });
+  const chatIdem = (base: string, key: string, body: unknown, idem: string) =>
+    post(base, key, "/v1/chat", body, { "idempotency-key": idem });
 
   test("JSON: racing retries on both instances store one turn; later retries get the same answer; another body is 422", async () => {
     const { a, b, key } = await twoSlow(30, 10);
     const idem = `k-${crypto.randomUUID()}`;
     const body = { message: "once only" };
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => chatIdem(i % 2 ? a.base : b.base, key, body, idem)));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => chatIdem(i % 2 ? a.base : b.base, key, body, idem)),
+    );
     const statuses = answers.map((r) => r.status).sort();
     const bodies = (await Promise.all(answers.map((r) => r.json()))) as any[];
     expect({ statuses, bodies }).toMatchObject({ statuses: [200, 409, 409, 409, 409, 409] });
@@ -31,14 +34,21 @@ describe("Idempotency-Key", () => {
     expect(list.data.length).toBe(1);
     expect((await conversation(a.base, key, list.data[0].id)).messages.length).toBe(2);
     const reused = await chatIdem(a.base, key, { message: "something else" }, idem);
-    expect({ status: reused.status, code: ((await reused.json()) as any).error.code }).toEqual({ status: 422, code: "idempotency_key_reused" });
+    expect({ status: reused.status, code: ((await reused.json()) as any).error.code }).toEqual({
+      status: 422,
+      code: "idempotency_key_reused",
+    });
   });
 
   test("stream: concurrent retries on both instances all get the one run's events from the start", async () => {
     const { a, b, key } = await twoSlow(40, 10);
     const idem = `s-${crypto.randomUUID()}`;
     const streams = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => chatIdem(i % 2 ? a.base : b.base, key, { message: "stream once", stream: true }, idem).then((r) => readEvents(r))),
+      Array.from({ length: 6 }, (_, i) =>
+        chatIdem(i % 2 ? a.base : b.base, key, { message: "stream once", stream: true }, idem).then((r) =>
+          readEvents(r),
+        ),
+      ),
     );
     const ids = new Set(streams.map((s) => s[0]!.data.message_id));
     expect(ids.size).toBe(1);
@@ -75,6 +85,8 @@ describe("Idempotency-Key", () => {
     await recordReply(a.h.store.db, keyId, "orphan", "msg_x");
     // A record with a reply is never taken over before its 24 h.
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + 3_600_000)).kind).toBe("reply");
-    expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + IDEMPOTENCY_TTL_MS + ABANDONED_MS + 2)).kind).toBe("first");
+    expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + IDEMPOTENCY_TTL_MS + ABANDONED_MS + 2)).kind).toBe(
+      "first",
+    );
   });
 });

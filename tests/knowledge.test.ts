@@ -2,13 +2,13 @@
  * Knowledge-base parsing, ingest (bad lines skipped with file:line, re-ingest replaces) and
  * the ranking: BM25F properties on small made-up documents whose words exist nowhere else.
  */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
+import { chunks, documents, knowledgeTerms } from "../src/db/schema.ts";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
-import { ingestDocuments } from "../src/knowledge/service.ts";
 import { rankPassages, searchPassages, searchQueryText } from "../src/knowledge/search.ts";
-import { chunks, documents, knowledgeTerms } from "../src/db/schema.ts";
+import { ingestDocuments } from "../src/knowledge/service.ts";
 import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -44,7 +44,7 @@ describe("parsing", () => {
   });
 
   test("markdown: url from front matter, title from front matter or first heading", () => {
-    const a = parseMarkdown("---\nurl: https://a.test/md\ntitle: \"Hello\"\n---\n# Ignored\nbody", "a.md");
+    const a = parseMarkdown('---\nurl: https://a.test/md\ntitle: "Hello"\n---\n# Ignored\nbody', "a.md");
     expect(a.doc).toEqual({ url: "https://a.test/md", title: "Hello", content: "# Ignored\nbody" });
     const b = parseMarkdown("---\nurl: https://a.test/b\n---\n# From heading\ntext", "b.md");
     expect(b.doc!.title).toBe("From heading");
@@ -89,7 +89,12 @@ describe("ingest", () => {
     // Aborted after the first batch (50 documents): the second is never started.
     const controller = new AbortController();
     let checks = 0;
-    const signal = { get aborted() { if (++checks > 1) controller.abort(); return controller.signal.aborted; } } as AbortSignal;
+    const signal = {
+      get aborted() {
+        if (++checks > 1) controller.abort();
+        return controller.signal.aborted;
+      },
+    } as AbortSignal;
     const n = await ingestDocuments(store.db, docs, { signal });
     expect(n).toBe(50);
     expect(await stored()).toBe(50);
@@ -124,11 +129,23 @@ describe("ranking (BM25F)", () => {
     const store = await testStore();
     const [common, rare, u] = [word(), word(), base()];
     // `common` in ten documents, `rare` in one.
-    const docs = Array.from({ length: 10 }, (_, i) => ({ url: `${u}/c${i}`, title: "Note", content: `${common} ${filler(20)}` }));
-    docs.push({ url: `${u}/tf`, title: "Note", content: `${common} ${common} ${common} ${common} ${common} ${filler(16)}` });
+    const docs = Array.from({ length: 10 }, (_, i) => ({
+      url: `${u}/c${i}`,
+      title: "Note",
+      content: `${common} ${filler(20)}`,
+    }));
+    docs.push({
+      url: `${u}/tf`,
+      title: "Note",
+      content: `${common} ${common} ${common} ${common} ${common} ${filler(16)}`,
+    });
     docs.push({ url: `${u}/idf`, title: "Note", content: `${rare} ${filler(20)}` });
     await ingestDocuments(store.db, docs);
-    const hits = await rankPassages(store.db, `${common} ${rare}`, { limit: 20, minCoverage: 0, minPassageCoverage: 0 });
+    const hits = await rankPassages(store.db, `${common} ${rare}`, {
+      limit: 20,
+      minCoverage: 0,
+      minPassageCoverage: 0,
+    });
     expect(hits[0]?.url).toBe(`${u}/idf`);
     expect(at(hits, `${u}/tf`)).toBe(1); // among the common ones, more occurrences rank higher
   });
@@ -151,7 +168,11 @@ describe("ranking (BM25F)", () => {
     await ingestDocuments(store.db, [
       { url: `${u}/body`, title: "Note", content: `Some words about ${w} here. ${filler(20)}` },
       { url: `${u}/title`, title: `${w} guide`, content: `Some words about things here. ${filler(20)}` },
-      { url: `${u}/heading`, title: "Note", content: `# Note\n\n## ${w}\n\nSome words about things here. ${filler(20)}` },
+      {
+        url: `${u}/heading`,
+        title: "Note",
+        content: `# Note\n\n## ${w}\n\nSome words about things here. ${filler(20)}`,
+      },
     ]);
     const hits = await rankPassages(store.db, w);
     expect(hits.map((h) => h.url)).toEqual([`${u}/title`, `${u}/heading`, `${u}/body`]);
@@ -163,7 +184,11 @@ describe("ranking (BM25F)", () => {
     const section = (h: string) => `## ${h}\n\nText about ${w} and ${v}. ${filler(30)}`;
     await ingestDocuments(store.db, [
       { url: `${u}/one`, title: "Note", content: `Text about ${w} and ${v}. ${filler(30)}` },
-      { url: `${u}/many`, title: "Note", content: `${section("First")}\n\n${section("Second")}\n\n${section("Third")}` },
+      {
+        url: `${u}/many`,
+        title: "Note",
+        content: `${section("First")}\n\n${section("Second")}\n\n${section("Third")}`,
+      },
     ]);
     const hits = await rankPassages(store.db, `${w} ${v}`);
     expect(hits[0]!.url).toBe(`${u}/many`);
@@ -179,8 +204,14 @@ describe("ranking (BM25F)", () => {
       title: "Note",
       content: `Here we ${tell} you and ${explain} things. ${filler(10)}`,
     }));
-    await ingestDocuments(store.db, [...framing, { url: `${u}/answer`, title: "Note", content: `To ${verb} ${w}, write a file. ${filler(10)}` }]);
-    const hits = await rankPassages(store.db, `Can you ${tell} me how do I ${verb} ${w}? And ${explain} what I should do.`);
+    await ingestDocuments(store.db, [
+      ...framing,
+      { url: `${u}/answer`, title: "Note", content: `To ${verb} ${w}, write a file. ${filler(10)}` },
+    ]);
+    const hits = await rankPassages(
+      store.db,
+      `Can you ${tell} me how do I ${verb} ${w}? And ${explain} what I should do.`,
+    );
     expect(hits[0]?.url).toBe(`${u}/answer`);
   });
 
@@ -188,7 +219,9 @@ describe("ranking (BM25F)", () => {
     const store = await testStore();
     // Made-up words only: the shared store also serves the agent's off-topic questions.
     const [w, shared, u] = [word(), word(), base()];
-    await ingestDocuments(store.db, [{ url: `${u}/a`, title: "Note", content: `The ${w} has a ${shared} on top. ${filler(10)}` }]);
+    await ingestDocuments(store.db, [
+      { url: `${u}/a`, title: "Note", content: `The ${w} has a ${shared} on top. ${filler(10)}` },
+    ]);
     // Shares one word with a document, and has two it has never seen.
     expect(await rankPassages(store.db, `What is the ${shared} like in ${word()} and ${word()}?`)).toEqual([]);
     expect(await rankPassages(store.db, "What is it that you are?")).toEqual([]);
@@ -200,7 +233,8 @@ describe("ranking (BM25F)", () => {
     const store = await testStore();
     const [x, y, url] = [word(), word(), base()];
     const df = async (w: string) =>
-      (await store.db.select({ df: knowledgeTerms.df }).from(knowledgeTerms).where(eq(knowledgeTerms.lexeme, w)))[0]?.df ?? 0;
+      (await store.db.select({ df: knowledgeTerms.df }).from(knowledgeTerms).where(eq(knowledgeTerms.lexeme, w)))[0]
+        ?.df ?? 0;
     // The stored statistics equal what the passages say, read in one snapshot.
     const consistent = async () => {
       const r = (await store.db.execute(sql`select
@@ -229,7 +263,11 @@ describe("ranking (BM25F)", () => {
     const runs = Array.from({ length: 4 }, (_, r) =>
       ingestDocuments(
         store.db,
-        Array.from({ length: 10 }, (_, i) => ({ url: `${u}/${r}-${i}`, title: "Note", content: `${a} and ${b} ${filler(5)}` })),
+        Array.from({ length: 10 }, (_, i) => ({
+          url: `${u}/${r}-${i}`,
+          title: "Note",
+          content: `${a} and ${b} ${filler(5)}`,
+        })),
       ),
     );
     expect(await Promise.all(runs)).toEqual([10, 10, 10, 10]);

@@ -2,7 +2,7 @@
  * Leases: a live reply keeps its lease; an expired one is ended `failed` exactly once by any
  * instance, on a sweep or a read; a writer that lost its lease is refused.
  */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createParley } from "../src/mod.ts";
 import { createReply, flushReply, readEvents as readStored, sweepExpired } from "../src/runs/store.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
@@ -10,18 +10,33 @@ import { conversation, eventually, get, post, readEvents, twoInstances, twoSlow 
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
-
 describe("lease", () => {
   test("of many sweeps racing on both instances exactly one ends an expired reply; the late writer is refused", async () => {
     const { a, b, key } = await twoSlow(1, 0);
     const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;
     const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
     const past = Date.now() - 1_000;
-    await createReply(a.h.store.db, { id, conversationId: reply.conversation_id, createdAt: past, leaseUntil: past, start: '{"type":"start"}' });
-    const swept = await Promise.all(Array.from({ length: 10 }, (_, i) => sweepExpired((i % 2 ? a : b).h.store.db, Date.now(), i < 5 ? id : undefined)));
+    await createReply(a.h.store.db, {
+      id,
+      conversationId: reply.conversation_id,
+      createdAt: past,
+      leaseUntil: past,
+      start: '{"type":"start"}',
+    });
+    const swept = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        sweepExpired((i % 2 ? a : b).h.store.db, Date.now(), i < 5 ? id : undefined),
+      ),
+    );
     expect(swept.flat().filter((x) => x === id)).toHaveLength(1);
     // The instance that held the lease comes back and tries to write: nothing lands.
-    const late = await flushReply(a.h.store.db, { id, events: [{ seq: 2, data: '{"type":"token","content":"late"}' }], delta: "late", lastSeq: 2, leaseUntil: Date.now() + 10_000 });
+    const late = await flushReply(a.h.store.db, {
+      id,
+      events: [{ seq: 2, data: '{"type":"token","content":"late"}' }],
+      delta: "late",
+      lastSeq: 2,
+      leaseUntil: Date.now() + 10_000,
+    });
     expect(late).toBe("gone");
     const events = await readStored(b.h.store.db, id, 0);
     expect(events.map((e) => JSON.parse(e.data).type)).toEqual(["start", "error"]);
@@ -31,14 +46,18 @@ describe("lease", () => {
 
   test("a live reply keeps its lease while its agent is silent for longer than the lease", async () => {
     // Lease 1 s on both instances (sweeping every 0.5 s); the agent says nothing for 2.5 s.
-    const pair = await twoInstances(scriptedAgent(["late", " but alive"], { silenceMs: 2_500 }), { replyLeaseMs: 1_000 });
+    const pair = await twoInstances(scriptedAgent(["late", " but alive"], { silenceMs: 2_500 }), {
+      replyLeaseMs: 1_000,
+    });
     const { a, b, key } = pair;
     const reading = readEvents(await post(a.base, key, "/v1/chat", { message: "think first", stream: true }));
     // Meanwhile B reads the conversation again and again: a read sweeps an expired reply at once.
     let done = false;
     const statuses = new Set<string>();
     const polling = (async () => {
-      const list = await eventually(async () => ((await (await get(b.base, key, "/v1/conversations?limit=1")).json()) as any).data[0]);
+      const list = await eventually(
+        async () => ((await (await get(b.base, key, "/v1/conversations?limit=1")).json()) as any).data[0],
+      );
       while (!done) {
         statuses.add((await conversation(b.base, key, list.id)).messages[1]?.status ?? "none");
         await new Promise((r) => setTimeout(r, 100));
@@ -59,7 +78,13 @@ describe("lease", () => {
     const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;
     const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
     const past = Date.now() - 1_000;
-    await createReply(a.h.store.db, { id, conversationId: reply.conversation_id, createdAt: past + 5_000, leaseUntil: past, start: '{"type":"start"}' });
+    await createReply(a.h.store.db, {
+      id,
+      conversationId: reply.conversation_id,
+      createdAt: past + 5_000,
+      leaseUntil: past,
+      start: '{"type":"start"}',
+    });
     const conv = await conversation(b.base, key, reply.conversation_id);
     expect(conv.messages.find((m: any) => m.id === id)).toMatchObject({ status: "failed" });
   });
@@ -69,7 +94,9 @@ describe("lease options", () => {
   test("a host app's nonsense lease or flush interval is refused at start (never a spinning timer)", async () => {
     const { a } = await twoSlow(1, 0);
     for (const options of [{ replyLeaseMs: 0 }, { replyLeaseMs: 999 }, { replyFlushMs: 5 }, { replyFlushMs: 1.5 }]) {
-      expect(() => createParley({ store: a.h.store, options })).toThrow(/options\.reply(Lease|Flush)Ms must be an integer/);
+      expect(() => createParley({ store: a.h.store, options })).toThrow(
+        /options\.reply(Lease|Flush)Ms must be an integer/,
+      );
     }
     expect(() => createParley({ store: a.h.store, options: { replyLeaseMs: 1_000, replyFlushMs: 10 } })).not.toThrow();
   });

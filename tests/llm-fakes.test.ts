@@ -3,8 +3,9 @@
  * providers do: the official SDKs (openai, @anthropic-ai/sdk) parse their streams here —
  * text, usage, the in-stream error event and HTTP errors.
  */
-import Anthropic from "@anthropic-ai/sdk";
+
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { startFakeAnthropic } from "./helpers/fake-anthropic.ts";
 import { startFakeOpenAI } from "./helpers/fake-openai.ts";
@@ -54,7 +55,10 @@ describe("fake OpenAI-compatible server, read by the official openai SDK", () =>
 
   test("HTTP errors carry status and the error body", async () => {
     openaiFake.script.push({ status: 429, headers: { "retry-after": "3" }, errorMessage: "slow down" });
-    const error = await ask().then(() => null, (e) => e);
+    const error = await ask().then(
+      () => null,
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     expect(error.status).toBe(429);
     expect(error.headers.get("retry-after")).toBe("3");
@@ -64,7 +68,8 @@ describe("fake OpenAI-compatible server, read by the official openai SDK", () =>
 
 describe("fake Anthropic server, read by the official @anthropic-ai/sdk", () => {
   const client = new Anthropic({ baseURL: anthropicFake.url, apiKey: "sk-ant-x", maxRetries: 0 });
-  const stream = () => client.messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "hi" }] });
+  const stream = () =>
+    client.messages.stream({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "hi" }] });
 
   test("message_start … message_stop: text, stop reason and usage", async () => {
     anthropicFake.script.push({ tokens: ["Hello", " world"], usage: { input: 11, output: 2 } });
@@ -93,8 +98,16 @@ describe("fake Anthropic server, read by the official @anthropic-ai/sdk", () => 
 
   test("HTTP 401 is an AuthenticationError with the error body", async () => {
     anthropicFake.script.push({ status: 401, errorMessage: "invalid x-api-key" });
-    const error = await stream().finalMessage().then(() => null, (e) => e);
+    const error = await stream()
+      .finalMessage()
+      .then(
+        () => null,
+        (e) => e,
+      );
     expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
-    expect(error.error).toMatchObject({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
+    expect(error.error).toMatchObject({
+      type: "error",
+      error: { type: "authentication_error", message: "invalid x-api-key" },
+    });
   });
 });

@@ -33,7 +33,13 @@ describe("prompt", () => {
       { role: "user" as const, content: "q2".padEnd(30) },
       { role: "assistant" as const, content: "a2".padEnd(30) },
     ];
-    expect(conversation(history, "now", 1_000).map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+    expect(conversation(history, "now", 1_000).map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+    ]);
     // 90 characters fit three turns, but the oldest kept must be a user turn.
     expect(conversation(history, "now", 90).map((m) => String(m.content).trim())).toEqual(["q2", "a2", "now"]);
     expect(conversation(history, "now", 0)).toEqual([{ role: "user", content: "now" }]);
@@ -46,7 +52,9 @@ describe("LLM_* environment", () => {
   });
   test("bad values name their variable", () => {
     expect(() => loadEnv({ LLM_PROVIDER: "gemini", LLM_MODEL: "m" })).toThrow(/LLM_PROVIDER/);
-    expect(() => loadEnv({ LLM_PROVIDER: "anthropic", LLM_MODEL: "m", LLM_BASE_URL: "localhost:11434" })).toThrow(/LLM_BASE_URL/);
+    expect(() => loadEnv({ LLM_PROVIDER: "anthropic", LLM_MODEL: "m", LLM_BASE_URL: "localhost:11434" })).toThrow(
+      /LLM_BASE_URL/,
+    );
     expect(() => loadEnv({ LLM_TIMEOUT_MS: "soon" })).toThrow(/LLM_TIMEOUT_MS/);
   });
   test("unset provider: the retrieval agent, defaults in place", () => {

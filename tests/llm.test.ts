@@ -3,15 +3,16 @@
  * provider's protocol (tests/helpers/fake-*.ts). Each failure mode ends in exactly one terminal
  * event; what the provider received (passages, history, model, key header) is asserted.
  */
-import { captureLog } from "./helpers/log.ts";
+
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type LlmConfig, llmAgent } from "../src/agent/llm/index.ts";
 import { createClient } from "../src/client/index.ts";
 import type { Logger } from "../src/config/logger.ts";
+import { expectError, expectStatus, harness } from "./helpers/app.ts";
 import { startFakeAnthropic } from "./helpers/fake-anthropic.ts";
 import { startFakeOpenAI } from "./helpers/fake-openai.ts";
 import type { FakeProvider, FakeReply, Received } from "./helpers/fake-provider.ts";
-import { expectError, expectStatus, harness } from "./helpers/app.ts";
+import { captureLog } from "./helpers/log.ts";
 import { readSse } from "./helpers/sse.ts";
 import { testStore } from "./helpers/store.ts";
 
@@ -37,7 +38,10 @@ function seen(r: Received): { system: string; turns: { role: string; text: strin
   const text = (c: unknown): string =>
     typeof c === "string" ? c : Array.isArray(c) ? c.map((p: { text?: string }) => p.text ?? "").join("") : "";
   if (r.body.system !== undefined) {
-    return { system: text(r.body.system), turns: r.body.messages.map((m: any) => ({ role: m.role, text: text(m.content) })) };
+    return {
+      system: text(r.body.system),
+      turns: r.body.messages.map((m: any) => ({ role: m.role, text: text(m.content) })),
+    };
   }
   const [sys, ...rest] = r.body.messages;
   return { system: text(sys.content), turns: rest.map((m: any) => ({ role: m.role, text: text(m.content) })) };
@@ -56,7 +60,15 @@ for (const p of providers) {
       const logger = memoryLogger();
       const agent = llmAgent(
         store.db,
-        { provider: p.name, model: "test-model-7b", baseUrl: `${fake.url}/v1`, apiKey: KEY, timeoutMs: 5_000, idleTimeoutMs: 5_000, ...config },
+        {
+          provider: p.name,
+          model: "test-model-7b",
+          baseUrl: `${fake.url}/v1`,
+          apiKey: KEY,
+          timeoutMs: 5_000,
+          idleTimeoutMs: 5_000,
+          ...config,
+        },
         { logger },
       );
       const h = await harness({ store, agent });
@@ -72,7 +84,8 @@ for (const p of providers) {
         );
         return (await readSse(res)).events;
       };
-      const messages = async (conversationId: string) => (await h.call("GET", `/v1/conversations/${conversationId}`, { key })).json.messages;
+      const messages = async (conversationId: string) =>
+        (await h.call("GET", `/v1/conversations/${conversationId}`, { key })).json.messages;
       const clean = () => {
         const all = [...logger.lines, ...fake.received.map((r) => JSON.stringify(r.body))].join("\n");
         return !logger.lines.join("\n").includes(KEY) && all.length > 0;
@@ -81,7 +94,10 @@ for (const p of providers) {
     }
 
     test("grounded JSON reply: passages, model and key reach the provider; usage and cited sources come back", async () => {
-      const s = await setup({}, { tokens: ["Rate", " limits", " are", " per", " key", " [1]."], usage: { input: 321, output: 6 } });
+      const s = await setup(
+        {},
+        { tokens: ["Rate", " limits", " are", " per", " key", " [1]."], usage: { input: 321, output: 6 } },
+      );
       const r = await s.chat({ message: "How do rate limits work?" });
       expectStatus(r, 200);
       expect(r.json.content).toBe("Rate limits are per key [1].");
@@ -107,7 +123,12 @@ for (const p of providers) {
       // The first passage's URL is the one source: the answer cites [1] only.
       const firstUrl = /\[1\] [^\n]*\nURL: (\S+)/.exec(system)![1]!;
       const stored = await s.messages(r.json.conversation_id);
-      expect(stored[1]).toMatchObject({ role: "assistant", status: "completed", sources: [firstUrl], usage: { input_tokens: 321, output_tokens: 6 } });
+      expect(stored[1]).toMatchObject({
+        role: "assistant",
+        status: "completed",
+        sources: [firstUrl],
+        usage: { input_tokens: 321, output_tokens: 6 },
+      });
       expect(stored[0].usage).toBeNull();
     });
 
@@ -121,7 +142,10 @@ for (const p of providers) {
       expect((await s.messages(first.json.conversation_id))[1].sources).toEqual(given);
 
       s.fake.script.push({ tokens: ["See", " [2]", " and", " [1][2]."] });
-      const second = await s.chat({ message: "And how do rate limits work?", conversation_id: first.json.conversation_id });
+      const second = await s.chat({
+        message: "And how do rate limits work?",
+        conversation_id: first.json.conversation_id,
+      });
       expectStatus(second, 200);
       const { system, turns } = seen(s.fake.received[1]!);
       expect(turns).toEqual([
@@ -144,7 +168,11 @@ for (const p of providers) {
       const texts = seen(s.fake.received[1]!).turns;
       // Anthropic's provider merges the two user turns into one message; OpenAI-compatible sends both.
       expect(texts.map((t) => t.role).every((r) => r === "user")).toBe(true);
-      expect(texts.map((t) => t.text).join("|")).toBe(p.name === "anthropic" ? "How do I stream replies?Please try again." : "How do I stream replies?|Please try again.");
+      expect(texts.map((t) => t.text).join("|")).toBe(
+        p.name === "anthropic"
+          ? "How do I stream replies?Please try again."
+          : "How do I stream replies?|Please try again.",
+      );
     });
 
     test("the history budget keeps the newest turns", async () => {
@@ -169,24 +197,51 @@ for (const p of providers) {
     });
 
     test("stream: the model's tokens as they come, then sources and end with usage", async () => {
-      const s = await setup({}, { tokens: ["Keys", " are", " Bearer", " tokens", " [1]."], usage: { input: 100, output: 5 } });
+      const s = await setup(
+        {},
+        { tokens: ["Keys", " are", " Bearer", " tokens", " [1]."], usage: { input: 100, output: 5 } },
+      );
       const events = await s.stream({ message: "How do API keys work?" });
-      expect(events.map((e) => e.type)).toEqual(["start", "token", "token", "token", "token", "token", "sources", "end"]);
-      expect(events.filter((e) => e.type === "token").map((e) => e.content).join("")).toBe("Keys are Bearer tokens [1].");
+      expect(events.map((e) => e.type)).toEqual([
+        "start",
+        "token",
+        "token",
+        "token",
+        "token",
+        "token",
+        "sources",
+        "end",
+      ]);
+      expect(
+        events
+          .filter((e) => e.type === "token")
+          .map((e) => e.content)
+          .join(""),
+      ).toBe("Keys are Bearer tokens [1].");
       expect(events.at(-1)).toMatchObject({ type: "end", usage: { input_tokens: 100, output_tokens: 5 } });
       expect(events.at(-2).sources).toHaveLength(1);
     });
 
     test("the typed client reads usage from the reply, the end event and the history", async () => {
       const s = await setup({}, { usage: { input: 9, output: 5 } });
-      const client = createClient({ baseUrl: "http://localhost", apiKey: s.key, fetch: (url, init) => s.h.app.handle(new Request(url, init)) });
+      const client = createClient({
+        baseUrl: "http://localhost",
+        apiKey: s.key,
+        fetch: (url, init) => s.h.app.handle(new Request(url, init)),
+      });
       const reply = await client.chat({ message: "How do API keys work?" });
       expect(reply.usage).toEqual({ inputTokens: 9, outputTokens: 5 });
       let end: unknown;
-      for await (const e of client.chatStream({ message: "And keys?", conversationId: reply.conversationId })) if (e.type === "end") end = e.usage;
+      for await (const e of client.chatStream({ message: "And keys?", conversationId: reply.conversationId }))
+        if (e.type === "end") end = e.usage;
       expect(end).toEqual({ inputTokens: 9, outputTokens: 5 });
       const conv = await client.conversations.get(reply.conversationId);
-      expect(conv.messages.map((m) => m.usage)).toEqual([null, { inputTokens: 9, outputTokens: 5 }, null, { inputTokens: 9, outputTokens: 5 }]);
+      expect(conv.messages.map((m) => m.usage)).toEqual([
+        null,
+        { inputTokens: 9, outputTokens: 5 },
+        null,
+        { inputTokens: 9, outputTokens: 5 },
+      ]);
     });
 
     test("no usage reported: usage is null", async () => {
@@ -257,7 +312,11 @@ for (const p of providers) {
       const closed = p.start();
       const port = closed.port;
       await closed.stop();
-      const agent = llmAgent((await testStore()).db, { provider: p.name, model: "m", baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 1 }, { logger: s.logger });
+      const agent = llmAgent(
+        (await testStore()).db,
+        { provider: p.name, model: "m", baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 1 },
+        { logger: s.logger },
+      );
       const h = await harness({ store: await testStore(), agent });
       const key = await h.key();
       const r = await h.call("POST", "/v1/chat", { key, json: { message: "How do API keys work?" } });
@@ -273,11 +332,18 @@ for (const p of providers) {
       const events = await s.stream({ message: "How do API keys work?" });
       expect(events.map((e) => e.type)).toEqual(["start", "error"]);
       expect(events[1].error.code).toBe("upstream_timeout");
-      expect((await s.messages(events[0].conversation_id))[1]).toMatchObject({ role: "assistant", status: "failed", content: "" });
+      expect((await s.messages(events[0].conversation_id))[1]).toMatchObject({
+        role: "assistant",
+        status: "failed",
+        content: "",
+      });
     });
 
     test("idle timeout after tokens: error event, partial reply stored as failed", async () => {
-      const s = await setup({ idleTimeoutMs: 300 }, { tokens: ["Partial", " answer", " never", " ends"], tokenDelayMs: 3_000 });
+      const s = await setup(
+        { idleTimeoutMs: 300 },
+        { tokens: ["Partial", " answer", " never", " ends"], tokenDelayMs: 3_000 },
+      );
       const events = await s.stream({ message: "How do API keys work?" });
       expect(events.map((e) => e.type)).toEqual(["start", "token", "error"]);
       expect(events[2].error.code).toBe("upstream_timeout");
@@ -302,7 +368,10 @@ for (const p of providers) {
       expect(events.map((e) => e.type)).toEqual(["start", "token", "token", "error"]);
       expect(events.at(-1).error.code).toBe("upstream_error");
       expect(events.filter((e) => e.type === "error" || e.type === "end")).toHaveLength(1);
-      const text = events.filter((e) => e.type === "token").map((e) => e.content).join("");
+      const text = events
+        .filter((e) => e.type === "token")
+        .map((e) => e.content)
+        .join("");
       expect((await s.messages(events[0].conversation_id))[1]).toMatchObject({ status: "failed", content: text });
     });
 
@@ -326,7 +395,9 @@ for (const p of providers) {
       const reading = res.then((r) => readSse(r));
       await waitFor(() => s.fake.received.length === 1);
       // Wait for the first token to reach the run, then shut down with no grace.
-      await waitFor(() => [...(s.h.runs as any).runs.values()].some((run: any) => run.events.some((e: any) => e.event.type === "token")));
+      await waitFor(() =>
+        [...(s.h.runs as any).runs.values()].some((run: any) => run.events.some((e: any) => e.event.type === "token")),
+      );
       await s.h.runs.drain(0);
       const events = (await reading).events;
       expect(events.map((e) => e.type)).toEqual(["start", "token", "error"]);

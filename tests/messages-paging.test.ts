@@ -1,9 +1,9 @@
 /** GET /v1/conversations/:id is bounded; older messages are paged by signed cursor via /messages. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { Agent, ChatTurn } from "../src/agent/types.ts";
 import { createConversation, MESSAGES_CAP } from "../src/conversations/service.ts";
 import { messages } from "../src/db/schema.ts";
 import { newId } from "../src/ids.ts";
-import type { Agent, ChatTurn } from "../src/agent/types.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000);
@@ -59,7 +59,15 @@ describe("a long conversation", () => {
     // Without a cursor, /messages is the detail's page; limit bounds it.
     const first = await h.call("GET", `/v1/conversations/${convId}/messages?limit=5`, { key });
     expect(first.json.data.map((m: any) => m.id)).toEqual(ids.slice(-5));
-    expect(Object.keys(first.json.data[0]).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status", "usage"]);
+    expect(Object.keys(first.json.data[0]).sort()).toEqual([
+      "content",
+      "created_at",
+      "id",
+      "role",
+      "sources",
+      "status",
+      "usage",
+    ]);
   });
 
   test("a short conversation: everything, has_more false, next_cursor null", async () => {
@@ -75,22 +83,43 @@ describe("a long conversation", () => {
     const key = await h.key();
     const { convId } = await seed(key, 120);
     const { convId: otherConv } = await seed(key, 120);
-    const cursorOf = async (id: string) => (await h.call("GET", `/v1/conversations/${id}`, { key })).json.pagination.next_cursor as string;
+    const cursorOf = async (id: string) =>
+      (await h.call("GET", `/v1/conversations/${id}`, { key })).json.pagination.next_cursor as string;
     const cursor = await cursorOf(convId);
     for (const limit of ["0", "101", "abc", "1e1", "5&limit=6"]) {
-      expectError(await h.call("GET", `/v1/conversations/${convId}/messages?limit=${limit}`, { key }), 400, "invalid_request");
+      expectError(
+        await h.call("GET", `/v1/conversations/${convId}/messages?limit=${limit}`, { key }),
+        400,
+        "invalid_request",
+      );
     }
     // Another conversation's cursor, a list cursor, and an edited one.
-    expectError(await h.call("GET", `/v1/conversations/${otherConv}/messages?cursor=${cursor}`, { key }), 400, "invalid_cursor");
+    expectError(
+      await h.call("GET", `/v1/conversations/${otherConv}/messages?cursor=${cursor}`, { key }),
+      400,
+      "invalid_cursor",
+    );
     await seedList(key);
     const listCursor = (await h.call("GET", "/v1/conversations?limit=1", { key })).json.pagination.next_cursor;
-    expectError(await h.call("GET", `/v1/conversations/${convId}/messages?cursor=${listCursor}`, { key }), 400, "invalid_cursor");
+    expectError(
+      await h.call("GET", `/v1/conversations/${convId}/messages?cursor=${listCursor}`, { key }),
+      400,
+      "invalid_cursor",
+    );
     const flipped = cursor.slice(0, 10) + (cursor[10] === "A" ? "B" : "A") + cursor.slice(11);
-    expectError(await h.call("GET", `/v1/conversations/${convId}/messages?cursor=${flipped}`, { key }), 400, "invalid_cursor");
+    expectError(
+      await h.call("GET", `/v1/conversations/${convId}/messages?cursor=${flipped}`, { key }),
+      400,
+      "invalid_cursor",
+    );
     // Another key sees nothing, cursor or not.
     const stranger = await h.key();
     expectError(await h.call("GET", `/v1/conversations/${convId}/messages`, { key: stranger }), 404, "not_found");
-    expectError(await h.call("GET", `/v1/conversations/${convId}/messages?cursor=${cursor}`, { key: stranger }), 404, "not_found");
+    expectError(
+      await h.call("GET", `/v1/conversations/${convId}/messages?cursor=${cursor}`, { key: stranger }),
+      404,
+      "not_found",
+    );
   });
 });
 
@@ -107,7 +136,10 @@ describe("continuing a long conversation", () => {
     const hr = await harness({ agent: recording, store: h.store });
     const key = await hr.key();
     const { convId } = await seedOn(hr, key, 250);
-    expectStatus(await hr.call("POST", "/v1/chat", { key, json: { message: "and now?", conversation_id: convId } }), 200);
+    expectStatus(
+      await hr.call("POST", "/v1/chat", { key, json: { message: "and now?", conversation_id: convId } }),
+      200,
+    );
     expect(seen).toHaveLength(1);
     // The 100 most recent before this turn's message: m150…m249 (the new message is not history).
     expect(seen[0]!.length).toBeLessThanOrEqual(100);
@@ -137,5 +169,6 @@ async function seedOn(hr: typeof h, key: string, n: number) {
 /** Enough conversations for the key that its list has a next page. */
 async function seedList(key: string) {
   const keyId = await keyIdOf(h.store, key);
-  for (let i = 0; i < 3; i++) await createConversation(h.store.db, keyId, `c${i}`, new Date(Date.UTC(2025, 0, 1, 0, 0, i)));
+  for (let i = 0; i < 3; i++)
+    await createConversation(h.store.db, keyId, `c${i}`, new Date(Date.UTC(2025, 0, 1, 0, 0, i)));
 }

@@ -1,14 +1,14 @@
 /** The OpenAPI document: valid 3.1, and real responses match the schemas it states. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { dereference, validate } from "@readme/openapi-parser";
 import { createConfig, lintFromString } from "@redocly/openapi-core";
-import { Elysia } from "elysia";
-import { buildOpenApi, createParley } from "../src/mod.ts";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { createLogger } from "../src/config/logger.ts";
+import { Elysia } from "elysia";
 import { createApp } from "../src/app/app.ts";
-import { expectError, expectStatus, harness, listen, send, type Reply } from "./helpers/app.ts";
+import { createLogger } from "../src/config/logger.ts";
+import { buildOpenApi, createParley } from "../src/mod.ts";
+import { expectError, expectStatus, harness, listen, type Reply, send } from "./helpers/app.ts";
 import { readSse } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -59,18 +59,22 @@ describe("OpenAPI document", () => {
   test("Redocly's recommended rules report no errors", async () => {
     const config = await createConfig({ extends: ["recommended"] });
     const problems = await lintFromString({ source: JSON.stringify(raw), absoluteRef: "/openapi.json", config });
-    const errors = problems.filter((p) => p.severity === "error").map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+    const errors = problems
+      .filter((p) => p.severity === "error")
+      .map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
     expect(errors).toEqual([]);
   });
 
   test("every schema is plain JSON Schema 2020-12 (a strict validator accepts it) and named once", () => {
     const strict = new Ajv2020({ strict: true, allErrors: true });
     addFormats(strict);
-    for (const [name, schema] of Object.entries(raw.components.schemas)) strict.addSchema(schema as object, `#/components/schemas/${name}`);
+    for (const [name, schema] of Object.entries(raw.components.schemas))
+      strict.addSchema(schema as object, `#/components/schemas/${name}`);
     const schemas: unknown[] = [];
     const collect = (v: any) => {
       if (Array.isArray(v)) v.forEach(collect);
-      else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) k === "schema" ? schemas.push(x) : collect(x);
+      else if (v && typeof v === "object")
+        for (const [k, x] of Object.entries(v)) k === "schema" ? schemas.push(x) : collect(x);
     };
     collect(raw.paths);
     collect(raw.components.headers);
@@ -84,7 +88,15 @@ describe("OpenAPI document", () => {
     expect(JSON.stringify(raw).match(/"request_id"\]/g)).toHaveLength(1);
     expect(refs.filter((r) => r.includes("/ErrorBody")).length).toBeGreaterThan(20);
     expect(Object.keys(raw.components.schemas)).toEqual(
-      expect.arrayContaining(["ErrorBody", "Error", "ChatRequest", "ChatReply", "StreamEvent", "ConversationList", "ConversationDetail"]),
+      expect.arrayContaining([
+        "ErrorBody",
+        "Error",
+        "ChatRequest",
+        "ChatReply",
+        "StreamEvent",
+        "ConversationList",
+        "ConversationDetail",
+      ]),
     );
   });
 
@@ -130,7 +142,9 @@ describe("OpenAPI document", () => {
   test("an app embedding the plugin gets its document from buildOpenApi", async () => {
     const host = new Elysia().get("/", () => "mine").group("/chat-api", (a) => a.use(createParley({ store: h.store })));
     const embedded: any = buildOpenApi(host, { servers: [{ url: "https://example.org" }], maxMessageChars: 100 });
-    expect(Object.keys(embedded.paths)).toEqual(expect.arrayContaining(["/chat-api/v1/chat", "/chat-api/v1/conversations/{id}"]));
+    expect(Object.keys(embedded.paths)).toEqual(
+      expect.arrayContaining(["/chat-api/v1/chat", "/chat-api/v1/conversations/{id}"]),
+    );
     expect(embedded.paths["/chat-api/v1/chat"].post.operationId).toBe("chat");
     expect(embedded.components.schemas.ChatRequest.properties.message.maxLength).toBe(100);
     expect(embedded.servers).toEqual([{ url: "https://example.org" }]);
@@ -147,7 +161,11 @@ describe("real responses match the documented schemas", () => {
     expectMatches(await h.call("GET", `/v1/conversations/${id}`, { key }), "/v1/conversations/{id}", "get");
     expectMatches(await h.call("POST", "/v1/chat", { key, json: { message: "" } }), "/v1/chat", "post");
     expectMatches(await h.call("GET", "/v1/conversations"), "/v1/conversations", "get");
-    expectMatches(await h.call("GET", "/v1/conversations/conv_01jd5x8r7mf6sb1b2k3n4p5q6r", { key }), "/v1/conversations/{id}", "get");
+    expectMatches(
+      await h.call("GET", "/v1/conversations/conv_01jd5x8r7mf6sb1b2k3n4p5q6r", { key }),
+      "/v1/conversations/{id}",
+      "get",
+    );
     expectMatches(await h.call("GET", "/v1/conversations?cursor=zz", { key }), "/v1/conversations", "get");
     const del = await h.call("DELETE", `/v1/conversations/${id}`, { key });
     expect(Object.keys(doc.paths["/v1/conversations/{id}"].delete.responses)).toContain(String(del.status));
@@ -174,10 +192,21 @@ describe("real responses match the documented schemas", () => {
     const res = await fetch(`${server.url}${base}/events?after=2`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.headers.get("content-type")).toStartWith("text/event-stream");
     const { events } = await readSse(res);
-    const check = ajv.compile(doc.paths["/v1/conversations/{id}/messages/{message_id}/events"].get.responses["200"].content["text/event-stream"].schema);
+    const check = ajv.compile(
+      doc.paths["/v1/conversations/{id}/messages/{message_id}/events"].get.responses["200"].content["text/event-stream"]
+        .schema,
+    );
     for (const e of events) expect({ ok: check(e), e, errors: check.errors }).toMatchObject({ ok: true });
     expect(events.at(-1).type).toBe("end");
-    expectMatches(await h.call("POST", `${base}/stop`, { key }), "/v1/conversations/{id}/messages/{message_id}/stop", "post");
-    expectMatches(await h.call("POST", `/v1/conversations/${chat.json.conversation_id}/messages/msg_nope/stop`, { key }), "/v1/conversations/{id}/messages/{message_id}/stop", "post");
+    expectMatches(
+      await h.call("POST", `${base}/stop`, { key }),
+      "/v1/conversations/{id}/messages/{message_id}/stop",
+      "post",
+    );
+    expectMatches(
+      await h.call("POST", `/v1/conversations/${chat.json.conversation_id}/messages/msg_nope/stop`, { key }),
+      "/v1/conversations/{id}/messages/{message_id}/stop",
+      "post",
+    );
   });
 });

@@ -23,6 +23,8 @@ describe("document URLs with credentials", () => {
     expect(r.doc).toBeUndefined();
     expect(r.problem).toMatchObject({ where: "x.md:1" });
     expect(r.problem!.reason).toContain("credentials");
-    expect(parseMarkdown("---\nurl: https://docs.example/x\n---\n# X\ntext", "x.md").doc?.url).toBe("https://docs.example/x");
+    expect(parseMarkdown("---\nurl: https://docs.example/x\n---\n# X\ntext", "x.md").doc?.url).toBe(
+      "https://docs.example/x",
+    );
   });
 });

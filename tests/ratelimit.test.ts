@@ -1,12 +1,12 @@
 /** Plans and limits: sliding minute, UTC day, headers, concurrency, two instances, store outage. */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { updateKey } from "../src/auth/keys-admin.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
 import { rateLimits } from "../src/db/schema.ts";
 import { EXACT_LOG_MAX } from "../src/ratelimit/service.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { expectError, expectStatus, harness, read, type Reply, keyIdOf } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, keyIdOf, type Reply, read } from "./helpers/app.ts";
 import { onPostgres, secondStore } from "./helpers/store.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
 
@@ -272,16 +272,22 @@ describe("atomicity", () => {
     const b = await harness({ store: await secondStore() });
     if (b.store !== a.store) closers.push(() => b.store.close());
     const key = await a.key("enterprise", { rpm: 50, rpd: 10_000 });
-    const servers = [a.app.listen({ port: 0, hostname: "127.0.0.1" }), b.app.listen({ port: 0, hostname: "127.0.0.1" })];
+    const servers = [
+      a.app.listen({ port: 0, hostname: "127.0.0.1" }),
+      b.app.listen({ port: 0, hostname: "127.0.0.1" }),
+    ];
     closers.push(...servers.map((s) => () => s.stop()));
     const urls = servers.map((s) => `http://127.0.0.1:${s.server!.port}${list}`);
     const replies = await Promise.all(
-      Array.from({ length: 160 }, (_, i) => fetch(urls[i % 2]!, { headers: { authorization: `Bearer ${key}` } }).then(read)),
+      Array.from({ length: 160 }, (_, i) =>
+        fetch(urls[i % 2]!, { headers: { authorization: `Bearer ${key}` } }).then(read),
+      ),
     );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(50);
     expect(replies.filter((r) => r.status === 429)).toHaveLength(110);
     // Each instance answered its half (which one admits is up to the race).
-    for (const s of [0, 1]) expect(replies.filter((r, i) => i % 2 === s && [200, 429].includes(r.status))).toHaveLength(80);
+    for (const s of [0, 1])
+      expect(replies.filter((r, i) => i % 2 === s && [200, 429].includes(r.status))).toHaveLength(80);
   });
 });
 
@@ -310,10 +316,14 @@ describe("limiter store failure", () => {
     const keyId = await keyIdOf(h.store, key);
     // A read-only standby or a full disk fails only the write: make exactly this key's write fail.
     const fn = `parley_test_fail_${keyId}`;
-    await h.store.db.execute(sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
-      begin raise exception 'cannot write' using errcode = '25006'; end $$`));
-    await h.store.db.execute(sql.raw(`create trigger ${fn} before insert or update on rate_limits
-      for each row when (new.key_id = '${keyId}') execute function ${fn}()`));
+    await h.store.db.execute(
+      sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
+      begin raise exception 'cannot write' using errcode = '25006'; end $$`),
+    );
+    await h.store.db.execute(
+      sql.raw(`create trigger ${fn} before insert or update on rate_limits
+      for each row when (new.key_id = '${keyId}') execute function ${fn}()`),
+    );
     try {
       const refused = await h.call("GET", list, { key });
       expectError(refused, 503, "service_unavailable");
@@ -332,7 +342,10 @@ describe("limiter store failure", () => {
     url.host = `127.0.0.1:${proxy.port}`;
     const store = openPostgres(url.toString(), { max: 2 });
     // A graceful end through the cut proxy would wait out postgres.js's 5 s timeout: don't wait.
-    closers.push(() => void store.close(), () => proxy.down());
+    closers.push(
+      () => void store.close(),
+      () => proxy.down(),
+    );
     const h = await harness({ store });
     const key = await h.key("free");
     expectStatus(await h.call("GET", list, { key }), 200);

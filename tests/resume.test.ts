@@ -2,11 +2,20 @@
  * Resume: a reply exists from its first moment and can be followed from any event id, on the
  * instance generating it or another one (PostgreSQL: two pools; PGlite: one store, one process).
  */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { conversation, eventsPath, eventually, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import {
+  conversation,
+  eventsPath,
+  eventually,
+  get,
+  post,
+  readEvents,
+  tokensOf,
+  twoSlow,
+  words,
+} from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
-
 
 describe("the reply exists from its first moment", () => {
   test("in_progress on the other instance with the text so far, then completed with exactly the streamed text", async () => {
@@ -30,7 +39,6 @@ describe("the reply exists from its first moment", () => {
     expect(done).toMatchObject({ content: words(60).join(""), sources: ["https://example.com/s"] });
   });
 });
-
 
 describe("resume", () => {
   test("on the other instance mid-reply: ids continue, tokens concatenate to exactly the stored reply", async () => {
@@ -56,7 +64,9 @@ describe("resume", () => {
     expect(replayed).toEqual(all);
     const after5 = await readEvents(await get(b.base, key, `${eventsPath(convId, msgId)}?after=5`));
     expect(after5).toEqual(all.slice(5));
-    const header = await readEvents(await get(b.base, key, `${eventsPath(convId, msgId)}?after=5`, { "last-event-id": "9" }));
+    const header = await readEvents(
+      await get(b.base, key, `${eventsPath(convId, msgId)}?after=5`, { "last-event-id": "9" }),
+    );
     expect(header).toEqual(all.slice(9));
   });
 
@@ -116,7 +126,12 @@ describe("200 clients resuming at random points", () => {
     let exact = 0;
     for (const events of results) {
       const ids = events.map((e) => e.id);
-      if (tokensOf(events) === stored.content && ids.every((id, i) => id === i + 1) && events.at(-1)!.data.type === "end") exact++;
+      if (
+        tokensOf(events) === stored.content &&
+        ids.every((id, i) => id === i + 1) &&
+        events.at(-1)!.data.type === "end"
+      )
+        exact++;
     }
     expect(exact).toBe(200);
   });

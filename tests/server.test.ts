@@ -4,16 +4,16 @@
  * the PGlite folder to check it was closed cleanly (lock released, data readable).
  * The slow replies come from tests/fixtures/slow-server.ts (the real `serve`, with a slow agent).
  */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { createParser } from "eventsource-parser";
-import { openStoreFromEnv } from "../src/runtime/store.ts";
 import { loadEnv } from "../src/config/env.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { messages } from "../src/db/schema.ts";
 import { countDocuments } from "../src/knowledge/service.ts";
+import { openStoreFromEnv } from "../src/runtime/store.ts";
 import { launch, PROCESS_TEST_MS, startServer, tempDir as tempFolder } from "./helpers/process.ts";
 import { onPostgres } from "./helpers/store.ts";
 
@@ -75,7 +75,10 @@ async function refused(url: string): Promise<boolean> {
 }
 
 /** Opens the data folder again, as the next start would; the lock file must be gone first. */
-async function reopen<T>(dir: string, fn: (store: Awaited<ReturnType<typeof openStoreFromEnv>>) => Promise<T>): Promise<T> {
+async function reopen<T>(
+  dir: string,
+  fn: (store: Awaited<ReturnType<typeof openStoreFromEnv>>) => Promise<T>,
+): Promise<T> {
   expect(existsSync(join(dir, "parley.lock"))).toBe(false);
   const store = await openStoreFromEnv(loadEnv({ DATA_DIR: dir }));
   try {
@@ -94,7 +97,11 @@ const storedReply = (dir: string, conversationId: string) =>
     return rows;
   });
 
-const text = (events: any[]) => events.filter((e) => e.type === "token").map((e) => e.content).join("");
+const text = (events: any[]) =>
+  events
+    .filter((e) => e.type === "token")
+    .map((e) => e.content)
+    .join("");
 
 // Real processes on their own PGlite folders; the PostgreSQL run would only repeat them.
 describe.skipIf(onPostgres)("server process: signals", () => {
@@ -118,7 +125,11 @@ describe.skipIf(onPostgres)("server process: signals", () => {
   });
 
   test("a reply still running after SHUTDOWN_GRACE_MS ends with service_unavailable, exit 0, stored as failed (logged as a warning)", async () => {
-    const srv = await slowServer(dir, { SLOW_AGENT_TOKENS: "50", SLOW_AGENT_DELAY_MS: "100", SHUTDOWN_GRACE_MS: "200" }); // ~5 s
+    const srv = await slowServer(dir, {
+      SLOW_AGENT_TOKENS: "50",
+      SLOW_AGENT_DELAY_MS: "100",
+      SHUTDOWN_GRACE_MS: "200",
+    }); // ~5 s
     const chat = await stream(srv.url, srv.key);
     await chat.until("token");
     srv.proc.kill("SIGTERM");
@@ -135,7 +146,11 @@ describe.skipIf(onPostgres)("server process: signals", () => {
   });
 
   test("a second signal during the grace cuts running replies off at once; the store still closes, exit 0", async () => {
-    const srv = await slowServer(dir, { SLOW_AGENT_TOKENS: "50", SLOW_AGENT_DELAY_MS: "100", SHUTDOWN_GRACE_MS: "20000" });
+    const srv = await slowServer(dir, {
+      SLOW_AGENT_TOKENS: "50",
+      SLOW_AGENT_DELAY_MS: "100",
+      SHUTDOWN_GRACE_MS: "20000",
+    });
     const chat = await stream(srv.url, srv.key);
     await chat.until("token");
     srv.proc.kill("SIGTERM");
@@ -164,7 +179,10 @@ describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
     srv.proc.kill("SIGTERM");
     const { code, signal, logs, stderr } = await srv.exited();
     expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
-    expect(logs.map((l) => l.msg)).toEqual(["signal during start-up: stopping once the current step is done", "stopped"]);
+    expect(logs.map((l) => l.msg)).toEqual([
+      "signal during start-up: stopping once the current step is done",
+      "stopped",
+    ]);
     await reopen(dir, async (store) => {
       await migrate(store);
       expect(await countDocuments(store.db)).toBe(0);
@@ -176,7 +194,11 @@ describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
     const total = 3_000;
     const file = join(dir, "big.jsonl");
     const docs = Array.from({ length: total }, (_, i) =>
-      JSON.stringify({ url: `https://big.test/${i}`, title: `Doc ${i}`, content: "Wombats dig burrows with strong claws. ".repeat(40) }),
+      JSON.stringify({
+        url: `https://big.test/${i}`,
+        title: `Doc ${i}`,
+        content: "Wombats dig burrows with strong claws. ".repeat(40),
+      }),
     );
     writeFileSync(file, docs.join("\n"));
     const env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "warn" };
@@ -254,7 +276,11 @@ describe.skipIf(onPostgres)("start-up: port and data folder", () => {
     srv.proc.kill("SIGTERM");
     const { code, stderr } = await srv.exited();
     expect(code, stderr).toBe(0);
-    expect(stderr).toMatch(new RegExp(`"level":"warn","msg":"the data folder ${dir} was readable by other users: removed group/other permissions from \\d+ file`));
+    expect(stderr).toMatch(
+      new RegExp(
+        `"level":"warn","msg":"the data folder ${dir} was readable by other users: removed group/other permissions from \\d+ file`,
+      ),
+    );
     expect(openToOthers(dir)).toEqual([]);
   });
 });

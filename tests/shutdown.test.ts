@@ -1,13 +1,19 @@
 /** Graceful shutdown: running replies finish within the grace period, or end with an error event. */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { harness, listen } from "./helpers/app.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
+import { harness, listen } from "./helpers/app.ts";
 import { readSse } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
-
-async function streamingServer(delayMs: number, tokens: number, agent = scriptedAgent(Array.from({ length: tokens }, (_, i) => ` w${i}`), { delayMs })) {
+async function streamingServer(
+  delayMs: number,
+  tokens: number,
+  agent = scriptedAgent(
+    Array.from({ length: tokens }, (_, i) => ` w${i}`),
+    { delayMs },
+  ),
+) {
   const h = await harness({ agent });
   const { url } = listen(h.app);
   const key = await h.key();
@@ -41,7 +47,12 @@ describe("drain", () => {
     expect(events.filter((e) => e.type === "end" || e.type === "error")).toHaveLength(1);
     const conv = await h.call("GET", `/v1/conversations/${events[0].conversation_id}`, { key });
     expect(conv.json.messages[1].status).toBe("failed");
-    expect(conv.json.messages[1].content).toBe(events.filter((e) => e.type === "token").map((e) => e.content).join(""));
+    expect(conv.json.messages[1].content).toBe(
+      events
+        .filter((e) => e.type === "token")
+        .map((e) => e.content)
+        .join(""),
+    );
   });
 
   test("an agent that ignores its abort signal cannot hold shutdown: its reply is cut off and stored", async () => {

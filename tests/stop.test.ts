@@ -2,11 +2,20 @@
  * Stop: from any instance, generation ceases, the partial reply is stored `stopped` and every
  * stream of it ends with `end` `status: "stopped"`.
  */
-import { describe, expect, test, setDefaultTimeout } from "bun:test";
-import { conversation, eventsPath, eventually, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import {
+  conversation,
+  eventsPath,
+  eventually,
+  get,
+  post,
+  readEvents,
+  tokensOf,
+  twoSlow,
+  words,
+} from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
-
 
 describe("stop", () => {
   test("from the other instance: generation ceases, partial reply stored as stopped, every stream ends stopped", async () => {
@@ -24,9 +33,13 @@ describe("stop", () => {
     const followB = readEvents(await get(b.base, key, eventsPath(convId, msgId), { "last-event-id": "2" }));
     const stopped = await post(b.base, key, `/v1/conversations/${convId}/messages/${msgId}/stop`);
     const body = (await stopped.json()) as any;
-    expect({ status: stopped.status, body }).toMatchObject({ status: 200, body: { id: msgId, conversation_id: convId, status: "stopped" } });
+    expect({ status: stopped.status, body }).toMatchObject({
+      status: 200,
+      body: { id: msgId, conversation_id: convId, status: "stopped" },
+    });
     const [events, fa, fb] = await Promise.all([reader, followA, followB]);
-    for (const stream of [events, fa, fb]) expect(stream.at(-1)!.data).toEqual({ type: "end", message_id: msgId, status: "stopped", usage: null });
+    for (const stream of [events, fa, fb])
+      expect(stream.at(-1)!.data).toEqual({ type: "end", message_id: msgId, status: "stopped", usage: null });
     expect(tokensOf(events)).toBe(body.content);
     expect(tokensOf([...events.slice(0, 2), ...fb])).toBe(body.content);
     // Tokens really cease: neither the agent nor the store moves any more.
@@ -47,7 +60,10 @@ describe("stop", () => {
     const { a, b, key } = await twoSlow(5, 0);
     const reply = (await (await post(a.base, key, "/v1/chat", { message: "go" })).json()) as any;
     const res = await post(b.base, key, `/v1/conversations/${reply.conversation_id}/messages/${reply.id}/stop`);
-    expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 200, body: { id: reply.id, status: "completed", content: reply.content } });
+    expect({ status: res.status, body: await res.json() }).toMatchObject({
+      status: 200,
+      body: { id: reply.id, status: "completed", content: reply.content },
+    });
   });
 
   test("a JSON request whose reply is stopped gets 200 with the partial text and status stopped", async () => {

@@ -3,13 +3,13 @@
  * message) is logged, never the query's parameters (key hashes, message text); a database
  * that refuses connections is 503, not 500; a failed first message leaves no conversation.
  */
-import { afterAll, describe, expect, test, setDefaultTimeout } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { createApp } from "../src/app/app.ts";
 import { hashSecret } from "../src/auth/keys.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { createApp } from "../src/app/app.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";
@@ -21,14 +21,20 @@ const h = await harness();
 const MARKER = "injected-failure-marker";
 
 // A trigger that refuses one message text: a real failing statement on either store.
-await h.store.db.execute(sql.raw(`
+await h.store.db.execute(
+  sql.raw(`
   create or replace function parley_test_refuse() returns trigger language plpgsql as $$
   begin
     if new.content like '%${MARKER}%' then raise exception 'refused by test trigger' using errcode = 'P0001'; end if;
     return new;
-  end $$`));
+  end $$`),
+);
 await h.store.db.execute(sql.raw("drop trigger if exists parley_test_refuse on messages"));
-await h.store.db.execute(sql.raw("create trigger parley_test_refuse before insert on messages for each row execute function parley_test_refuse()"));
+await h.store.db.execute(
+  sql.raw(
+    "create trigger parley_test_refuse before insert on messages for each row execute function parley_test_refuse()",
+  ),
+);
 afterAll(async () => {
   await h.store.db.execute(sql.raw("drop trigger if exists parley_test_refuse on messages"));
   await h.store.db.execute(sql.raw("drop function if exists parley_test_refuse()"));
@@ -124,7 +130,11 @@ describe.skipIf(!onPostgres)("a database that refuses connections (PostgreSQL)",
   test("nothing listening (ECONNREFUSED) → 503 service_unavailable", async () => {
     const store = openPostgres("postgres://postgres@127.0.0.1:1/none", { max: 1 });
     const app = createApp({ store, logger: captureLog().logger, agent: scriptedAgent(["ok"]) });
-    expectError(await send(app, "GET", "/v1/conversations", { key: `prl_${"a".repeat(43)}` }), 503, "service_unavailable");
+    expectError(
+      await send(app, "GET", "/v1/conversations", { key: `prl_${"a".repeat(43)}` }),
+      503,
+      "service_unavailable",
+    );
     await store.close();
   });
 });

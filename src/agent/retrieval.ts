@@ -20,7 +20,11 @@ const MIN_RELATIVE_SCORE = 0.3;
 
 /** The content words of a text, reduced to a crude stem for scoring paragraphs. */
 const stems = (text: string) =>
-  new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1 && !STOP.has(w)).map((w) => w.slice(0, 5)));
+  new Set(
+    (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+      .filter((w) => w.length > 1 && !STOP.has(w))
+      .map((w) => w.slice(0, 5)),
+  );
 
 /** Options of the default agent. */
 export interface RetrievalAgentOptions {
@@ -61,7 +65,8 @@ function compose(question: string, hits: SearchHit[]): string {
     const label = h.heading && h.heading !== h.title ? `${h.title} — ${h.heading}` : h.title;
     return `[${i + 1}] ${label}:\n${bestParagraph(h.content, wanted)}`;
   });
-  const intro = hits.length === 1 ? "Here is what the knowledge base says:" : "Here is what I found in the knowledge base:";
+  const intro =
+    hits.length === 1 ? "Here is what the knowledge base says:" : "Here is what I found in the knowledge base:";
   return `${intro}\n\n${parts.join("\n\n")}`;
 }
 

@@ -18,6 +18,7 @@ export interface AgentInput {
 
 /** Token counts a model provider reported for one reply (the contract's wire form). */
 export type { Usage } from "../contract/events.ts";
+
 import type { Usage } from "../contract/events.ts";
 
 /**

@@ -7,13 +7,13 @@ import { sql } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import { createLogger } from "../config/logger.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
-import { createParley, type ParleyConfig } from "../mod.ts";
 import { elapsedMs, finalStatus, markStart, markStatus } from "../http/access-log.ts";
 import { corsHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
+import { createParley, type ParleyConfig } from "../mod.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
 import { buildOpenApi } from "./openapi.ts";
 
@@ -44,7 +44,13 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
       if (isPreflight(request)) {
         // The after-response hook does not run for an answer from onRequest: log it here.
         logger.info(
-          { request_id: requestId, method: "OPTIONS", route: "preflight", status: 204, duration_ms: elapsedMs(request) },
+          {
+            request_id: requestId,
+            method: "OPTIONS",
+            route: "preflight",
+            status: 204,
+            duration_ms: elapsedMs(request),
+          },
           "request",
         );
         return preflightResponse(cors, request, requestId);

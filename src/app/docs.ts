@@ -38,7 +38,12 @@ const PAGE = `<!doctype html>
 
 /** /docs and /docs/scalar.js; without `script` the page says how to get the UI instead of loading a CDN. */
 export function docsRoutes(script?: DocsScript) {
-  const page = script ? PAGE : PAGE.replace(/<script[\s\S]*<\/script>\n/, "<p>The reference UI is not bundled in this build; the document is at <a href=\"/v1/openapi.json\">/v1/openapi.json</a>.</p>\n");
+  const page = script
+    ? PAGE
+    : PAGE.replace(
+        /<script[\s\S]*<\/script>\n/,
+        '<p>The reference UI is not bundled in this build; the document is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</p>\n',
+      );
   const app = new Elysia().get(
     "/docs",
     () => new Response(page, { headers: { "content-type": "text/html; charset=utf-8" } }),

@@ -6,12 +6,48 @@
 // JSON Schema 2020-12 + OpenAPI 3.1 keywords. Anything else (TypeBox's `error` messages, its
 // symbol and `~` markers, Elysia's coercion hints) is validator detail and stays out of the document.
 const KEYWORDS = new Set([
-  "$ref", "$defs", "type", "properties", "required", "items", "prefixItems", "additionalProperties",
-  "patternProperties", "propertyNames", "anyOf", "oneOf", "allOf", "not", "const", "enum", "format",
-  "pattern", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-  "multipleOf", "minItems", "maxItems", "uniqueItems", "contains", "minProperties", "maxProperties",
-  "description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly",
-  "contentMediaType", "contentEncoding", "discriminator", "externalDocs",
+  "$ref",
+  "$defs",
+  "type",
+  "properties",
+  "required",
+  "items",
+  "prefixItems",
+  "additionalProperties",
+  "patternProperties",
+  "propertyNames",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "not",
+  "const",
+  "enum",
+  "format",
+  "pattern",
+  "minLength",
+  "maxLength",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "contains",
+  "minProperties",
+  "maxProperties",
+  "description",
+  "title",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "contentMediaType",
+  "contentEncoding",
+  "discriminator",
+  "externalDocs",
 ]);
 const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs"]);
 const SCHEMA_LISTS = new Set(["anyOf", "oneOf", "allOf", "prefixItems"]);
@@ -30,7 +66,8 @@ export function cleanSchema(schema: unknown): unknown {
   const out: Json = {};
   for (const [k, v] of Object.entries(schema)) {
     if (!KEYWORDS.has(k) && !k.startsWith("x-")) continue;
-    if (SCHEMA_MAPS.has(k) && isObject(v)) out[k] = Object.fromEntries(Object.entries(v).map(([n, s]) => [n, cleanSchema(s)]));
+    if (SCHEMA_MAPS.has(k) && isObject(v))
+      out[k] = Object.fromEntries(Object.entries(v).map(([n, s]) => [n, cleanSchema(s)]));
     else if (SCHEMA_LISTS.has(k) && Array.isArray(v)) out[k] = v.map(cleanSchema);
     else if (SCHEMA_ONE.has(k)) out[k] = cleanSchema(v);
     else out[k] = structuredClone(v);
@@ -77,7 +114,10 @@ function typesToList(schema: Json): Json | null {
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   if (isObject(v)) {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(",")}}`;
   }
   return JSON.stringify(v);
 }

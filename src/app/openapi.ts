@@ -48,8 +48,14 @@ const int = { schema: { type: "integer" } };
 const str = { schema: { type: "string" } };
 const HEADERS = {
   "X-Request-Id": { description: "Id of this request; quote it when reporting a problem.", ...str },
-  "RateLimit-Policy": { description: 'Both windows, e.g. `"minute";q=20;w=60, "day";q=1000;w=86400` (IETF httpapi draft).', ...str },
-  RateLimit: { description: 'Remaining and seconds to reset per window, e.g. `"minute";r=12;t=41, "day";r=988;t=30211`.', ...str },
+  "RateLimit-Policy": {
+    description: 'Both windows, e.g. `"minute";q=20;w=60, "day";q=1000;w=86400` (IETF httpapi draft).',
+    ...str,
+  },
+  RateLimit: {
+    description: 'Remaining and seconds to reset per window, e.g. `"minute";r=12;t=41, "day";r=988;t=30211`.',
+    ...str,
+  },
   "X-RateLimit-Limit": { description: "Limit of the window with the least room left.", ...int },
   "X-RateLimit-Remaining": { description: "Requests left in that window.", ...int },
   "X-RateLimit-Reset": { description: "Unix time (s) when that window frees a slot or resets.", ...int },
@@ -57,7 +63,13 @@ const HEADERS = {
   "WWW-Authenticate": { description: 'On 401: the scheme to use, `Bearer realm="parley"`.', ...str },
   Allow: { description: "On 405: the methods this path answers, e.g. `GET, DELETE`.", ...str },
 };
-const RATE_HEADERS = ["RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
+const RATE_HEADERS = [
+  "RateLimit-Policy",
+  "RateLimit",
+  "X-RateLimit-Limit",
+  "X-RateLimit-Remaining",
+  "X-RateLimit-Reset",
+];
 const DESCRIPTIONS: Record<string, string> = {
   "200": "OK",
   "400": "Invalid request: `invalid_request`, `invalid_json` or `invalid_cursor`; `param` names the field.",
@@ -110,7 +122,8 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
   const json = { content: { "application/json": { schema: schemas.ErrorBody } } };
   const responses = {
     MethodNotAllowed: {
-      description: "The path exists but does not answer this method (`method_not_allowed`); `Allow` lists the methods it does.",
+      description:
+        "The path exists but does not answer this method (`method_not_allowed`); `Allow` lists the methods it does.",
       headers: { Allow: header("Allow"), "X-Request-Id": header("X-Request-Id") },
       ...json,
     },
@@ -162,7 +175,8 @@ function decorate(path: string, method: string, op: Operation, schemas: Record<s
         name: "Idempotency-Key",
         in: "header",
         required: false,
-        description: "1–255 printable ASCII characters; a retry with the same key and body gets the same reply (kept 24 h).",
+        description:
+          "1–255 printable ASCII characters; a retry with the same key and body gets the same reply (kept 24 h).",
         schema: { type: "string", maxLength: 255 },
       },
     ];
@@ -179,8 +193,20 @@ function decorate(path: string, method: string, op: Operation, schemas: Record<s
 function documentEvents(op: Operation, schemas: Record<string, unknown>) {
   op.parameters = [
     ...(op.parameters ?? []),
-    { name: "after", in: "query", required: false, description: "Event id to resume after (0: from `start`).", schema: { type: "integer", minimum: 0 } },
-    { name: "Last-Event-ID", in: "header", required: false, description: "Event id to resume after; wins over `after`.", schema: { type: "string" } },
+    {
+      name: "after",
+      in: "query",
+      required: false,
+      description: "Event id to resume after (0: from `start`).",
+      schema: { type: "integer", minimum: 0 },
+    },
+    {
+      name: "Last-Event-ID",
+      in: "header",
+      required: false,
+      description: "Event id to resume after; wins over `after`.",
+      schema: { type: "string" },
+    },
   ];
   const responses = op.responses ?? {};
   const headers = (responses["204"] as Response | undefined)?.headers ?? { "X-Request-Id": header("X-Request-Id") };
@@ -198,6 +224,9 @@ function cleanPaths(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(cleanPaths);
   if (typeof node !== "object" || node === null) return node;
   return Object.fromEntries(
-    Object.entries(node).map(([k, v]) => [k, k === "schema" ? cleanSchema(JSON.parse(JSON.stringify(v))) : cleanPaths(v)]),
+    Object.entries(node).map(([k, v]) => [
+      k,
+      k === "schema" ? cleanSchema(JSON.parse(JSON.stringify(v))) : cleanPaths(v),
+    ]),
   );
 }

@@ -51,13 +51,23 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       } catch (error) {
         // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
         // is never served, and the next request tries the store again.
-        throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", { cause: error });
+        throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", {
+          cause: error,
+        });
       }
       const headers = rateLimitHeaders(decision, at);
       if (!decision.allowed) {
         throw decision.refusedBy === "day"
-          ? new ApiError("daily_quota_exceeded", `Daily quota of ${decision.day.limit} requests reached; it resets at midnight UTC.`, { headers })
-          : new ApiError("rate_limit_exceeded", `Rate limit of ${decision.minute.limit} requests per minute exceeded; retry after ${headers["retry-after"]} s.`, { headers });
+          ? new ApiError(
+              "daily_quota_exceeded",
+              `Daily quota of ${decision.day.limit} requests reached; it resets at midnight UTC.`,
+              { headers },
+            )
+          : new ApiError(
+              "rate_limit_exceeded",
+              `Rate limit of ${decision.minute.limit} requests per minute exceeded; retry after ${headers["retry-after"]} s.`,
+              { headers },
+            );
       }
       Object.assign(set.headers, headers);
       return {};

@@ -67,7 +67,10 @@ export async function revokeKey(db: Db, id: string, now = new Date()): Promise<b
  * its own defaults: limits the key carried under its old plan are dropped unless given again.
  */
 export async function updateKey(db: Db, id: string, limits: Partial<KeyLimits>): Promise<boolean> {
-  const [current] = await db.select().from(apiKeys).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
+  const [current] = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
   if (!current) return false;
   const keep = limits.plan === undefined || limits.plan === current.plan;
   const next = {

@@ -1,6 +1,6 @@
 /** Plans and limits: which values a key's limits may take, and which limits apply to a key. */
-import type { PlanLimits, ParleyOptions } from "../config/options.ts";
-import { type Plan, PLANS } from "../contract/plans.ts";
+import type { ParleyOptions, PlanLimits } from "../config/options.ts";
+import { PLANS, type Plan } from "../contract/plans.ts";
 
 export interface KeyLimits {
   plan: Plan;
@@ -13,7 +13,8 @@ export const MAX_LIMIT = 2_147_483_647;
 
 /** Throws unless `v` is a usable limit (a whole number from 1 to MAX_LIMIT). */
 export function checkLimit(name: string, v: number): void {
-  if (!Number.isSafeInteger(v) || v < 1 || v > MAX_LIMIT) throw new Error(`${name} must be an integer from 1 to ${MAX_LIMIT}`);
+  if (!Number.isSafeInteger(v) || v < 1 || v > MAX_LIMIT)
+    throw new Error(`${name} must be an integer from 1 to ${MAX_LIMIT}`);
 }
 
 export function checkLimits({ plan, rpm, rpd }: KeyLimits): void {
@@ -26,7 +27,10 @@ export function checkLimits({ plan, rpm, rpd }: KeyLimits): void {
 }
 
 /** Which limits apply to a key: its own (enterprise, or overrides) or its plan's defaults. */
-export function limitsFor(key: { plan: Plan; rpm: number | null; rpd: number | null }, plans: ParleyOptions["plans"]): PlanLimits {
+export function limitsFor(
+  key: { plan: Plan; rpm: number | null; rpd: number | null },
+  plans: ParleyOptions["plans"],
+): PlanLimits {
   const base = key.plan === "enterprise" ? undefined : plans[key.plan];
   // An enterprise key without limits is refused at creation; the fallback only guards old rows.
   return { rpm: key.rpm ?? base?.rpm ?? plans.pro.rpm, rpd: key.rpd ?? base?.rpd ?? plans.pro.rpd };

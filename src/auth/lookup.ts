@@ -3,6 +3,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Plan } from "../contract/plans.ts";
 import type { Db } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
+import { memo } from "../memo.ts";
 import { hashSecret } from "./keys.ts";
 
 /** What an authenticated request knows about its caller. */
@@ -25,8 +26,7 @@ const lookupStatement = (db: Db) =>
 
 /** The live key whose secret hashes to the stored hash, or null. No cache: revocation is immediate. */
 export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyInfo | null> {
-  let lookup = lookups.get(db);
-  if (!lookup) lookups.set(db, (lookup = lookupStatement(db)));
+  const lookup = memo(lookups, db, () => lookupStatement(db));
   const [row] = await lookup.execute({ hash: await hashSecret(secret) });
   return row ?? null;
 }

@@ -5,9 +5,9 @@
  * record: the same body → the same reply (or the same early error); another body → 422.
  */
 import { and, eq, sql } from "drizzle-orm";
+import type { ErrorPayload } from "../contract/errors.ts";
 import type { Db } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema.ts";
-import type { ErrorPayload } from "../contract/errors.ts";
 import { ApiError } from "../http/errors.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -20,15 +20,23 @@ export function idempotencyKeyOf(request: Request): string | null {
   const value = request.headers.get("idempotency-key");
   if (value === null) return null;
   if (!PRINTABLE.test(value)) {
-    throw new ApiError("invalid_request", "Invalid header 'Idempotency-Key': it must be 1–255 printable ASCII characters.", {
-      param: "Idempotency-Key",
-    });
+    throw new ApiError(
+      "invalid_request",
+      "Invalid header 'Idempotency-Key': it must be 1–255 printable ASCII characters.",
+      {
+        param: "Idempotency-Key",
+      },
+    );
   }
   return value;
 }
 
 /** SHA-256 of what decides the reply: the message, the conversation and the response form. */
-export async function bodyHash(body: { message: string; conversation_id?: string | null; stream?: boolean }): Promise<string> {
+export async function bodyHash(body: {
+  message: string;
+  conversation_id?: string | null;
+  stream?: boolean;
+}): Promise<string> {
   const canonical = JSON.stringify([body.message, body.conversation_id ?? null, body.stream ?? false]);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -69,16 +77,23 @@ export async function claim(db: Db, keyId: string, idemKey: string, hash: string
 }
 
 /** What the record of someone else's first request says now. */
-export async function inspect(db: Db, keyId: string, idemKey: string, hash: string): Promise<Exclude<Claim, { kind: "first" }>> {
+export async function inspect(
+  db: Db,
+  keyId: string,
+  idemKey: string,
+  hash: string,
+): Promise<Exclude<Claim, { kind: "first" }>> {
   const [row] = await db.select().from(idempotencyKeys).where(where(keyId, idemKey));
   if (!row) return { kind: "pending" }; // deleted (a failed first attempt) this instant: retry
   if (row.bodyHash !== hash) return { kind: "reused" };
   if (row.messageId) return { kind: "reply", messageId: row.messageId };
-  if (row.errorStatus !== null && row.errorBody !== null) return { kind: "error", status: row.errorStatus, error: JSON.parse(row.errorBody) };
+  if (row.errorStatus !== null && row.errorBody !== null)
+    return { kind: "error", status: row.errorStatus, error: JSON.parse(row.errorBody) };
   return { kind: "pending" };
 }
 
-const where = (keyId: string, idemKey: string) => and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idemKey, idemKey));
+const where = (keyId: string, idemKey: string) =>
+  and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idemKey, idemKey));
 
 /** Points the record at a reply. (The chat route does this inside the statement creating the reply, runs/store.ts.) */
 export async function recordReply(db: Db, keyId: string, idemKey: string, messageId: string): Promise<void> {
@@ -100,5 +115,7 @@ export async function forget(db: Db, keyId: string, idemKey: string): Promise<vo
 
 /** Deletes records past their 24 h (the periodic sweep). */
 export async function purgeExpired(db: Db, now: number): Promise<void> {
-  await db.delete(idempotencyKeys).where(sql`${idempotencyKeys.expiresAt} <= ${new Date(now).toISOString()}::timestamptz`);
+  await db
+    .delete(idempotencyKeys)
+    .where(sql`${idempotencyKeys.expiresAt} <= ${new Date(now).toISOString()}::timestamptz`);
 }

@@ -1,18 +1,18 @@
 /** POST /chat: one reply as JSON, or streamed as Server-Sent Events. */
 import { Elysia } from "elysia";
-import { guard, type GuardDeps } from "../auth/index.ts";
+import { type GuardDeps, guard } from "../auth/index.ts";
 import type { ErrorPayload } from "../contract/errors.ts";
-import { ApiError } from "../http/errors.ts";
+import { usageOf } from "../conversations/model.ts";
+import type { MessageRow } from "../db/schema.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
+import { ApiError } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
-import type { MessageRow } from "../db/schema.ts";
 import { replyStream } from "../runs/feed.ts";
+import { Run, type RunDeps, type RunRegistry } from "../runs/run.ts";
 import { findReplyOfKey, lastEvent } from "../runs/store.ts";
 import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, inspect, recordError } from "./idempotency.ts";
-import { usageOf } from "../conversations/model.ts";
 import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
-import { Run, type RunDeps, type RunRegistry } from "../runs/run.ts";
 import { beginTurn } from "./service.ts";
 
 /** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
@@ -34,12 +34,22 @@ const asJson = (m: MessageRow) => ({
 
 export const chatRoutes = (deps: ChatDeps) => {
   const inProgress = () =>
-    new ApiError("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry later.", {
-      headers: { "retry-after": "1" },
-    });
+    new ApiError(
+      "idempotency_in_progress",
+      "A request with this Idempotency-Key is still being processed; retry later.",
+      {
+        headers: { "retry-after": "1" },
+      },
+    );
 
   /** A retry with the same Idempotency-Key and body: the first request's outcome, nothing new. */
-  async function replay(found: Exclude<Claim, { kind: "first" }>, keyId: string, stream: boolean, idemKey: string, hash: string) {
+  async function replay(
+    found: Exclude<Claim, { kind: "first" }>,
+    keyId: string,
+    stream: boolean,
+    idemKey: string,
+    hash: string,
+  ) {
     // A stream retry waits (briefly) for the first request to start its reply, then follows it.
     for (let waited = 0; found.kind === "pending" && stream && waited < PENDING_WAIT_MS; waited += 50) {
       await new Promise((r) => setTimeout(r, 50));
@@ -47,13 +57,16 @@ export const chatRoutes = (deps: ChatDeps) => {
     }
     if (found.kind === "pending") throw inProgress();
     if (found.kind === "reused") {
-      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.", { param: "Idempotency-Key" });
+      throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.", {
+        param: "Idempotency-Key",
+      });
     }
     if (found.kind === "error") {
       throw new ApiError(found.error.code, found.error.message, found.error.param ? { param: found.error.param } : {});
     }
     const message = await findReplyOfKey(deps.db, keyId, found.messageId);
-    if (!message) throw new ApiError("not_found", "The reply of this Idempotency-Key's request was deleted with its conversation.");
+    if (!message)
+      throw new ApiError("not_found", "The reply of this Idempotency-Key's request was deleted with its conversation.");
     if (stream) return replyStream(deps, message.id, 0, deps.options.keepAliveMs) as never;
     if (message.status === "in_progress") throw inProgress();
     if (message.status === "failed") {
@@ -73,7 +86,8 @@ export const chatRoutes = (deps: ChatDeps) => {
       "/chat",
       async ({ body, apiKey, request }) => {
         const problem = messageProblem(body.message);
-        if (problem) throw new ApiError("invalid_request", `Invalid field 'message': ${problem}.`, { param: "message" });
+        if (problem)
+          throw new ApiError("invalid_request", `Invalid field 'message': ${problem}.`, { param: "message" });
         const idemKey = idempotencyKeyOf(request);
         if (idemKey) {
           const hash = await bodyHash(body);
@@ -85,10 +99,19 @@ export const chatRoutes = (deps: ChatDeps) => {
           const at = new Date(deps.now());
           const turn = await beginTurn(deps.db, apiKey.id, body.message, body.conversation_id, at);
           const idempotency = idemKey ? { keyId: apiKey.id, idemKey } : undefined;
-          run = deps.runs.track(await Run.start(deps, { conversationId: turn.conversation.id, history: turn.history, message: body.message, at, idempotency }));
+          run = deps.runs.track(
+            await Run.start(deps, {
+              conversationId: turn.conversation.id,
+              history: turn.history,
+              message: body.message,
+              at,
+              idempotency,
+            }),
+          );
         } catch (error) {
           // Retries of a request that never started a reply: the same client error, or a fresh try after a server fault.
-          if (idemKey && error instanceof ApiError && error.status < 500) await recordError(deps.db, apiKey.id, idemKey, error);
+          if (idemKey && error instanceof ApiError && error.status < 500)
+            await recordError(deps.db, apiKey.id, idemKey, error);
           else if (idemKey) await forget(deps.db, apiKey.id, idemKey).catch(() => {});
           throw error;
         }
@@ -100,7 +123,14 @@ export const chatRoutes = (deps: ChatDeps) => {
       },
       {
         body: chatBody(deps.options.maxMessageChars),
-        response: { 200: ChatMessage, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses, 502: ErrorBody, 504: ErrorBody },
+        response: {
+          200: ChatMessage,
+          413: ErrorBody,
+          415: ErrorBody,
+          ...ErrorResponses,
+          502: ErrorBody,
+          504: ErrorBody,
+        },
         detail: {
           summary: "Send a message",
           description:

@@ -21,11 +21,13 @@ export const chatBody = (maxMessageChars: number) =>
         error: "Invalid field 'conversation_id': it must be a conversation id string.",
       }),
     ),
-    stream: t.Optional(t.Boolean({
+    stream: t.Optional(
+      t.Boolean({
         default: false,
         description: "true: Server-Sent Events; false: one JSON reply.",
         error: "Invalid field 'stream': it must be true or false.",
-      })),
+      }),
+    ),
   });
 
 // White space and the invisible format characters (zero-width space, joiners, BOM).
@@ -55,7 +57,11 @@ export const ChatMessage = t.Object({
 /** One `data:` line of the stream. */
 export const StreamEvent = t.Union(
   [
-    t.Object({ type: t.Literal("start"), conversation_id: t.String(), message_id: t.String({ description: "The reply's msg_… id (stored from this moment, status in_progress)" }) }),
+    t.Object({
+      type: t.Literal("start"),
+      conversation_id: t.String(),
+      message_id: t.String({ description: "The reply's msg_… id (stored from this moment, status in_progress)" }),
+    }),
     t.Object({ type: t.Literal("token"), content: t.String() }),
     t.Object({ type: t.Literal("sources"), sources: t.Array(t.String({ description: "URL" })) }),
     t.Object({

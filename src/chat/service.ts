@@ -3,17 +3,17 @@
  * user message. Short statements only; the run that follows holds no transaction.
  */
 import type { ChatTurn } from "../agent/types.ts";
-import type { ConversationRow } from "../db/schema.ts";
 import {
+  addMessage,
   createConversationWithMessage,
   findConversation,
   MESSAGES_CAP,
   pageMessages,
-  addMessage,
   titleFrom,
 } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
 import { sqlState } from "../db/errors.ts";
+import type { ConversationRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
@@ -24,7 +24,8 @@ export interface Turn {
   history: ChatTurn[];
 }
 
-const notFound = (id: string) => new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "conversation_id" });
+const notFound = (id: string) =>
+  new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "conversation_id" });
 
 export async function beginTurn(
   db: Db,
@@ -35,7 +36,10 @@ export async function beginTurn(
 ): Promise<Turn> {
   if (conversationId == null) {
     // A new conversation comes with its first message in one statement: never one without the other.
-    return { conversation: await createConversationWithMessage(db, keyId, titleFrom(message), message, at), history: [] };
+    return {
+      conversation: await createConversationWithMessage(db, keyId, titleFrom(message), message, at),
+      history: [],
+    };
   }
   const conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
   if (!conversation) throw notFound(conversationId);
@@ -46,7 +50,13 @@ export async function beginTurn(
     .filter((m) => m.status === "completed" || m.status === "stopped")
     .map((m) => ({ role: m.role, content: m.content }));
   try {
-    await addMessage(db, { conversationId: conversation.id, role: "user", content: message, status: "completed", createdAt: at });
+    await addMessage(db, {
+      conversationId: conversation.id,
+      role: "user",
+      content: message,
+      status: "completed",
+      createdAt: at,
+    });
   } catch (error) {
     // foreign_key_violation: a DELETE of this conversation won the race since we found it.
     if (sqlState(error) === "23503") throw notFound(conversationId);

@@ -5,10 +5,11 @@
  * for; the statements are conditional, so instances sweeping at once do each thing once. The
  * timer never keeps a process alive on its own.
  */
-import { purgeExpired } from "./idempotency.ts";
+
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { sweepExpired } from "../runs/store.ts";
+import { purgeExpired } from "./idempotency.ts";
 
 const sweepers = new WeakMap<Db, { everyMs: number; timer: ReturnType<typeof setInterval> }>();
 

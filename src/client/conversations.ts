@@ -1,6 +1,13 @@
 /** `client.conversations`: list (paged), read, page a conversation's messages, delete. */
 import type { Send } from "./transport.ts";
-import type { Conversation, ConversationPage, ConversationSummary, Message, MessagePage, RequestOptions } from "./types.ts";
+import type {
+  Conversation,
+  ConversationPage,
+  ConversationSummary,
+  Message,
+  MessagePage,
+  RequestOptions,
+} from "./types.ts";
 import { isWire, pagination, readJson, summary, toMessage, type Wire } from "./wire.ts";
 
 type PageQuery = { limit?: number; cursor?: string };
@@ -19,7 +26,10 @@ const conversationPath = (id: string) => `/conversations/${encodeURIComponent(id
 export function conversations(send: Send) {
   /** One page of conversations, newest first; pass `nextCursor` back as `cursor` for the next. */
   async function page(q: PageQuery = {}, opts?: RequestOptions): Promise<ConversationPage> {
-    const json = await readJson<{ data: Wire[]; pagination: Wire }>(await send("GET", `/conversations${query(q)}`, undefined, opts), isPage);
+    const json = await readJson<{ data: Wire[]; pagination: Wire }>(
+      await send("GET", `/conversations${query(q)}`, undefined, opts),
+      isPage,
+    );
     return { data: json.data.map(summary), ...pagination(json.pagination) };
   }
 

@@ -87,7 +87,9 @@ export class ParleyError extends Error {
 
 /** `obj[key]` when `obj` is a (non-array) object, else undefined. */
 function field(obj: unknown, key: string): unknown {
-  return typeof obj === "object" && obj !== null && !Array.isArray(obj) ? (obj as Record<string, unknown>)[key] : undefined;
+  return typeof obj === "object" && obj !== null && !Array.isArray(obj)
+    ? (obj as Record<string, unknown>)[key]
+    : undefined;
 }
 
 /** The response's X-Request-Id, if any. */

@@ -31,13 +31,21 @@ export interface FollowOptions {
 
 /** A failed (re)connection that may succeed a moment later: no answer, a 5xx, or a key still in use. */
 const transient = (e: unknown) =>
-  e instanceof ParleyError && (e.code === "connection_error" || e.code === "idempotency_in_progress" || (e.status >= 500 && e.code !== "generation_failed"));
+  e instanceof ParleyError &&
+  (e.code === "connection_error" ||
+    e.code === "idempotency_in_progress" ||
+    (e.status >= 500 && e.code !== "generation_failed"));
 
 const interrupted = (cause: unknown, tries: number) =>
-  new ParleyError(0, "stream_interrupted", `The stream broke and ${tries} reconnections in a row failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
-    cause,
-    requestId: cause instanceof ParleyError ? cause.requestId : undefined,
-  });
+  new ParleyError(
+    0,
+    "stream_interrupted",
+    `The stream broke and ${tries} reconnections in a row failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+    {
+      cause,
+      requestId: cause instanceof ParleyError ? cause.requestId : undefined,
+    },
+  );
 
 /** Yields the reply's events, reconnecting after a break; ends quietly when the caller aborts. */
 export async function* followReply(send: Send, f: FollowOptions): AsyncGenerator<ChatEvent> {
@@ -61,16 +69,22 @@ export async function* followReply(send: Send, f: FollowOptions): AsyncGenerator
       if (signal?.aborted) return;
       // The first POST keeps the transport's rules (its own retries); only a reply already
       // followed, or a keyed POST still in progress elsewhere, is tried again here.
-      const again = at ? transient(error) : f.reopen && error instanceof ParleyError && error.code === "idempotency_in_progress";
+      const again = at
+        ? transient(error)
+        : f.reopen && error instanceof ParleyError && error.code === "idempotency_in_progress";
       if (!again) throw error;
       if (++failures > f.maxResumes) throw at ? interrupted(error, failures - 1) : error;
-      const wait = error instanceof ParleyError && error.retryAfter !== undefined ? error.retryAfter * 1000 : backoffMs(failures - 1);
+      const wait =
+        error instanceof ParleyError && error.retryAfter !== undefined
+          ? error.retryAfter * 1000
+          : backoffMs(failures - 1);
       if (!(await pause(wait))) return;
       continue;
     }
     try {
       for await (const event of readEvents(call, signal)) {
-        if (event.type === "start" && event.messageId && !at) at = { conversationId: event.conversationId, messageId: event.messageId, after: 0 };
+        if (event.type === "start" && event.messageId && !at)
+          at = { conversationId: event.conversationId, messageId: event.messageId, after: 0 };
         if (at && event.id !== undefined) {
           // Already yielded before the break (the terminal event is always passed on).
           if (event.id <= at.after && event.type !== "end" && event.type !== "error") continue;

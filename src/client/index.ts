@@ -15,11 +15,11 @@
 import { conversations } from "./conversations.ts";
 import { ParleyError } from "./errors.ts";
 import { followReply, replyPath } from "./follow.ts";
-import { type Call, sleep, transport, type TransportOptions } from "./transport.ts";
+import { type Call, sleep, type TransportOptions, transport } from "./transport.ts";
 import type { ChatEvent, ChatInput, ChatReply, ReplyRef, StoppedReply } from "./types.ts";
 import { readJson, toMessage, usage } from "./wire.ts";
 
-export { ParleyError, type ClientErrorCode, type ParleyErrorCode, type ServerErrorCode } from "./errors.ts";
+export { type ClientErrorCode, ParleyError, type ParleyErrorCode, type ServerErrorCode } from "./errors.ts";
 export type * from "./types.ts";
 
 /** How to reach a Parley server, and the defaults of every call. */
@@ -48,9 +48,16 @@ export function createClient(options: ClientOptions) {
 
   /** POST /v1/chat: a keyed request may be sent again after a connection error, an unkeyed one may not. */
   const postChat = (input: ChatInput, stream: boolean): Promise<Call> => {
-    const body = { message: input.message, ...(input.conversationId ? { conversation_id: input.conversationId } : {}), stream };
+    const body = {
+      message: input.message,
+      ...(input.conversationId ? { conversation_id: input.conversationId } : {}),
+      stream,
+    };
     const key = input.idempotencyKey;
-    return send("POST", "/chat", body, input, { headers: key ? { "idempotency-key": key } : {}, retryConnection: key !== undefined });
+    return send("POST", "/chat", body, input, {
+      headers: key ? { "idempotency-key": key } : {},
+      retryConnection: key !== undefined,
+    });
   };
 
   return {

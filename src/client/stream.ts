@@ -14,10 +14,21 @@ function toEvent(e: Wire, id: string | undefined): ChatEvent {
   const seq = id !== undefined && /^\d+$/.test(id) ? { id: Number(id) } : {};
   switch (e.type) {
     case "start":
-      return { ...seq, type: "start", conversationId: e.conversation_id as string, ...(typeof e.message_id === "string" ? { messageId: e.message_id } : {}) };
+      return {
+        ...seq,
+        type: "start",
+        conversationId: e.conversation_id as string,
+        ...(typeof e.message_id === "string" ? { messageId: e.message_id } : {}),
+      };
     case "end":
       // A server from before `stop` sends no status: its replies could only complete.
-      return { ...seq, type: "end", messageId: e.message_id as string, status: e.status === "stopped" ? "stopped" : "completed", usage: usage(e.usage) };
+      return {
+        ...seq,
+        type: "end",
+        messageId: e.message_id as string,
+        status: e.status === "stopped" ? "stopped" : "completed",
+        usage: usage(e.usage),
+      };
     default:
       return { ...seq, ...e } as ChatEvent; // token, sources and error share the wire's field names
   }
@@ -38,7 +49,11 @@ export async function* readEvents(call: Call, signal?: AbortSignal): AsyncGenera
       c.enqueue(chunk);
     },
   });
-  const events = res.body.pipeThrough(touched).pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
+  const events = res.body
+    .pipeThrough(touched)
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new EventSourceParserStream())
+    .getReader();
   // The caller's abort also aborts the fetch (call.signal), which errors the pending read at once.
   const aborted = () => signal?.aborted === true;
   try {
@@ -73,5 +88,7 @@ export async function* readEvents(call: Call, signal?: AbortSignal): AsyncGenera
     call.end();
     await events.cancel().catch(() => {});
   }
-  throw new ParleyError(0, "stream_interrupted", "The stream closed before its end or error event.", { requestId: requestIdOf(res) });
+  throw new ParleyError(0, "stream_interrupted", "The stream closed before its end or error event.", {
+    requestId: requestIdOf(res),
+  });
 }

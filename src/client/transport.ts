@@ -80,9 +80,12 @@ function attempt(timeoutMs: number, outer?: AbortSignal) {
     },
     failure(error: unknown): unknown {
       if (outer?.aborted) return outer.reason ?? error;
-      if (timedOut) return new ParleyError(0, "timeout", `No complete answer within ${timeoutMs} ms.`, { cause: error });
+      if (timedOut)
+        return new ParleyError(0, "timeout", `No complete answer within ${timeoutMs} ms.`, { cause: error });
       if (error instanceof ParleyError) return error;
-      return new ParleyError(0, "connection_error", `Connection to the server failed: ${describe(error)}`, { cause: error });
+      return new ParleyError(0, "connection_error", `Connection to the server failed: ${describe(error)}`, {
+        cause: error,
+      });
     },
   };
 }
@@ -99,7 +102,13 @@ export interface SendExtra {
 }
 
 /** What `transport` returns. */
-export type Send = (method: string, path: string, body?: unknown, opts?: RequestOptions, extra?: SendExtra) => Promise<Call>;
+export type Send = (
+  method: string,
+  path: string,
+  body?: unknown,
+  opts?: RequestOptions,
+  extra?: SendExtra,
+) => Promise<Call>;
 
 /** Returns `send(method, path, body?, options?, extra?)`: a 2xx Call, or throws ParleyError / the caller's abort reason. */
 export function transport(o: TransportOptions): Send {

@@ -7,7 +7,9 @@ export type Wire = Record<string, unknown>;
 export const isWire = (v: unknown): v is Wire => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export const invalid = (res: Response, what: string) =>
-  new ParleyError(res.status, "invalid_response", `Unexpected response from the server: ${what}.`, { requestId: requestIdOf(res) });
+  new ParleyError(res.status, "invalid_response", `Unexpected response from the server: ${what}.`, {
+    requestId: requestIdOf(res),
+  });
 
 /** A 2xx body as a JSON object, checked by `ok` (else `invalid_response`), read within the call's timeout. */
 export async function readJson<T extends Wire>(call: Call, ok: (v: Wire) => boolean): Promise<T> {
@@ -57,4 +59,6 @@ export const toMessage = (m: Wire): Message => ({
 
 /** `{has_more, next_cursor}`; an older server without `pagination` on a read means "no more". */
 export const pagination = (p: unknown): Pagination =>
-  isWire(p) ? { hasMore: p.has_more === true, nextCursor: typeof p.next_cursor === "string" ? p.next_cursor : null } : { hasMore: false, nextCursor: null };
+  isWire(p)
+    ? { hasMore: p.has_more === true, nextCursor: typeof p.next_cursor === "string" ? p.next_cursor : null }
+    : { hasMore: false, nextCursor: null };

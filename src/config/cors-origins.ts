@@ -5,7 +5,10 @@ export type CorsOrigins = "*" | string[];
 
 /** Parses `CORS_ORIGINS`: empty → off; `*` → any; else comma-separated origins, each checked. */
 export function parseCorsOrigins(raw: string | undefined): CorsOrigins | undefined {
-  const items = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const items = (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 0) return undefined;
   if (items.includes("*")) {
     if (items.length > 1) throw new Error("`*` cannot be combined with other origins");

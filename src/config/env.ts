@@ -4,8 +4,8 @@
  */
 import { createEnv } from "@t3-oss/env-core";
 import { z } from "zod";
-import { DEFAULT_OPTIONS, type ParleyOptions } from "./options.ts";
 import { parseCorsOrigins } from "./cors-origins.ts";
+import { DEFAULT_OPTIONS, type ParleyOptions } from "./options.ts";
 
 const INT4_MAX = 2_147_483_647;
 const int = (def: number, min = 1, max = INT4_MAX) => z.coerce.number().int().min(min).max(max).default(def);
@@ -17,7 +17,10 @@ export function loadEnv(source: Record<string, string | undefined>) {
     server: {
       PORT: z.coerce.number().int().min(0).max(65535).default(3000),
       HOST: z.string().default("0.0.0.0"),
-      DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+      DATABASE_URL: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+        .optional(),
       DATA_DIR: z.string().default("./data"),
       LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
       MAX_MESSAGE_CHARS: int(DEFAULT_OPTIONS.maxMessageChars),
@@ -57,7 +60,10 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LLM_HISTORY_BUDGET: int(24_000, 0),
       // --- end of the model backend block
       // SO_REUSEPORT: several servers on one port (PostgreSQL only; see README). Off: a busy port is an error.
-      REUSE_PORT: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+      REUSE_PORT: z
+        .enum(["true", "false"])
+        .default("false")
+        .transform((v) => v === "true"),
     },
     onValidationError: (issues) => {
       const lines = issues.map((i) => `  ${i.path?.map(String).join(".") ?? "?"}: ${i.message}`);
@@ -66,7 +72,9 @@ export function loadEnv(source: Record<string, string | undefined>) {
   });
   // Cross-field: a provider without a model cannot answer anything.
   if (env.LLM_PROVIDER && !env.LLM_MODEL) {
-    throw new Error(`Invalid environment:\n  LLM_MODEL: required when LLM_PROVIDER is set (LLM_PROVIDER=${env.LLM_PROVIDER})`);
+    throw new Error(
+      `Invalid environment:\n  LLM_MODEL: required when LLM_PROVIDER is set (LLM_PROVIDER=${env.LLM_PROVIDER})`,
+    );
   }
   return env;
 }

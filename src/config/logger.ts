@@ -48,7 +48,12 @@ const MAX_MESSAGE = 300;
  */
 function isQueryWrapper(e: Error): boolean {
   const o = e as unknown as { query?: unknown; params?: unknown };
-  return e.constructor?.name === "DrizzleQueryError" || typeof o.query === "string" || Array.isArray(o.params) || /^Failed query:/.test(e.message);
+  return (
+    e.constructor?.name === "DrizzleQueryError" ||
+    typeof o.query === "string" ||
+    Array.isArray(o.params) ||
+    /^Failed query:/.test(e.message)
+  );
 }
 
 /** A driver error from the database (postgres.js PostgresError, PGlite's DatabaseError): it carries a SQLSTATE. */
@@ -64,13 +69,15 @@ function isDatabaseError(e: Error): boolean {
  * (which quotes row values). Anything else keeps its stack: that is what a bug report needs.
  */
 export function describeError(e: unknown, depth = 0): unknown {
-  if (!(e instanceof Error)) return typeof e === "object" && e !== null ? { value: String(e).slice(0, MAX_MESSAGE) } : e;
+  if (!(e instanceof Error))
+    return typeof e === "object" && e !== null ? { value: String(e).slice(0, MAX_MESSAGE) } : e;
   const o = e as unknown as Record<string, unknown>;
   const code = typeof o.code === "string" ? o.code : typeof o.errno === "string" ? o.errno : undefined;
   // First: PGlite's own error also carries `query` and `params` (kept out, like the wrapper's).
   if (isDatabaseError(e)) {
     const out: Fields = { name: e.name, code, message: e.message.slice(0, MAX_MESSAGE) };
-    for (const k of ["severity", "constraint_name", "table_name", "routine"]) if (typeof o[k] === "string") out[k] = o[k];
+    for (const k of ["severity", "constraint_name", "table_name", "routine"])
+      if (typeof o[k] === "string") out[k] = o[k];
     return out;
   }
   if (isQueryWrapper(e)) {
@@ -84,7 +91,8 @@ export function describeError(e: unknown, depth = 0): unknown {
   return out;
 }
 
-const replacer = (_k: string, v: unknown) => (v instanceof Error ? describeError(v) : typeof v === "bigint" ? String(v) : v);
+const replacer = (_k: string, v: unknown) =>
+  v instanceof Error ? describeError(v) : typeof v === "bigint" ? String(v) : v;
 
 function textLine(time: string, level: string, msg: string, fields: Fields): string {
   const parts = [time, level.toUpperCase().padEnd(5), msg];
@@ -100,7 +108,11 @@ function textLine(time: string, level: string, msg: string, fields: Fields): str
 export type LogSink = (line: string, level: Exclude<LogLevel, "silent">) => void;
 const consoleSink: LogSink = (line, l) => (l === "error" || l === "warn" ? console.error : console.log)(line);
 
-export function createLogger(level: LogLevel = "info", format: LogFormat = "json", write: LogSink = consoleSink): CompatLogger {
+export function createLogger(
+  level: LogLevel = "info",
+  format: LogFormat = "json",
+  write: LogSink = consoleSink,
+): CompatLogger {
   const at = (l: Exclude<LogLevel, "silent">): LogFn =>
     ((a: Fields | string, b?: Fields | string) => {
       if (ORDER[l] < ORDER[level]) return;

@@ -27,8 +27,12 @@ const TAG_BYTES = 16;
 const MAX_TIME = 253402300799999;
 
 const toB64url = (bytes: Uint8Array) =>
-  btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join("")).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const fromB64url = (s: string) => Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+  btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+const fromB64url = (s: string) =>
+  Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 
 const keys = new WeakMap<Db, Promise<CryptoKey>>();
 
@@ -54,7 +58,8 @@ async function tag(db: Db, payload: Uint8Array<ArrayBuffer>): Promise<Uint8Array
 }
 
 export async function encodeCursor(db: Db, c: Cursor, scope?: string): Promise<string> {
-  const fields = scope === undefined ? { v: 1, t: c.createdAt, id: c.id } : { v: 1, t: c.createdAt, id: c.id, s: scope };
+  const fields =
+    scope === undefined ? { v: 1, t: c.createdAt, id: c.id } : { v: 1, t: c.createdAt, id: c.id, s: scope };
   const payload = new TextEncoder().encode(JSON.stringify(fields));
   const out = new Uint8Array(payload.length + TAG_BYTES);
   out.set(payload);
@@ -63,9 +68,13 @@ export async function encodeCursor(db: Db, c: Cursor, scope?: string): Promise<s
 }
 
 const invalid = () =>
-  new ApiError("invalid_cursor", "The cursor is not valid; pass pagination.next_cursor from a previous page as it is.", {
-    param: "cursor",
-  });
+  new ApiError(
+    "invalid_cursor",
+    "The cursor is not valid; pass pagination.next_cursor from a previous page as it is.",
+    {
+      param: "cursor",
+    },
+  );
 
 export async function decodeCursor(db: Db, raw: string, kind: CursorKind = { prefix: "conv" }): Promise<Cursor> {
   if (raw.length === 0 || raw.length > 256 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalid();

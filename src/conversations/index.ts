@@ -1,13 +1,14 @@
 /** GET /conversations, GET /conversations/:id, GET /conversations/:id/messages, DELETE /conversations/:id. */
 import { Elysia } from "elysia";
-import { guard, type GuardDeps } from "../auth/index.ts";
+import { type GuardDeps, guard } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
-import { ApiError } from "../http/errors.ts";
 import { httpCore } from "../http/core.ts";
-import { clip } from "../http/text.ts";
-import { urlOf } from "../http/request-id.ts";
+import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
+import { urlOf } from "../http/request-id.ts";
+import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
+import { sweepStale } from "../runs/store.ts";
 import { decodeCursor } from "./cursor.ts";
 import {
   ConversationDetail,
@@ -21,7 +22,6 @@ import {
   toSummary,
 } from "./model.ts";
 import { deleteConversation, findConversation, listConversations, MESSAGES_CAP, pageMessages } from "./service.ts";
-import { sweepStale } from "../runs/store.ts";
 
 const notFound = (id: string) => new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "id" });
 
@@ -52,7 +52,10 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         transform: plainLimit,
         query: ListQuery,
         response: { 200: ConversationList, ...ErrorResponses },
-        detail: { summary: "List conversations", description: "The caller's conversations, newest first, by keyset cursor." },
+        detail: {
+          summary: "List conversations",
+          description: "The caller's conversations, newest first, by keyset cursor.",
+        },
       },
     )
     .get(
@@ -62,7 +65,8 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         if (!conv) throw notFound(params.id);
         let page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
         // A reply whose instance died reads as failed once its lease has passed (runs/store.ts).
-        if (await sweepStale(deps.db, page.rows, deps.now())) page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
+        if (await sweepStale(deps.db, page.rows, deps.now()))
+          page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
         return {
           ...toSummary(conv),
           messages: page.rows.map(toMessage),
@@ -84,7 +88,10 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
         if (!conv) throw notFound(params.id);
         // After the owner check: a cursor says nothing about a conversation the caller cannot see.
-        const cursor = query.cursor === undefined ? null : await decodeCursor(deps.db, query.cursor, { prefix: "msg", scope: conv.id });
+        const cursor =
+          query.cursor === undefined
+            ? null
+            : await decodeCursor(deps.db, query.cursor, { prefix: "msg", scope: conv.id });
         const page = await pageMessages(deps.db, conv.id, query.limit ?? MESSAGES_CAP, cursor);
         return { data: page.rows.map(toMessage), pagination: { has_more: page.hasMore, next_cursor: page.nextCursor } };
       },
@@ -95,7 +102,8 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         response: { 200: MessageList, ...ErrorResponses },
         detail: {
           summary: "Page a conversation's messages",
-          description: "Newest first by page, each page oldest first: without `cursor`, the most recent messages; with the previous page's `next_cursor`, the ones before them.",
+          description:
+            "Newest first by page, each page oldest first: without `cursor`, the most recent messages; with the previous page's `next_cursor`, the ones before them.",
         },
       },
     )
@@ -114,6 +122,9 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         parse: "none",
         params: IdParams,
         response: ErrorResponses,
-        detail: { summary: "Delete a conversation", description: "Deletes the conversation and its messages. 204 on success." },
+        detail: {
+          summary: "Delete a conversation",
+          description: "Deletes the conversation and its messages. 204 on success.",
+        },
       },
     );

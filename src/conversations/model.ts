@@ -2,8 +2,8 @@
 import { type Static, t } from "elysia";
 import { MESSAGE_STATUSES, type Usage as WireUsage } from "../contract/events.ts";
 import * as Wire from "../contract/resources.ts";
-import { literals, type Same } from "../http/same.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
+import { literals, type Same } from "../http/same.ts";
 
 /** Token counts of a reply as the model provider reported them; null when it reported none. */
 export const Usage = t.Union(
@@ -14,12 +14,17 @@ export const Usage = t.Union(
     }),
     t.Null(),
   ],
-  { description: "Tokens the model provider reported for this reply; null when it reported none (e.g. the retrieval agent)." },
+  {
+    description:
+      "Tokens the model provider reported for this reply; null when it reported none (e.g. the retrieval agent).",
+  },
 );
 
 /** The wire's `usage` of a stored message. */
 export const usageOf = (m: { inputTokens: number | null; outputTokens: number | null }) =>
-  m.inputTokens === null && m.outputTokens === null ? null : { input_tokens: m.inputTokens, output_tokens: m.outputTokens };
+  m.inputTokens === null && m.outputTokens === null
+    ? null
+    : { input_tokens: m.inputTokens, output_tokens: m.outputTokens };
 
 export const ConversationSummary = t.Object({
   id: t.String({ description: "conv_… identifier", examples: ["conv_01jd5x8r7mf6sb1b2k3n4p5q6r"] }),
@@ -35,7 +40,8 @@ export const Message = t.Object({
   // No `format: "uri"`: responses are validated, and a custom agent's odd source must not break reads.
   sources: t.Array(t.String(), { description: "URLs the reply drew on (empty for user messages)." }),
   status: literals(MESSAGE_STATUSES, {
-    description: "An assistant reply is `in_progress` while generated (its content grows), then `completed`, `failed` or `stopped`.",
+    description:
+      "An assistant reply is `in_progress` while generated (its content grows), then `completed`, `failed` or `stopped`.",
   }),
   created_at: t.String({ format: "date-time" }),
   usage: Usage,
@@ -43,14 +49,17 @@ export const Message = t.Object({
 
 export const Pagination = t.Object({
   has_more: t.Boolean(),
-  next_cursor: t.Union([t.String(), t.Null()], { description: "Pass as `cursor` for the next page; null on the last page." }),
+  next_cursor: t.Union([t.String(), t.Null()], {
+    description: "Pass as `cursor` for the next page; null on the last page.",
+  }),
 });
 
 export const MessagePagination = t.Object(
   {
     has_more: t.Boolean({ description: "Whether older messages exist." }),
     next_cursor: t.Union([t.String(), t.Null()], {
-      description: "Pass as `cursor` to GET /v1/conversations/{id}/messages for the older messages; null when there are none.",
+      description:
+        "Pass as `cursor` to GET /v1/conversations/{id}/messages for the older messages; null when there are none.",
     }),
   },
   { description: "Paging of the conversation's messages: only the most recent ones are included." },
@@ -67,20 +76,24 @@ export const ConversationDetail = t.Composite([
 export const ConversationList = t.Object({ data: t.Array(ConversationSummary), pagination: Pagination });
 
 export const MessageList = t.Object({
-  data: t.Array(Message, { description: "One page of messages, oldest first; each page is older than the one before." }),
+  data: t.Array(Message, {
+    description: "One page of messages, oldest first; each page is older than the one before.",
+  }),
   pagination: MessagePagination,
 });
 
 export const LIMIT_MESSAGE = "Invalid query parameter 'limit': it must be an integer from 1 to 100.";
 
 export const ListQuery = t.Object({
-  limit: t.Optional(t.Integer({
+  limit: t.Optional(
+    t.Integer({
       minimum: 1,
       maximum: 100,
       default: 20,
       description: "Items per page, 1–100.",
       error: LIMIT_MESSAGE,
-    }),),
+    }),
+  ),
   cursor: t.Optional(
     t.String({
       description: "pagination.next_cursor of the previous page.",
@@ -91,7 +104,13 @@ export const ListQuery = t.Object({
 
 export const MessagesQuery = t.Object({
   limit: t.Optional(
-    t.Integer({ minimum: 1, maximum: 100, default: 100, description: "Messages per page, 1–100.", error: LIMIT_MESSAGE }),
+    t.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: 100,
+      description: "Messages per page, 1–100.",
+      error: LIMIT_MESSAGE,
+    }),
   ),
   cursor: ListQuery.properties.cursor,
 });

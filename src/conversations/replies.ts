@@ -9,18 +9,18 @@
  * router node, one name.)
  */
 import { Elysia } from "elysia";
-import { guard, type GuardDeps } from "../auth/index.ts";
+import { type GuardDeps, guard } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
-import { ApiError } from "../http/errors.ts";
 import { httpCore } from "../http/core.ts";
+import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { urlOf } from "../http/request-id.ts";
-import type { RunRegistry } from "../runs/run.ts";
 import { isId } from "../ids.ts";
 import { replyStream, waitForEnd } from "../runs/feed.ts";
-import { AFTER_MESSAGE, Reply, ReplyParams, toReply } from "./reply-model.ts";
 import { notifierFor } from "../runs/notify.ts";
+import type { RunRegistry } from "../runs/run.ts";
 import { findOwnedReply, requestStop, sweepExpired } from "../runs/store.ts";
+import { AFTER_MESSAGE, Reply, ReplyParams, toReply } from "./reply-model.ts";
 
 /** How long POST …/stop waits for the generating instance to end the reply. */
 export const STOP_WAIT_MS = 5_000;
@@ -39,19 +39,19 @@ function afterOf(request: Request): number {
   if (query.length > 1) throw new ApiError("invalid_request", AFTER_MESSAGE, { param: "after" });
   const raw = header ?? query[0];
   if (raw === undefined || (header !== null && header.trim() === "")) return 0;
-  if (!/^\d{1,9}$/.test(raw.trim())) throw new ApiError("invalid_request", AFTER_MESSAGE, { param: header !== null ? "Last-Event-ID" : "after" });
+  if (!/^\d{1,9}$/.test(raw.trim()))
+    throw new ApiError("invalid_request", AFTER_MESSAGE, { param: header !== null ? "Last-Event-ID" : "after" });
   return Number(raw.trim());
 }
 
 export const replyRoutes = (deps: ReplyDeps) => {
   const find = async (keyId: string, p: { id: string; message_id: string }) => {
     const reply =
-      isId("conv", p.id) && isId("msg", p.message_id)
-        ? await findOwnedReply(deps.db, keyId, p.id, p.message_id)
-        : null;
+      isId("conv", p.id) && isId("msg", p.message_id) ? await findOwnedReply(deps.db, keyId, p.id, p.message_id) : null;
     if (!reply) throw notFound();
     // A reply whose instance died ends here as failed if its lease has passed, not a poll later.
-    if (reply.status === "in_progress" && (await sweepExpired(deps.db, deps.now(), reply.id)).length) reply.status = "failed";
+    if (reply.status === "in_progress" && (await sweepExpired(deps.db, deps.now(), reply.id)).length)
+      reply.status = "failed";
     return reply;
   };
 
@@ -96,7 +96,7 @@ export const replyRoutes = (deps: ReplyDeps) => {
         detail: {
           summary: "Stop a reply",
           description:
-            "Stops a running reply on whichever instance generates it: the partial reply is stored as `stopped`, and every stream of it ends with `end` (`status: \"stopped\"`). Answers once the reply has ended (up to 5 s). A reply that already ended is answered as it is.",
+            'Stops a running reply on whichever instance generates it: the partial reply is stored as `stopped`, and every stream of it ends with `end` (`status: "stopped"`). Answers once the reply has ended (up to 5 s). A reply that already ended is answered as it is.',
         },
       },
     );

@@ -1,16 +1,17 @@
 /** Wire schemas of the reply routes (events, stop). */
 import { type Static, t } from "elysia";
 import type { Reply as WireReply } from "../contract/resources.ts";
+import type { MessageRow } from "../db/schema.ts";
 import type { Same } from "../http/same.ts";
 import { Message, toMessage } from "./model.ts";
-import type { MessageRow } from "../db/schema.ts";
 
 export const ReplyParams = t.Object({
   id: t.String({ description: "conv_… identifier of the conversation" }),
   message_id: t.String({ description: "msg_… identifier of an assistant message" }),
 });
 
-export const AFTER_MESSAGE = "Invalid 'after' (query) or 'Last-Event-ID' (header): it must be an event id, a non-negative integer.";
+export const AFTER_MESSAGE =
+  "Invalid 'after' (query) or 'Last-Event-ID' (header): it must be an event id, a non-negative integer.";
 
 /** A reply as POST …/stop answers it: the message, with its conversation. */
 export const Reply = t.Composite([t.Object({ conversation_id: t.String() }), Message]);

@@ -4,11 +4,11 @@
  */
 import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { conversations, messages } from "../db/schema.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
+import { conversations, messages } from "../db/schema.ts";
 import { newId } from "../ids.ts";
+import { memo } from "../memo.ts";
 import { type Cursor, encodeCursor } from "./cursor.ts";
-
 
 /** A page of conversations, newest first. */
 export interface ConversationPage {
@@ -26,7 +26,10 @@ export function titleFrom(message: string): string {
   if (line.length <= TITLE_CHARS) return line.join("");
   const cut = line.slice(0, TITLE_CHARS);
   const space = cut.lastIndexOf(" ");
-  return `${cut.slice(0, space > 40 ? space : TITLE_CHARS).join("").trimEnd()}…`;
+  return `${cut
+    .slice(0, space > 40 ? space : TITLE_CHARS)
+    .join("")
+    .trimEnd()}…`;
 }
 
 /** An empty conversation (tests and tools; chat uses `createConversationWithMessage`). */
@@ -98,10 +101,14 @@ export async function listConversations(
   limit: number,
   cursor: Cursor | null,
 ): Promise<ConversationPage> {
-  let statements = pages.get(db);
-  if (!statements) pages.set(db, (statements = pageStatements(db)));
+  const statements = memo(pages, db, () => pageStatements(db));
   const rows = cursor
-    ? await statements.after.execute({ key: keyId, limit: limit + 1, at: new Date(cursor.createdAt).toISOString(), id: cursor.id })
+    ? await statements.after.execute({
+        key: keyId,
+        limit: limit + 1,
+        at: new Date(cursor.createdAt).toISOString(),
+        id: cursor.id,
+      })
     : await statements.first.execute({ key: keyId, limit: limit + 1 });
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
@@ -129,7 +136,12 @@ export interface MessagePage {
  * back by `(created_at, id)` on the (conversation_id, created_at, id) index; the page comes back
  * oldest first, as a conversation is read. The caller has checked the conversation's owner.
  */
-export async function pageMessages(db: Db, conversationId: string, limit: number, cursor: Cursor | null): Promise<MessagePage> {
+export async function pageMessages(
+  db: Db,
+  conversationId: string,
+  limit: number,
+  cursor: Cursor | null,
+): Promise<MessagePage> {
   const before = cursor
     ? sql`(${messages.createdAt}, ${messages.id}) < (${new Date(cursor.createdAt).toISOString()}::timestamptz, ${cursor.id})`
     : undefined;
@@ -146,7 +158,9 @@ export async function pageMessages(db: Db, conversationId: string, limit: number
     rows: page,
     hasMore,
     nextCursor:
-      hasMore && oldest ? await encodeCursor(db, { createdAt: oldest.createdAt.getTime(), id: oldest.id }, conversationId) : null,
+      hasMore && oldest
+        ? await encodeCursor(db, { createdAt: oldest.createdAt.getTime(), id: oldest.id }, conversationId)
+        : null,
   };
 }
 

@@ -9,14 +9,21 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (!e || typeof e !== "object") return false;
   const code = String(e.code ?? e.errno ?? "");
   const message = String(e.message ?? "");
-  if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CONNECT_TIMEOUT|CONNECTION_\w+)$/.test(code)) return true;
+  if (
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CONNECT_TIMEOUT|CONNECTION_\w+)$/.test(
+      code,
+    )
+  )
+    return true;
   // 57P01..05: admin/crash shutdown, cannot connect now, idle-session timeout; 08xxx: connection
   // exceptions; 53300: too many connections; 3D000: no such database; 28xxx: login refused.
   if (/^(57P0[1-5]|08\w{3}|53300|3D000|28\w{3})$/.test(code)) return true;
   // 55000 is a broad class ("object not in prerequisite state"); only its connection case counts:
   // ALTER DATABASE … ALLOW_CONNECTIONS false.
   if (code === "55000" && /not currently accepting connections/i.test(message)) return true;
-  return /PGlite is closed|connection (?:terminated|ended|closed)|write CONNECTION_CLOSED|timeout exceeded when trying to connect/i.test(message);
+  return /PGlite is closed|connection (?:terminated|ended|closed)|write CONNECTION_CLOSED|timeout exceeded when trying to connect/i.test(
+    message,
+  );
 }
 
 /** The SQLSTATE of a database error, looking through Drizzle's wrapper. */

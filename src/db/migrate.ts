@@ -10,7 +10,7 @@
  * `node:fs`/`node:os` are used here only because drizzle's migrator itself needs them; Bun and
  * Deno both provide them.
  */
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readMigrationFiles } from "drizzle-orm/migrator";
@@ -44,8 +44,17 @@ export async function migrate(store: Store): Promise<void> {
 async function writeMigrationsFolder(): Promise<string> {
   const folder = await mkdtemp(join(tmpdir(), "parley-migrations-"));
   await mkdir(join(folder, "meta"));
-  const entries = migrations.map((m, idx) => ({ idx, version: "7", when: m.folderMillis, tag: m.tag, breakpoints: m.bps }));
-  await writeFile(join(folder, "meta", "_journal.json"), JSON.stringify({ version: "7", dialect: "postgresql", entries }));
+  const entries = migrations.map((m, idx) => ({
+    idx,
+    version: "7",
+    when: m.folderMillis,
+    tag: m.tag,
+    breakpoints: m.bps,
+  }));
+  await writeFile(
+    join(folder, "meta", "_journal.json"),
+    JSON.stringify({ version: "7", dialect: "postgresql", entries }),
+  );
   for (const m of migrations) await writeFile(join(folder, `${m.tag}.sql`), m.sql.join("--> statement-breakpoint"));
   return folder;
 }

@@ -73,7 +73,9 @@ export const conversations = pgTable(
   },
   // Keyset pagination walks this index. Plain DESC (= NULLS FIRST) on purpose: only then does it
   // match `ORDER BY created_at DESC, id DESC`, so the page is an index range scan at any depth.
-  (t) => [index("conversations_key_created_idx").on(t.keyId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())],
+  (t) => [
+    index("conversations_key_created_idx").on(t.keyId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+  ],
 );
 
 /** A reply's life: `in_progress` from the moment its run starts, then one terminal state. */

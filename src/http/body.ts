@@ -11,8 +11,7 @@ export class BodyProblem {
   constructor(readonly error: ApiError) {}
 }
 
-const isJsonType = (contentType: string) =>
-  /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim());
+const isJsonType = (contentType: string) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim());
 
 async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array | null> {
   const declared = Number(request.headers.get("content-length"));

@@ -4,8 +4,8 @@
  */
 import { ValidationError } from "elysia";
 import { describeError, type Logger } from "../config/logger.ts";
-import { markStatus } from "./access-log.ts";
 import { isStoreUnavailable } from "../db/errors.ts";
+import { markStatus } from "./access-log.ts";
 import { ApiError } from "./errors.ts";
 import { requestIdOf, urlOf } from "./request-id.ts";
 
@@ -54,7 +54,14 @@ export function errorResponse(error: unknown, request: Request, logger: Logger, 
     const fields = { request_id: requestId, method: request.method, path: urlOf(request).pathname, code: api.code };
     if (api.status === 503) {
       const cause = api.options.cause;
-      logger.warn({ ...fields, reason: api.message, ...(cause === undefined ? {} : { error: withoutStack(describeError(cause)) }) }, "request failed");
+      logger.warn(
+        {
+          ...fields,
+          reason: api.message,
+          ...(cause === undefined ? {} : { error: withoutStack(describeError(cause)) }),
+        },
+        "request failed",
+      );
     } else {
       logger.error({ ...fields, error: describeError(api.options.cause ?? api) }, "request failed");
     }

@@ -11,4 +11,7 @@ type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: ReturnT
 
 /** A union of literals from one of the contract's const arrays, so each enum is written once. */
 export const literals = <const T extends readonly string[]>(values: T, options?: Parameters<typeof t.Union>[1]) =>
-  t.Union(values.map((v) => t.Literal(v)), options) as unknown as ReturnType<typeof t.Union<Literals<T>>>;
+  t.Union(
+    values.map((v) => t.Literal(v)),
+    options,
+  ) as unknown as ReturnType<typeof t.Union<Literals<T>>>;

@@ -42,27 +42,37 @@ const hasNul = (s: string) => s.includes("\0");
 export function parseJsonl(text: string, file: string): { docs: KnowledgeDoc[]; problems: ParseProblem[] } {
   const docs: KnowledgeDoc[] = [];
   const problems: ParseProblem[] = [];
-  text.split("\n").forEach((line, i) => {
-    if (!line.trim()) return;
-    const where = `${file}:${i + 1}`;
+  for (const [i, line] of text.split("\n").entries()) {
+    if (!line.trim()) continue;
+    const problem = (reason: string) => problems.push({ where: `${file}:${i + 1}`, reason });
     let v: { url?: unknown; title?: unknown; content?: unknown };
     try {
       v = JSON.parse(line);
     } catch (e) {
-      problems.push({ where, reason: `not JSON (${(e as Error).message})` });
-      return;
+      problem(`not JSON (${(e as Error).message})`);
+      continue;
     }
-    if (!v || typeof v !== "object") return void problems.push({ where, reason: "not a JSON object" });
+    if (!v || typeof v !== "object") {
+      problem("not a JSON object");
+      continue;
+    }
     const checked = canonicalUrl(v.url);
-    if ("reason" in checked) return void problems.push({ where, reason: checked.reason });
+    if ("reason" in checked) {
+      problem(checked.reason);
+      continue;
+    }
     const url = checked.url;
     if (typeof v.content !== "string" || !v.content.trim()) {
-      return void problems.push({ where, reason: "`content` must be a non-empty string" });
+      problem("`content` must be a non-empty string");
+      continue;
     }
     const title = typeof v.title === "string" && v.title.trim() ? v.title.trim() : url;
-    if (hasNul(v.content) || hasNul(title)) return void problems.push({ where, reason: "contains a NUL character" });
+    if (hasNul(v.content) || hasNul(title)) {
+      problem("contains a NUL character");
+      continue;
+    }
     docs.push({ url, title, content: v.content });
-  });
+  }
   return { docs, problems };
 }
 
@@ -77,7 +87,12 @@ export function parseMarkdown(text: string, file: string): { doc?: KnowledgeDoc;
   const raw = fields.get("url");
   const checked = canonicalUrl(raw);
   if ("reason" in checked) {
-    return { problem: { where: `${file}:1`, reason: raw === undefined ? "front matter needs `url: https://…`" : checked.reason } };
+    return {
+      problem: {
+        where: `${file}:1`,
+        reason: raw === undefined ? "front matter needs `url: https://…`" : checked.reason,
+      },
+    };
   }
   const url = checked.url;
   const content = fm ? text.slice(fm[0].length) : text;

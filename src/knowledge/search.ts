@@ -189,7 +189,12 @@ const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
  * first): the combined text still holds every word of the question, the earlier one supplies
  * the topic; one that names a new topic ("and what are the rate limits?") finds it on its own.
  */
-export async function searchPassages(db: Db, question: string, history: Turn[] = [], options: SearchOptions = {}): Promise<SearchHit[]> {
+export async function searchPassages(
+  db: Db,
+  question: string,
+  history: Turn[] = [],
+  options: SearchOptions = {},
+): Promise<SearchHit[]> {
   const previous = [...history].reverse().find((t) => t.role === "user")?.content;
   let hits = await rankPassages(db, question, options);
   if (previous && (hits.length === 0 || REFERS_BACK.test(question))) {
@@ -202,7 +207,9 @@ export async function searchPassages(db: Db, question: string, history: Turn[] =
 /** One search for `question` alone: the ranked passages, or none (see the module comment). */
 export async function rankPassages(db: Db, question: string, options: SearchOptions = {}): Promise<SearchHit[]> {
   if (!/[\p{L}\p{N}]/u.test(question)) return [];
-  const rows = (await db.execute(searchSql(question, options))) as unknown as Record<string, unknown>[] | { rows: Record<string, unknown>[] };
+  const rows = (await db.execute(searchSql(question, options))) as unknown as
+    | Record<string, unknown>[]
+    | { rows: Record<string, unknown>[] };
   const list = Array.isArray(rows) ? rows : rows.rows;
   return list.map((r) => ({
     url: String(r.url),

@@ -33,7 +33,11 @@ const BATCH_PASSAGES = 500;
  * Between batches it yields to the event loop (PGlite's statements chain through microtasks
  * only), so an abort from a signal handler or a closed connection is heard within a batch.
  */
-export async function ingestDocuments(db: Db, docs: KnowledgeDoc[], { now = new Date(), onError, signal }: IngestOptions = {}): Promise<number> {
+export async function ingestDocuments(
+  db: Db,
+  docs: KnowledgeDoc[],
+  { now = new Date(), onError, signal }: IngestOptions = {},
+): Promise<number> {
   let stored = 0;
   for (const batch of batches(docs)) {
     if (signal && (await stopRequested(signal))) return stored;
@@ -80,7 +84,10 @@ function* batches(docs: KnowledgeDoc[]): Generator<Prepared[]> {
   let passages = 0;
   for (const doc of docs) {
     const p = { doc, passages: splitIntoPassages(doc.title, doc.content) };
-    if (batch.length && (batch.length >= BATCH_DOCS || passages + p.passages.length > BATCH_PASSAGES || urls.has(doc.url))) {
+    if (
+      batch.length &&
+      (batch.length >= BATCH_DOCS || passages + p.passages.length > BATCH_PASSAGES || urls.has(doc.url))
+    ) {
       yield batch;
       [batch, urls, passages] = [[], new Set(), 0];
     }
@@ -101,7 +108,9 @@ async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 5): Promise
     try {
       return await fn();
     } catch (error) {
-      const code = (error as { code?: string; cause?: { code?: string } }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+      const code =
+        (error as { code?: string; cause?: { code?: string } }).code ??
+        (error as { cause?: { code?: string } }).cause?.code;
       if (i >= attempts || (code !== "40P01" && code !== "40001")) throw error;
       await new Promise((r) => setTimeout(r, 10 * i * Math.random()));
     }
@@ -113,14 +122,27 @@ async function storeBatch(db: Db, batch: Prepared[], now: Date): Promise<void> {
   await db.transaction(async (tx) => {
     const rows = await tx
       .insert(documents)
-      .values(batch.map(({ doc }) => ({ id: newId("doc"), url: doc.url, title: doc.title, content: doc.content, updatedAt: now })))
+      .values(
+        batch.map(({ doc }) => ({
+          id: newId("doc"),
+          url: doc.url,
+          title: doc.title,
+          content: doc.content,
+          updatedAt: now,
+        })),
+      )
       .onConflictDoUpdate({
         target: documents.url,
         set: { title: sql`excluded.title`, content: sql`excluded.content`, updatedAt: sql`excluded.updated_at` },
       })
       .returning({ id: documents.id, url: documents.url });
     const ids = new Map(rows.map((r) => [r.url, r.id]));
-    await tx.delete(chunks).where(inArray(chunks.documentId, rows.map((r) => r.id)));
+    await tx.delete(chunks).where(
+      inArray(
+        chunks.documentId,
+        rows.map((r) => r.id),
+      ),
+    );
     const values = batch.flatMap(({ doc, passages }) =>
       passages.map((p, ord) => {
         // The title is every passage's field A; a heading that only repeats it adds nothing.

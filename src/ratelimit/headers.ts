@@ -12,7 +12,8 @@ export function rateLimitHeaders(d: Decision, now: number): Record<string, strin
   // left; on a tie the one that frees later (when both are spent, waiting out the minute is not enough).
   const tight = d.refusedBy
     ? d[d.refusedBy]
-    : d.minute.remaining < d.day.remaining || (d.minute.remaining === d.day.remaining && d.minute.resetMs >= d.day.resetMs)
+    : d.minute.remaining < d.day.remaining ||
+        (d.minute.remaining === d.day.remaining && d.minute.resetMs >= d.day.resetMs)
       ? d.minute
       : d.day;
   const headers: Record<string, string> = {

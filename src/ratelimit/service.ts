@@ -16,6 +16,7 @@ import { eq, sql } from "drizzle-orm";
 import type { PlanLimits } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
 import { rateLimits } from "../db/schema.ts";
+import { memo } from "../memo.ts";
 
 export const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -84,12 +85,18 @@ const prepared = new WeakMap<Db, ReturnType<typeof admissionStatement>>();
 export async function consume(db: Db, keyId: string, limits: PlanLimits, now: number): Promise<Decision> {
   const day = utcDay(now);
   const g = bucketMs(limits.rpm);
-  let admit = prepared.get(db);
-  if (!admit) prepared.set(db, (admit = admissionStatement(db)));
+  const admit = memo(prepared, db, () => admissionStatement(db));
   // The current bucket is [now - now % g, … + g - 1], stored as its last ms; a bucket counts
   // while that ms is inside (now - 60 s, now].
   const cur = now - (now % g) + g - 1;
-  const admitted = await admit.execute({ key: keyId, cur, edge: MINUTE_MS - now, rpm: limits.rpm, rpd: limits.rpd, day });
+  const admitted = await admit.execute({
+    key: keyId,
+    cur,
+    edge: MINUTE_MS - now,
+    rpm: limits.rpm,
+    rpd: limits.rpd,
+    day,
+  });
 
   if (admitted[0]) return decide(true, admitted[0], limits, now);
 

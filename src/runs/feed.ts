@@ -3,11 +3,12 @@
  * added latency), else from the database (runs/tail.ts). Either way each event carries its
  * sequence number as the SSE `id:`, so any client can resume on any instance.
  */
-import type { ReplyFeed, RunRegistry, Sequenced } from "./run.ts";
-import { isTerminal } from "./run.ts";
+
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
 import { sseResponse } from "../http/sse.ts";
+import type { ReplyFeed, RunRegistry, Sequenced } from "./run.ts";
+import { isTerminal } from "./run.ts";
 import { followReply } from "./tail.ts";
 
 export interface FeedDeps {

@@ -6,6 +6,7 @@
  */
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
+import { memo } from "../memo.ts";
 import { renewLeases } from "./store.ts";
 
 /** What the keeper needs of a run. */
@@ -62,8 +63,9 @@ export class LeaseKeeper {
 const keepers = new WeakMap<object, LeaseKeeper>();
 
 /** The keeper of one plugin instance (`owner`: its dependencies object). */
-export function leaseKeeperFor(owner: object, deps: { db: Db; now: () => number; logger: Logger; leaseMs: number }): LeaseKeeper {
-  let keeper = keepers.get(owner);
-  if (!keeper) keepers.set(owner, (keeper = new LeaseKeeper(deps)));
-  return keeper;
+export function leaseKeeperFor(
+  owner: object,
+  deps: { db: Db; now: () => number; logger: Logger; leaseMs: number },
+): LeaseKeeper {
+  return memo(keepers, owner, () => new LeaseKeeper(deps));
 }

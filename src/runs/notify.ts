@@ -7,6 +7,7 @@
  * so a notification lost while the LISTEN connection reconnects only costs latency.
  */
 import type { Db } from "../db/client.ts";
+import { memo } from "../memo.ts";
 import { CHANNEL } from "./store.ts";
 
 export interface Notifier {
@@ -31,20 +32,21 @@ class Bus implements Notifier {
   get ready(): Promise<void> {
     if (!this.pg) return Promise.resolve();
     // Lazily, on first use: a process that never runs or follows a reply needs no extra connection.
-    this.listening ??= this.pg.listen(CHANNEL, (payload) => this.dispatch(payload)).then(
-      () => {},
-      (error) => {
-        this.listening = undefined; // try again next time; followers poll meanwhile
-        throw error;
-      },
-    );
+    this.listening ??= this.pg
+      .listen(CHANNEL, (payload) => this.dispatch(payload))
+      .then(
+        () => {},
+        (error) => {
+          this.listening = undefined; // try again next time; followers poll meanwhile
+          throw error;
+        },
+      );
     return this.listening;
   }
 
   on(topic: string, fn: () => void): () => void {
     void this.ready.catch(() => {});
-    let set = this.subs.get(topic);
-    if (!set) this.subs.set(topic, (set = new Set()));
+    const set = memo(this.subs, topic, () => new Set<() => void>());
     set.add(fn);
     return () => {
       set.delete(fn);
@@ -71,12 +73,13 @@ const buses = new WeakMap<Db, Bus>();
 
 /** The notifier of this database handle (one per pool, shared by everything using it). */
 export function notifierFor(db: Db): Notifier {
-  let bus = buses.get(db);
-  if (!bus) {
+  return memo(buses, db, () => {
     const client = (db as unknown as { $client?: { listen?: unknown; unsafe?: unknown } }).$client;
     // postgres.js has `unsafe`; PGlite (one process) does not and uses the in-process bus.
-    const pg = client && typeof client.unsafe === "function" && typeof client.listen === "function" ? (client as PgListen) : null;
-    buses.set(db, (bus = new Bus(pg)));
-  }
-  return bus;
+    const pg =
+      client && typeof client.unsafe === "function" && typeof client.listen === "function"
+        ? (client as PgListen)
+        : null;
+    return new Bus(pg);
+  });
 }

@@ -8,15 +8,15 @@
 import type { Agent, AgentChunk, ChatTurn, Usage } from "../agent/types.ts";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { ParleyOptions } from "../config/options.ts";
-import type { MessageRow } from "../db/schema.ts";
-import type { Db } from "../db/client.ts";
 import type { StreamEvent } from "../contract/events.ts";
+import type { Db } from "../db/client.ts";
 import { sqlState } from "../db/errors.ts";
+import type { MessageRow } from "../db/schema.ts";
 import { toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
 import { type LeaseKeeper, leaseKeeperFor } from "./lease.ts";
-import { notifierFor, type Notifier } from "./notify.ts";
+import { type Notifier, notifierFor } from "./notify.ts";
 import { createReply, finishReply, flushReply, replyStatus, type StoredEvent } from "./store.ts";
 
 /** The SSE events of a reply, as the contract defines them (contract/events.ts). */
@@ -61,7 +61,8 @@ export interface RunInput {
 const UPSTREAM = new Set(["upstream_error", "upstream_timeout"]);
 
 /** A reported token count as the database can hold it (int4), or null. */
-const count = (n: unknown): number | null => (Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 2_147_483_647 ? (n as number) : null);
+const count = (n: unknown): number | null =>
+  Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 2_147_483_647 ? (n as number) : null;
 
 /**
  * Agent output as the database can hold it and as it is streamed: a string, without NUL
@@ -69,7 +70,9 @@ const count = (n: unknown): number | null => (Number.isSafeInteger(n) && (n as n
  * the streamed tokens always concatenate to exactly the stored reply.
  */
 const storable = (v: unknown): string =>
-  String(v ?? "").toWellFormed().replaceAll("\0", "\uFFFD");
+  String(v ?? "")
+    .toWellFormed()
+    .replaceAll("\0", "\uFFFD");
 
 /** The abort reason of a stop asked for by a client (POST …/stop), as opposed to a failure. */
 class StopRequest {}
@@ -108,7 +111,8 @@ export class Run {
       });
     } catch (error) {
       // foreign_key_violation: a DELETE of the conversation won the race since the turn began.
-      if (sqlState(error) === "23503") throw new ApiError("not_found", "The conversation was deleted.", { param: "conversation_id" });
+      if (sqlState(error) === "23503")
+        throw new ApiError("not_found", "The conversation was deleted.", { param: "conversation_id" });
       throw error;
     }
     return new Run(deps, id, new Date(createdAt), input, start);
@@ -189,7 +193,13 @@ export class Run {
     this.delta = "";
     const lastSeq = events.at(-1)?.seq ?? this.storedSeq;
     try {
-      const result = await flushReply(db, { id: this.id, events, delta, lastSeq, leaseUntil: now() + options.replyLeaseMs });
+      const result = await flushReply(db, {
+        id: this.id,
+        events,
+        delta,
+        lastSeq,
+        leaseUntil: now() + options.replyLeaseMs,
+      });
       this.storedSeq = lastSeq;
       if (events.length) this.notifier.local(`e:${this.id}`);
       if (result === "stop") this.stop();
@@ -208,7 +218,10 @@ export class Run {
     this.cancel(
       status === null
         ? new ApiError("not_found", "The conversation was deleted before the reply could be stored.")
-        : new ApiError("generation_failed", "The reply's lease expired (this instance stalled); it was ended as failed."),
+        : new ApiError(
+            "generation_failed",
+            "The reply's lease expired (this instance stalled); it was ended as failed.",
+          ),
     );
   }
 
@@ -218,7 +231,12 @@ export class Run {
    * consumption races the abort (once per run, not per token), so an agent that ignores its
    * signal cannot hold the run, or shutdown, hostage; whatever it yields after that is dropped.
    */
-  private async generate(agent: Agent, history: ChatTurn[], message: string, onChunk: (c: AgentChunk) => void): Promise<void> {
+  private async generate(
+    agent: Agent,
+    history: ChatTurn[],
+    message: string,
+    onChunk: (c: AgentChunk) => void,
+  ): Promise<void> {
     const signal = this.abort.signal;
     const consume = (async () => {
       for await (const chunk of agent.respond({ history, message, signal })) {
@@ -254,7 +272,10 @@ export class Run {
           this.delta += text;
           this.emit({ type: "token", content: text });
         } else if (chunk.type === "usage") {
-          const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
+          const u = {
+            input_tokens: count(chunk.usage?.input_tokens),
+            output_tokens: count(chunk.usage?.output_tokens),
+          };
           usage = u.input_tokens === null && u.output_tokens === null ? null : u;
         } else if (Array.isArray(chunk.sources)) {
           sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
@@ -269,7 +290,10 @@ export class Run {
       } else if (reason instanceof ApiError) {
         // Cut off on purpose (shutdown): expected, no stack.
         failure = reason;
-        logger.warn({ conversation_id: this.conversationId, code: reason.code, reason: reason.message }, "generation cut off");
+        logger.warn(
+          { conversation_id: this.conversationId, code: reason.code, reason: reason.message },
+          "generation cut off",
+        );
       } else if (error instanceof ApiError && UPSTREAM.has(error.code)) {
         // A provider failure: the model agent logged it once.
         failure = error;
@@ -289,17 +313,32 @@ export class Run {
     this.finished = true;
     const status = failure ? "failed" : stopped ? "stopped" : "completed";
     const terminal = (): RunEvent =>
-      failure ? { type: "error", error: failure.toPayload() } : { type: "end", message_id: this.id, status: stopped ? "stopped" : "completed", usage };
+      failure
+        ? { type: "error", error: failure.toPayload() }
+        : { type: "end", message_id: this.id, status: stopped ? "stopped" : "completed", usage };
     const seq = this.seq + 1;
     try {
       const events = [...this.pending, { seq, data: JSON.stringify(terminal()) }];
-      const stored = await finishReply(db, { id: this.id, events, delta: this.delta, lastSeq: seq, status, sources, usage, at: now() });
+      const stored = await finishReply(db, {
+        id: this.id,
+        events,
+        delta: this.delta,
+        lastSeq: seq,
+        status,
+        sources,
+        usage,
+        at: now(),
+      });
       if (stored) this.notifier.local(`e:${this.id}`);
       else {
         const left = await replyStatus(db, this.id);
-        failure ??= left === null
-          ? new ApiError("not_found", "The conversation was deleted before the reply could be stored.")
-          : new ApiError("generation_failed", "The reply's lease expired (this instance stalled); it was ended as failed.");
+        failure ??=
+          left === null
+            ? new ApiError("not_found", "The conversation was deleted before the reply could be stored.")
+            : new ApiError(
+                "generation_failed",
+                "The reply's lease expired (this instance stalled); it was ended as failed.",
+              );
       }
     } catch (error) {
       logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "storing the reply failed");

@@ -6,11 +6,11 @@
  * so a reply swept by another instance can never be written to again, nor finished twice.
  * Each statement that adds events also NOTIFYs `parley_runs` with `e:<message id>`.
  */
-import { and, eq, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Usage } from "../agent/types.ts";
-import { conversations, messages } from "../db/schema.ts";
+import type { Db } from "../db/client.ts";
 import type { MessageRow } from "../db/schema.ts";
+import { conversations, messages } from "../db/schema.ts";
 
 /** The channel every instance LISTENs on (PostgreSQL); payload `e:<id>` (events) or `s:<id>` (stop). */
 export const CHANNEL = "parley_runs";
@@ -37,7 +37,14 @@ const insertEvents = (from: string, events: StoredEvent[]) =>
 /** Creates the running reply with its `start` event (seq 1); throws 23503 when the conversation is gone. */
 export async function createReply(
   db: Db,
-  r: { id: string; conversationId: string; createdAt: number; leaseUntil: number; start: string; idempotency?: { keyId: string; idemKey: string } },
+  r: {
+    id: string;
+    conversationId: string;
+    createdAt: number;
+    leaseUntil: number;
+    start: string;
+    idempotency?: { keyId: string; idemKey: string };
+  },
 ): Promise<void> {
   // The Idempotency-Key record (if any) points at the reply in the same statement: a retry never
   // sees one without the other.
@@ -67,32 +74,53 @@ export async function flushReply(
   db: Db,
   r: { id: string; events: StoredEvent[]; delta: string; lastSeq: number; leaseUntil: number },
 ): Promise<FlushResult> {
-  const rows = await rowsOf<{ stop_requested: boolean }>(db, sql`
+  const rows = await rowsOf<{ stop_requested: boolean }>(
+    db,
+    sql`
     with m as (
       update messages set content = content || ${r.delta}, last_seq = ${r.lastSeq}, lease_until = ${ts(r.leaseUntil)}
       where id = ${r.id} and status = 'in_progress'
       returning id, stop_requested
     ),
     ev as (${insertEvents("m", r.events)})
-    select m.stop_requested, ${r.events.length ? sql`pg_notify(${CHANNEL}, 'e:' || m.id)` : sql`null`} as n from m`);
+    select m.stop_requested, ${r.events.length ? sql`pg_notify(${CHANNEL}, 'e:' || m.id)` : sql`null`} as n from m`,
+  );
   if (!rows[0]) return "gone";
   return rows[0].stop_requested ? "stop" : "running";
 }
 
 /** Renews the leases of running replies `ids`; returns those still running, with their stop flags. */
-export async function renewLeases(db: Db, ids: string[], leaseUntil: number): Promise<{ id: string; stop_requested: boolean }[]> {
-  return rowsOf(db, sql`
+export async function renewLeases(
+  db: Db,
+  ids: string[],
+  leaseUntil: number,
+): Promise<{ id: string; stop_requested: boolean }[]> {
+  return rowsOf(
+    db,
+    sql`
     update messages set lease_until = ${ts(leaseUntil)}
     where id in (select json_array_elements_text(${JSON.stringify(ids)}::json)) and status = 'in_progress'
-    returning id, stop_requested`);
+    returning id, stop_requested`,
+  );
 }
 
 /** Ends the reply: last events (the terminal one included), content, status, sources. False when gone. */
 export async function finishReply(
   db: Db,
-  r: { id: string; events: StoredEvent[]; delta: string; lastSeq: number; status: "completed" | "failed" | "stopped"; sources: string[]; usage: Usage | null; at: number },
+  r: {
+    id: string;
+    events: StoredEvent[];
+    delta: string;
+    lastSeq: number;
+    status: "completed" | "failed" | "stopped";
+    sources: string[];
+    usage: Usage | null;
+    at: number;
+  },
 ): Promise<boolean> {
-  const rows = await rowsOf<{ id: string }>(db, sql`
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`
     with m as (
       update messages set content = content || ${r.delta}, last_seq = ${r.lastSeq}, lease_until = null,
         status = ${r.status}, sources = ${JSON.stringify(r.sources)}::jsonb,
@@ -102,7 +130,8 @@ export async function finishReply(
     ),
     ev as (${insertEvents("m", r.events)}),
     c as (update conversations set updated_at = greatest(updated_at, ${ts(r.at)}) where id in (select conversation_id from m))
-    select m.id, pg_notify(${CHANNEL}, 'e:' || m.id) from m`);
+    select m.id, pg_notify(${CHANNEL}, 'e:' || m.id) from m`,
+  );
   return rows.length === 1;
 }
 
@@ -122,14 +151,17 @@ export const ORPHANED_EVENT = JSON.stringify({
  * and a reply whose instance renewed its lease meanwhile is left alone. Returns the ids ended.
  */
 export async function sweepExpired(db: Db, now: number, id?: string): Promise<string[]> {
-  const rows = await rowsOf<{ id: string }>(db, sql`
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`
     with m as (
       update messages set status = 'failed', lease_until = null, last_seq = last_seq + 1
       where status = 'in_progress' and lease_until < ${ts(now)} ${id ? sql`and id = ${id}` : sql``}
       returning id, last_seq
     ),
     ev as (insert into message_events (message_id, seq, data) select id, last_seq, ${ORPHANED_EVENT} from m)
-    select m.id, pg_notify(${CHANNEL}, 'e:' || m.id) from m`);
+    select m.id, pg_notify(${CHANNEL}, 'e:' || m.id) from m`,
+  );
   return rows.map((r) => r.id);
 }
 
@@ -137,7 +169,11 @@ export async function sweepExpired(db: Db, now: number, id?: string): Promise<st
  * Sweeps the running replies among `rows` whose lease has passed (a read that shows a dead
  * instance's reply ends it first); true when one was ended, so the caller reads again.
  */
-export async function sweepStale(db: Db, rows: Pick<MessageRow, "id" | "status" | "leaseUntil">[], now: number): Promise<boolean> {
+export async function sweepStale(
+  db: Db,
+  rows: Pick<MessageRow, "id" | "status" | "leaseUntil">[],
+  now: number,
+): Promise<boolean> {
   let swept = false;
   for (const m of rows) {
     if (m.status === "in_progress" && m.leaseUntil && m.leaseUntil.getTime() < now) {
@@ -149,25 +185,43 @@ export async function sweepStale(db: Db, rows: Pick<MessageRow, "id" | "status" 
 
 /** Asks the reply to stop (any instance); true when it was running. */
 export async function requestStop(db: Db, id: string): Promise<boolean> {
-  const rows = await rowsOf<{ id: string }>(db, sql`
+  const rows = await rowsOf<{ id: string }>(
+    db,
+    sql`
     update messages set stop_requested = true where id = ${id} and status = 'in_progress'
-    returning id, pg_notify(${CHANNEL}, 's:' || id)`);
+    returning id, pg_notify(${CHANNEL}, 's:' || id)`,
+  );
   return rows.length === 1;
 }
 
 /** Events after `after`, in order (at most `limit`). */
 export async function readEvents(db: Db, id: string, after: number, limit = 1_000): Promise<StoredEvent[]> {
-  return rowsOf<StoredEvent>(db, sql`
-    select seq, data from message_events where message_id = ${id} and seq > ${after} order by seq limit ${limit}`);
+  return rowsOf<StoredEvent>(
+    db,
+    sql`
+    select seq, data from message_events where message_id = ${id} and seq > ${after} order by seq limit ${limit}`,
+  );
 }
 
 /** The assistant message `id` of conversation `conversationId`, if the key owns it. */
-export async function findOwnedReply(db: Db, keyId: string, conversationId: string, id: string): Promise<MessageRow | null> {
+export async function findOwnedReply(
+  db: Db,
+  keyId: string,
+  conversationId: string,
+  id: string,
+): Promise<MessageRow | null> {
   const [row] = await db
     .select({ m: messages })
     .from(messages)
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-    .where(and(eq(messages.id, id), eq(messages.conversationId, conversationId), eq(conversations.keyId, keyId), eq(messages.role, "assistant")));
+    .where(
+      and(
+        eq(messages.id, id),
+        eq(messages.conversationId, conversationId),
+        eq(conversations.keyId, keyId),
+        eq(messages.role, "assistant"),
+      ),
+    );
   return row?.m ?? null;
 }
 
@@ -183,7 +237,10 @@ export async function findReplyOfKey(db: Db, keyId: string, id: string): Promise
 
 /** The reply's last stored event (its terminal one once it has ended). */
 export async function lastEvent(db: Db, id: string): Promise<StoredEvent | null> {
-  const rows = await rowsOf<StoredEvent>(db, sql`select seq, data from message_events where message_id = ${id} order by seq desc limit 1`);
+  const rows = await rowsOf<StoredEvent>(
+    db,
+    sql`select seq, data from message_events where message_id = ${id} order by seq desc limit 1`,
+  );
   return rows[0] ?? null;
 }
 

@@ -6,11 +6,13 @@
  * this one reply (a conditional UPDATE: it ends it as `failed` only once its lease has passed),
  * so a follower never waits on a dead instance for longer than the lease.
  */
-import type { ReplyFeed, RunEvent, Sequenced } from "./run.ts";
-import { isTerminal } from "./run.ts";
+
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
+import { memo } from "../memo.ts";
 import { notifierFor } from "./notify.ts";
+import type { ReplyFeed, RunEvent, Sequenced } from "./run.ts";
+import { isTerminal } from "./run.ts";
 import { readEvents, replyStatus, sweepExpired } from "./store.ts";
 
 /** The safety net under notifications: a follower reads at least this often. */
@@ -26,13 +28,8 @@ const tails = new WeakMap<Db, Map<string, Tail>>();
 
 /** The events of reply `id` after any point, then live, until its terminal event. */
 export function followReply(deps: TailDeps, id: string): ReplyFeed {
-  let map = tails.get(deps.db);
-  if (!map) tails.set(deps.db, (map = new Map()));
-  let tail = map.get(id);
-  if (!tail) {
-    const t = new Tail(deps, id, () => map.get(id) === t && map.delete(id));
-    map.set(id, (tail = t));
-  }
+  const map = memo(tails, deps.db, () => new Map<string, Tail>());
+  const tail: Tail = memo(map, id, () => new Tail(deps, id, () => map.get(id) === tail && map.delete(id)));
   return tail;
 }
 
@@ -113,7 +110,10 @@ class Tail implements ReplyFeed {
             if (rows.length < 1_000 || this.done) break;
           }
         } catch (error) {
-          this.deps.logger.warn({ message_id: this.id, error }, "reading a reply's events failed; retrying at the next poll");
+          this.deps.logger.warn(
+            { message_id: this.id, error },
+            "reading a reply's events failed; retrying at the next poll",
+          );
         }
       } while (this.again && !this.done);
       this.reading = null;
@@ -149,7 +149,10 @@ class Tail implements ReplyFeed {
         // Deleted with its conversation: nothing will ever come; say so and end.
         this.deliver({
           seq: this.lastSeq + 1,
-          event: { type: "error", error: { type: "invalid_request_error", code: "not_found", message: "The conversation was deleted." } },
+          event: {
+            type: "error",
+            error: { type: "invalid_request_error", code: "not_found", message: "The conversation was deleted." },
+          },
         });
       }
     } catch (error) {

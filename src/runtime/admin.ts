@@ -26,7 +26,8 @@ const MAX_SOCKET_PATH = 103;
 export function socketPathProblem(dir: string): string | undefined {
   const path = join(dir, ADMIN_SOCKET);
   const bytes = Buffer.byteLength(path);
-  if (bytes > MAX_SOCKET_PATH) return `the admin socket path ${path} is ${bytes} bytes, over the ${MAX_SOCKET_PATH} a Unix socket path may have: use a shorter DATA_DIR`;
+  if (bytes > MAX_SOCKET_PATH)
+    return `the admin socket path ${path} is ${bytes} bytes, over the ${MAX_SOCKET_PATH} a Unix socket path may have: use a shorter DATA_DIR`;
 }
 
 /** What the server sends back for a forwarded command. */
@@ -62,9 +63,11 @@ export function startAdmin(dir: string, store: OpenedStore, log: (command: strin
       if (req.method === "GET" && url.pathname === "/ping") return new Response("ok");
       if (req.method !== "POST" || url.pathname !== "/run") return new Response("not found", { status: 404 });
       const { argv } = (await req.json()) as { argv?: unknown };
-      if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string")) return Response.json({ error: "argv must be strings" }, { status: 400 });
+      if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string"))
+        return Response.json({ error: "argv must be strings" }, { status: 400 });
       const [command, ...rest] = argv as string[];
-      if (!STORE_COMMANDS.includes(command as never)) return Response.json({ error: `not a store command: ${command}` }, { status: 400 });
+      if (!STORE_COMMANDS.includes(command as never))
+        return Response.json({ error: `not a store command: ${command}` }, { status: 400 });
       const io = bufferIo();
       // The forwarding CLI's Ctrl-C closes the connection; shutdown stops commands too.
       const signal = AbortSignal.any([shutdown.signal, req.signal]);

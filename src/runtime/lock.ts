@@ -11,7 +11,17 @@
  * informative only, the kernel lock decides. Bun-only (bun:ffi): CLI and server only.
  */
 import { dlopen, FFIType, read } from "bun:ffi";
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 
@@ -27,7 +37,12 @@ let libc: Libc | undefined;
 /** libc's flock, loaded once. glibc, musl (Alpine) and macOS name their libc differently. */
 function loadLibc(): Libc {
   if (libc) return libc;
-  const candidates = ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`, "libc.so", "/usr/lib/libSystem.B.dylib"];
+  const candidates = [
+    "libc.so.6",
+    `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`,
+    "libc.so",
+    "/usr/lib/libSystem.B.dylib",
+  ];
   for (const name of candidates) {
     for (const errnoFn of ["__errno_location", "__error"]) {
       try {
@@ -43,7 +58,9 @@ function loadLibc(): Libc {
       }
     }
   }
-  throw new Error("Could not load libc's flock(2): the PGlite data folder cannot be locked on this system. Set DATABASE_URL instead.");
+  throw new Error(
+    "Could not load libc's flock(2): the PGlite data folder cannot be locked on this system. Set DATABASE_URL instead.",
+  );
 }
 
 /** Who holds a lock, as its file says. */
@@ -67,7 +84,8 @@ export class LockBusy extends Error {
 export const STORE_LOCK = "parley.lock";
 export const SERVER_LOCK = "parley.server.lock";
 
-export const describeHolder = (h: Holder) => `pid ${h.pid ?? "?"} on ${h.host ?? "?"}${h.command ? `, \`${h.command}\`` : ""}`;
+export const describeHolder = (h: Holder) =>
+  `pid ${h.pid ?? "?"} on ${h.host ?? "?"}${h.command ? `, \`${h.command}\`` : ""}`;
 
 function readHolder(path: string): Holder {
   try {
@@ -92,7 +110,9 @@ function tryLock(dir: string, name: string, command: string): (() => void) | nul
       const e = errno();
       closeSync(fd);
       if (BUSY.has(e)) return null;
-      throw new Error(`Could not lock ${path}: flock failed (errno ${e}). Is the data folder on a file system without locks?`);
+      throw new Error(
+        `Could not lock ${path}: flock failed (errno ${e}). Is the data folder on a file system without locks?`,
+      );
     }
     let same = false;
     try {

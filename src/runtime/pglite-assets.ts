@@ -3,10 +3,11 @@
  * (it does not follow PGlite's own runtime file lookups). In development the imports resolve to
  * node_modules paths; in the binary, to embedded files. Bun-only.
  */
+
+import type { PGliteOptions } from "@electric-sql/pglite";
 import initdbWasm from "@electric-sql/pglite/initdb.wasm" with { type: "file" };
 import pgliteData from "@electric-sql/pglite/pglite.data" with { type: "file" };
 import pgliteWasm from "@electric-sql/pglite/pglite.wasm" with { type: "file" };
-import type { PGliteOptions } from "@electric-sql/pglite";
 
 export async function pgliteAssets(): Promise<PGliteOptions> {
   const [wasm, initdb] = await Promise.all([

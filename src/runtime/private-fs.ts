@@ -15,7 +15,13 @@ import { NodeFS } from "@electric-sql/pglite/nodefs";
 
 const PRIVATE = 0o077;
 
-type SetAttr = (arg: unknown, node: unknown, attr: unknown, chmod: (arg: unknown, mode: number) => void, ...rest: unknown[]) => void;
+type SetAttr = (
+  arg: unknown,
+  node: unknown,
+  attr: unknown,
+  chmod: (arg: unknown, mode: number) => void,
+  ...rest: unknown[]
+) => void;
 
 export class PrivateNodeFS extends NodeFS {
   override async init(...args: Parameters<NodeFS["init"]>) {

@@ -51,7 +51,10 @@ export async function openStoreFromEnv(env: Env, { command, warn, onBusy }: Open
   }
   try {
     const loosened = tightenFolder(dir);
-    if (loosened > 0) warn?.(`the data folder ${dir} was readable by other users: removed group/other permissions from ${loosened} file(s) and folder(s)`);
+    if (loosened > 0)
+      warn?.(
+        `the data folder ${dir} was readable by other users: removed group/other permissions from ${loosened} file(s) and folder(s)`,
+      );
     const pg = join(dir, "pg");
     const store = await openPglite(pg, { ...(await pgliteAssets()), fs: new PrivateNodeFS(pg) });
     return {

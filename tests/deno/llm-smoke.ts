@@ -5,7 +5,15 @@
  * Run: deno run -A tests/deno/llm-smoke.ts
  */
 import { createClient, ParleyError } from "../../src/client/index.ts";
-import { createKey, createParley, ingestDocuments, llmAgent, type LlmProvider, migrate, openPglite } from "../../src/mod.ts";
+import {
+  createKey,
+  createParley,
+  ingestDocuments,
+  type LlmProvider,
+  llmAgent,
+  migrate,
+  openPglite,
+} from "../../src/mod.ts";
 import { anthropicProtocol } from "../helpers/fake-anthropic.ts";
 import { openaiProtocol } from "../helpers/fake-openai.ts";
 import { type FakeProvider, fakeHandler, type Protocol } from "../helpers/fake-provider.ts";
@@ -18,22 +26,36 @@ function check(cond: unknown, what: string): asserts cond {
 const store = await openPglite();
 await migrate(store);
 await ingestDocuments(store.db, [
-  { url: "https://smoke.test/deno", title: "Deno", content: "# Deno\nParley runs on Deno as an Elysia plugin served by Deno.serve." },
+  {
+    url: "https://smoke.test/deno",
+    title: "Deno",
+    content: "# Deno\nParley runs on Deno as an Elysia plugin served by Deno.serve.",
+  },
 ]);
 const { secret } = await createKey(store.db, { name: "deno", plan: "pro" });
 const servers: Deno.HttpServer[] = [];
 const ac = new AbortController();
 
 function serveFake(protocol: Protocol): FakeProvider & { url: string } {
-  const fake = { received: [], script: [], fallback: { tokens: ["Parley", " runs", " on", " Deno", " [1]."], usage: { input: 30, output: 5 } } } as unknown as FakeProvider;
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen: () => {} }, fakeHandler(protocol, fake));
+  const fake = {
+    received: [],
+    script: [],
+    fallback: { tokens: ["Parley", " runs", " on", " Deno", " [1]."], usage: { input: 30, output: 5 } },
+  } as unknown as FakeProvider;
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen: () => {} },
+    fakeHandler(protocol, fake),
+  );
   servers.push(server);
   fake.url = `http://127.0.0.1:${server.addr.port}`;
   return fake;
 }
 
 try {
-  for (const [provider, protocol] of [["openai-compatible", openaiProtocol], ["anthropic", anthropicProtocol]] as [LlmProvider, Protocol][]) {
+  for (const [provider, protocol] of [
+    ["openai-compatible", openaiProtocol],
+    ["anthropic", anthropicProtocol],
+  ] as [LlmProvider, Protocol][]) {
     const fake = serveFake(protocol);
     const agent = llmAgent(store.db, { provider, model: "deno-model", baseUrl: `${fake.url}/v1`, apiKey: "sk-deno" });
     const app = createParley({ store, agent });
@@ -49,13 +71,25 @@ try {
       if (e.type === "sources") sources = e.sources;
       if (e.type === "end") end = e.usage;
     }
-    check(text === "Parley runs on Deno [1]." && JSON.stringify(end) === '{"inputTokens":30,"outputTokens":5}', `${provider}: streamed reply with usage`);
+    check(
+      text === "Parley runs on Deno [1]." && JSON.stringify(end) === '{"inputTokens":30,"outputTokens":5}',
+      `${provider}: streamed reply with usage`,
+    );
     check(sources[0] === "https://smoke.test/deno", `${provider}: the cited source`);
     check(JSON.stringify(fake.received[0]?.body).includes("Deno.serve"), `${provider}: the provider got the passage`);
 
     fake.script.push({ status: 401, errorMessage: "bad key sk-deno" });
-    const refused = await client.chat({ message: "Does Parley run on Deno?" }).then(() => null, (e: ParleyError) => e);
-    check(refused instanceof ParleyError && refused.status === 502 && refused.code === "upstream_error" && !refused.message.includes("sk-deno"), `${provider}: 401 upstream → 502 upstream_error`);
+    const refused = await client.chat({ message: "Does Parley run on Deno?" }).then(
+      () => null,
+      (e: ParleyError) => e,
+    );
+    check(
+      refused instanceof ParleyError &&
+        refused.status === 502 &&
+        refused.code === "upstream_error" &&
+        !refused.message.includes("sk-deno"),
+      `${provider}: 401 upstream → 502 upstream_error`,
+    );
   }
 } finally {
   ac.abort();

@@ -6,15 +6,19 @@
  * Run: deno run -A tests/deno/smoke.ts
  */
 import { Elysia } from "elysia";
-import { type ChatEvent, createClient, ParleyError } from "../../src/client/index.ts";
-import { createParley, createKey, ingestDocuments, migrate, openPglite } from "../../src/mod.ts";
 import { createApp } from "../../src/app/app.ts";
+import { type ChatEvent, createClient, ParleyError } from "../../src/client/index.ts";
 import { createLogger } from "../../src/config/logger.ts";
+import { createKey, createParley, ingestDocuments, migrate, openPglite } from "../../src/mod.ts";
 
 const store = await openPglite();
 await migrate(store);
 await ingestDocuments(store.db, [
-  { url: "https://smoke.test/deno", title: "Deno", content: "# Deno\nParley runs on Deno as an Elysia plugin served by Deno.serve." },
+  {
+    url: "https://smoke.test/deno",
+    title: "Deno",
+    content: "# Deno\nParley runs on Deno as an Elysia plugin served by Deno.serve.",
+  },
 ]);
 const { secret } = await createKey(store.db, { name: "deno", plan: "pro" });
 const host = new Elysia().get("/", () => "host app").group("/api", (app) => app.use(createParley({ store })));
@@ -24,7 +28,11 @@ const server = Deno.serve({ port: 0, hostname: "127.0.0.1", signal: ac.signal, o
 const base = `http://127.0.0.1:${server.addr.port}/api`;
 const client = createClient({ baseUrl: base, apiKey: secret });
 // The standalone app (what `parley serve` runs) on the same store, CORS on.
-const standalone = createApp({ store, logger: createLogger("silent"), options: { corsOrigins: ["https://app.example"] } });
+const standalone = createApp({
+  store,
+  logger: createLogger("silent"),
+  options: { corsOrigins: ["https://app.example"] },
+});
 const server2 = Deno.serve({ port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen: () => {} }, standalone.fetch);
 const base2 = `http://127.0.0.1:${server2.addr.port}`;
 const auth = { authorization: `Bearer ${secret}` };
@@ -45,41 +53,68 @@ try {
   check(reply.content.includes("Deno.serve"), "chat (JSON)");
 
   const events: ChatEvent[] = [];
-  for await (const e of client.chatStream({ message: "How is it served?", conversationId: reply.conversationId })) events.push(e);
+  for await (const e of client.chatStream({ message: "How is it served?", conversationId: reply.conversationId }))
+    events.push(e);
   const types = events.map((e) => e.type);
-  check(types[0] === "start" && types.at(-1) === "end" && types.includes("token") && types.includes("sources"), "chat (stream) over SSE");
+  check(
+    types[0] === "start" && types.at(-1) === "end" && types.includes("token") && types.includes("sources"),
+    "chat (stream) over SSE",
+  );
 
   const all: string[] = [];
   for await (const c of client.conversations.list()) all.push(c.id);
   check(all.length === 1 && all[0] === reply.conversationId, "list");
   const conv = await client.conversations.get(reply.conversationId);
   const text = events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join("");
-  check(conv.messages.length === 4 && conv.messages[3]!.content === text, "get (streamed tokens equal the stored reply)");
+  check(
+    conv.messages.length === 4 && conv.messages[3]!.content === text,
+    "get (streamed tokens equal the stored reply)",
+  );
   const start = events[0] as { conversationId: string; messageId?: string };
   const replayed: ChatEvent[] = [];
-  for await (const e of client.resume({ conversationId: start.conversationId, messageId: start.messageId!, after: 0 })) replayed.push(e);
+  for await (const e of client.resume({ conversationId: start.conversationId, messageId: start.messageId!, after: 0 }))
+    replayed.push(e);
   check(JSON.stringify(replayed) === JSON.stringify(events), "resume (the stored events, same ids)");
   const tail: ChatEvent[] = [];
-  for await (const e of client.resume({ conversationId: start.conversationId, messageId: start.messageId!, after: 2 })) tail.push(e);
+  for await (const e of client.resume({ conversationId: start.conversationId, messageId: start.messageId!, after: 2 }))
+    tail.push(e);
   check(JSON.stringify(tail) === JSON.stringify(events.slice(2)), "resume after an id");
   const stopped = await client.stop({ conversationId: start.conversationId, messageId: start.messageId! });
   check(stopped.status === "completed" && stopped.content === text, "stop of a finished reply is a no-op");
   const page = await client.conversations.messages(reply.conversationId, { limit: 3 });
-  check(page.data.length === 3 && page.hasMore && page.data[2]!.id === start.messageId, "conversations.messages (client)");
+  check(
+    page.data.length === 3 && page.hasMore && page.data[2]!.id === start.messageId,
+    "conversations.messages (client)",
+  );
   const anonymous = createClient({ baseUrl: `http://127.0.0.1:${server.addr.port}/api`, apiKey: "nope" });
-  const refused = await anonymous.conversations.page().then(() => null, (e: ParleyError) => e);
+  const refused = await anonymous.conversations.page().then(
+    () => null,
+    (e: ParleyError) => e,
+  );
   check(refused instanceof ParleyError && refused.status === 401, "401 for a bad key, as ParleyError");
 
   const msgs = await raw(`${base}/v1/conversations/${reply.conversationId}/messages?limit=2`, { headers: auth });
   check(
-    msgs.status === 200 && msgs.json.data.length === 2 && msgs.json.data[1].content === text && msgs.json.pagination.has_more === true,
+    msgs.status === 200 &&
+      msgs.json.data.length === 2 &&
+      msgs.json.data[1].content === text &&
+      msgs.json.pagination.has_more === true,
     "GET /conversations/:id/messages pages the most recent messages",
   );
-  const older = await raw(`${base}/v1/conversations/${reply.conversationId}/messages?cursor=${msgs.json.pagination.next_cursor}`, { headers: auth });
-  check(older.status === 200 && older.json.data.length === 2 && older.json.pagination.next_cursor === null, "… and the older ones by cursor");
+  const older = await raw(
+    `${base}/v1/conversations/${reply.conversationId}/messages?cursor=${msgs.json.pagination.next_cursor}`,
+    { headers: auth },
+  );
+  check(
+    older.status === 200 && older.json.data.length === 2 && older.json.pagination.next_cursor === null,
+    "… and the older ones by cursor",
+  );
 
   const del = await raw(`${base}/v1/conversations/${reply.conversationId}`, { method: "DELETE", headers: auth });
-  check(del.status === 204 && del.json === null && del.headers.get("x-request-id") !== null, "DELETE → 204, empty body");
+  check(
+    del.status === 204 && del.json === null && del.headers.get("x-request-id") !== null,
+    "DELETE → 204, empty body",
+  );
   const gone = await raw(`${base}/v1/conversations/${reply.conversationId}`, { headers: auth });
   check(gone.status === 404 && gone.json.error.code === "not_found", "GET after DELETE → 404 JSON");
   const again = await raw(`${base}/v1/conversations/${reply.conversationId}`, { method: "DELETE", headers: auth });
@@ -95,14 +130,22 @@ try {
   check(ready.status === 200 && ready.json.status === "ready", "standalone /readyz");
   const preflight = await raw(`${base2}/v1/chat`, {
     method: "OPTIONS",
-    headers: { origin: "https://app.example", "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type" },
+    headers: {
+      origin: "https://app.example",
+      "access-control-request-method": "POST",
+      "access-control-request-headers": "authorization, content-type",
+    },
   });
   check(
     preflight.status === 204 && preflight.headers.get("access-control-allow-origin") === "https://app.example",
     "standalone CORS preflight → 204",
   );
   const list2 = await raw(`${base2}/v1/conversations`, { headers: { ...auth, origin: "https://app.example" } });
-  check(list2.status === 200 && list2.headers.get("access-control-expose-headers")?.includes("X-RateLimit-Remaining") === true, "standalone list with CORS headers");
+  check(
+    list2.status === 200 &&
+      list2.headers.get("access-control-expose-headers")?.includes("X-RateLimit-Remaining") === true,
+    "standalone list with CORS headers",
+  );
 } finally {
   ac.abort();
   await server.finished;

@@ -1,14 +1,14 @@
 /** Builds the app in process on the shared store, with keys and a request helper. */
 import { expect } from "bun:test";
 import type { Agent } from "../../src/agent/types.ts";
+import { createApp } from "../../src/app/app.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../../src/auth/lookup.ts";
-import type { Plan } from "../../src/contract/plans.ts";
-import { RunRegistry } from "../../src/runs/run.ts";
 import { createLogger } from "../../src/config/logger.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
+import type { Plan } from "../../src/contract/plans.ts";
 import type { Store } from "../../src/db/client.ts";
-import { createApp } from "../../src/app/app.ts";
+import { RunRegistry } from "../../src/runs/run.ts";
 import { testStore } from "./store.ts";
 
 export interface Harness {
@@ -40,7 +40,14 @@ export async function harness(
 ): Promise<Harness> {
   const store = opts.store ?? (await testStore());
   const runs = new RunRegistry();
-  const app = createApp({ store, runs, now: opts.now, options: opts.options, agent: opts.agent, logger: createLogger("silent") });
+  const app = createApp({
+    store,
+    runs,
+    now: opts.now,
+    options: opts.options,
+    agent: opts.agent,
+    logger: createLogger("silent"),
+  });
   return {
     app,
     store,

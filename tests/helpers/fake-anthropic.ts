@@ -38,12 +38,20 @@ export const anthropicProtocol: Protocol = {
           model: body?.model ?? "unknown",
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: usage?.input ?? 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+          usage: {
+            input_tokens: usage?.input ?? 0,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            output_tokens: 1,
+          },
         },
       },
       "message_start",
     );
-    w.event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, "content_block_start");
+    w.event(
+      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+      "content_block_start",
+    );
     w.event({ type: "ping" }, "ping");
     for (const [i, text] of tokens.entries()) {
       if (reply.errorAfter === i) {
@@ -59,7 +67,11 @@ export const anthropicProtocol: Protocol = {
     if (reply.truncateAfter === tokens.length) return;
     w.event({ type: "content_block_stop", index: 0 }, "content_block_stop");
     w.event(
-      { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: usage?.output ?? 0 } },
+      {
+        type: "message_delta",
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { output_tokens: usage?.output ?? 0 },
+      },
       "message_delta",
     );
     w.event({ type: "message_stop" }, "message_stop");

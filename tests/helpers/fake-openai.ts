@@ -20,13 +20,29 @@ export const openaiProtocol: Protocol = {
     return { error: { message, type, param: null, code } };
   },
   async stream(reply: FakeReply, body: any, w) {
-    const base = { id: "chatcmpl-fake0001", object: "chat.completion.chunk", created: 1_763_900_000, model: body?.model ?? "unknown", system_fingerprint: "fp_fake" };
-    const chunk = (delta: object, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    const base = {
+      id: "chatcmpl-fake0001",
+      object: "chat.completion.chunk",
+      created: 1_763_900_000,
+      model: body?.model ?? "unknown",
+      system_fingerprint: "fp_fake",
+    };
+    const chunk = (delta: object, finish: string | null = null) => ({
+      ...base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    });
     const tokens = reply.tokens ?? ["Hello", " from", " the", " fake", "."];
     w.event(chunk({ role: "assistant", content: "", refusal: null }));
     for (const [i, content] of tokens.entries()) {
       if (reply.errorAfter === i) {
-        w.event({ error: { message: "The server had an error while processing your request.", type: "server_error", param: null, code: null } });
+        w.event({
+          error: {
+            message: "The server had an error while processing your request.",
+            type: "server_error",
+            param: null,
+            code: null,
+          },
+        });
         return;
       }
       if (reply.disconnectAfter === i) return w.cut();
@@ -42,7 +58,11 @@ export const openaiProtocol: Protocol = {
       w.event({
         ...base,
         choices: [],
-        usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+        usage: {
+          prompt_tokens: usage.input,
+          completion_tokens: usage.output,
+          total_tokens: usage.input + usage.output,
+        },
       });
     }
     w.event("[DONE]");

@@ -73,7 +73,14 @@ const encoder = new TextEncoder();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export function startFake(protocol: Protocol, fallback: FakeReply = {}): FakeProvider {
-  const fake: FakeProvider = { url: "", port: 0, received: [], script: [], fallback, stop: async () => void (await server.stop(true)) };
+  const fake: FakeProvider = {
+    url: "",
+    port: 0,
+    received: [],
+    script: [],
+    fallback,
+    stop: async () => void (await server.stop(true)),
+  };
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: fakeHandler(protocol, fake) });
   fake.port = server.port!;
   fake.url = `http://127.0.0.1:${server.port}`;
@@ -85,11 +92,19 @@ export function fakeHandler(protocol: Protocol, fake: Pick<FakeProvider, "receiv
   return async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     const body = await req.json().catch(() => null);
-    const rec: Received = { method: req.method, path: url.pathname, headers: Object.fromEntries(req.headers), body, aborted: false, at: performance.now() };
+    const rec: Received = {
+      method: req.method,
+      path: url.pathname,
+      headers: Object.fromEntries(req.headers),
+      body,
+      aborted: false,
+      at: performance.now(),
+    };
     fake.received.push(rec);
     req.signal.addEventListener("abort", () => (rec.aborted = true));
     const reply = fake.script.shift() ?? fake.fallback;
-    if (req.method !== "POST" || !url.pathname.endsWith(protocol.path)) return new Response("not found", { status: 404 });
+    if (req.method !== "POST" || !url.pathname.endsWith(protocol.path))
+      return new Response("not found", { status: 404 });
     if (reply.status && reply.status >= 300) {
       const message = reply.errorMessage ?? `fake error ${reply.status}`;
       return Response.json(protocol.errorBody(reply.status, message), { status: reply.status, headers: reply.headers });
@@ -97,12 +112,18 @@ export function fakeHandler(protocol: Protocol, fake: Pick<FakeProvider, "receiv
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let cutOff = false;
     const stream = new ReadableStream<Uint8Array>({
-      start: (c) => void (controller = c),
-      cancel: () => void (rec.aborted = true),
+      start: (c) => {
+        controller = c;
+      },
+      cancel: () => {
+        rec.aborted = true;
+      },
     });
     const w: Writer = {
       event(data, name) {
-        this.raw(`${name ? `event: ${name}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+        this.raw(
+          `${name ? `event: ${name}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`,
+        );
       },
       raw(text) {
         if (!cutOff && !rec.aborted) controller.enqueue(encoder.encode(text));
@@ -112,7 +133,9 @@ export function fakeHandler(protocol: Protocol, fake: Pick<FakeProvider, "receiv
         await sleep(20); // let the bytes already written reach the client first
         cutOff = true;
         // Erroring the body makes Bun drop the connection mid-response (no terminating chunk).
-        controller.error(new Error("fake provider: connection cut on purpose (an abrupt-disconnect test; Bun prints this)"));
+        controller.error(
+          new Error("fake provider: connection cut on purpose (an abrupt-disconnect test; Bun prints this)"),
+        );
       },
       get cutOff() {
         return cutOff;

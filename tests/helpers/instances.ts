@@ -5,10 +5,11 @@
  * keep ids, for resume tests.
  */
 export { type IdEvent, readEvents } from "./sse.ts";
+
 import type { Agent } from "../../src/agent/types.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
 import { scriptedAgent } from "./agents.ts";
-import { harness, type Harness, listen } from "./app.ts";
+import { type Harness, harness, listen } from "./app.ts";
 import type { IdEvent } from "./sse.ts";
 import { secondStore } from "./store.ts";
 
@@ -19,7 +20,10 @@ export interface Instance {
   stop(): void;
 }
 
-export async function twoInstances(agent: Agent, options: Partial<ParleyOptions> = {}): Promise<{ a: Instance; b: Instance; key: string; stop(): void }> {
+export async function twoInstances(
+  agent: Agent,
+  options: Partial<ParleyOptions> = {},
+): Promise<{ a: Instance; b: Instance; key: string; stop(): void }> {
   const ha = await harness({ agent, options });
   const hb = await harness({ agent, options, store: await secondStore() });
   const instance = (h: Harness): Instance => {
@@ -31,10 +35,21 @@ export async function twoInstances(agent: Agent, options: Partial<ParleyOptions>
   return { a, b, key: await ha.key(), stop: () => (a.stop(), b.stop()) };
 }
 
-export const post = (base: string, key: string, path: string, body?: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+export const post = (
+  base: string,
+  key: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+) =>
   fetch(`${base}${path}`, {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal,
   });
@@ -42,9 +57,14 @@ export const post = (base: string, key: string, path: string, body?: unknown, he
 export const get = (base: string, key: string, path: string, headers: Record<string, string> = {}) =>
   fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
 
-export const eventsPath = (conversationId: string, messageId: string) => `/v1/conversations/${conversationId}/messages/${messageId}/events`;
+export const eventsPath = (conversationId: string, messageId: string) =>
+  `/v1/conversations/${conversationId}/messages/${messageId}/events`;
 
-export const tokensOf = (events: IdEvent[]) => events.filter((e) => e.data.type === "token").map((e) => e.data.content).join("");
+export const tokensOf = (events: IdEvent[]) =>
+  events
+    .filter((e) => e.data.type === "token")
+    .map((e) => e.data.content)
+    .join("");
 
 /** Polls `fn` until it returns something other than undefined (fails after `ms`). */
 export async function eventually<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {

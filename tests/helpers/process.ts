@@ -29,9 +29,17 @@ export function tempDir(prefix = "parley-test-"): string {
   dirs.push(d);
   return d;
 }
-process.on("exit", () => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+process.on("exit", () => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
-const baseEnv = () => ({ PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "info", HOST: "127.0.0.1", PORT: "0" });
+const baseEnv = () => ({
+  PATH: process.env.PATH!,
+  HOME: process.env.HOME ?? "/tmp",
+  LOG_LEVEL: "info",
+  HOST: "127.0.0.1",
+  PORT: "0",
+});
 
 /** A process with its stdout JSON log lines collected as they come, and its stderr. */
 export function launch(cmd: string[], env: Record<string, string>) {
@@ -68,7 +76,9 @@ export function launch(cmd: string[], env: Record<string, string>) {
       const found = logs.find(match);
       if (found) return found;
       if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > until) {
-        throw new Error(`no such log line; exit ${proc.exitCode ?? proc.signalCode}\nstdout: ${JSON.stringify(logs)}\nstderr: ${await stderr}`);
+        throw new Error(
+          `no such log line; exit ${proc.exitCode ?? proc.signalCode}\nstdout: ${JSON.stringify(logs)}\nstderr: ${await stderr}`,
+        );
       }
       await Promise.race([new Promise<void>((r) => (notify = r)), proc.exited, Bun.sleep(100)]);
     }
@@ -93,8 +103,17 @@ export async function startServer(dir: string, env: Record<string, string> = {})
 
 /** Runs the CLI to its end (`bun src/main.ts …`), from `cwd` (default: the repository). */
 export async function cli(args: string[], env: Record<string, string> = {}, cwd = root) {
-  const proc = Bun.spawn(["bun", join(root, "src/main.ts"), ...args], { cwd, env: { ...baseEnv(), LOG_LEVEL: "warn", ...env }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["bun", join(root, "src/main.ts"), ...args], {
+    cwd,
+    env: { ...baseEnv(), LOG_LEVEL: "warn", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   procs.push(proc);
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { stdout, stderr, code };
 }

@@ -15,7 +15,11 @@ export interface IdEvent {
 }
 
 /** Feeds the response to a parser until it ends, or until `stop()` says so (then cancels it). */
-async function feed(res: Response, on: { event(e: EventSourceMessage): void; comment?(c: string): void; text?(t: string): void }, stop: () => boolean) {
+async function feed(
+  res: Response,
+  on: { event(e: EventSourceMessage): void; comment?(c: string): void; text?(t: string): void },
+  stop: () => boolean,
+) {
   const parser = createParser({ onEvent: on.event, onComment: on.comment });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -37,7 +41,11 @@ export async function readSse(res: Response, opts: { stopAfter?: number } = {}):
   const out: SseRead = { events: [], comments: [], raw: "" };
   await feed(
     res,
-    { event: (e) => out.events.push(JSON.parse(e.data)), comment: (c) => out.comments.push(c.trim()), text: (t) => (out.raw += t) },
+    {
+      event: (e) => out.events.push(JSON.parse(e.data)),
+      comment: (c) => out.comments.push(c.trim()),
+      text: (t) => (out.raw += t),
+    },
     () => opts.stopAfter !== undefined && out.events.length >= opts.stopAfter,
   );
   return out;
@@ -46,6 +54,10 @@ export async function readSse(res: Response, opts: { stopAfter?: number } = {}):
 /** The events with their ids, for resume tests; stops (cancelling) after `stopAfter` events if given. */
 export async function readEvents(res: Response, stopAfter?: number): Promise<IdEvent[]> {
   const events: IdEvent[] = [];
-  await feed(res, { event: (e) => events.push({ id: Number(e.id), data: JSON.parse(e.data) }) }, () => stopAfter !== undefined && events.length >= stopAfter);
+  await feed(
+    res,
+    { event: (e) => events.push({ id: Number(e.id), data: JSON.parse(e.data) }) },
+    () => stopAfter !== undefined && events.length >= stopAfter,
+  );
   return events;
 }

@@ -25,7 +25,10 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
     async *respond({ history, message, signal }: AgentInput): AsyncIterable<AgentChunk> {
       const passages = await findPassages(db, message, history);
       signal.throwIfAborted();
-      const prompt = { system: systemPrompt(c.systemPrompt, passages), messages: conversation(history, message, c.historyBudgetChars) };
+      const prompt = {
+        system: systemPrompt(c.systemPrompt, passages),
+        messages: conversation(history, message, c.historyBudgetChars),
+      };
       let answer = "";
       try {
         for await (const piece of streamReply(model, c, prompt, signal, logger)) {

@@ -6,12 +6,25 @@
 import { APICallError } from "ai";
 import { ApiError } from "../../http/errors.ts";
 
-export type FailureKind = "unreachable" | "http" | "stream_error" | "incomplete" | "timeout_first" | "timeout_idle" | "other";
+export type FailureKind =
+  | "unreachable"
+  | "http"
+  | "stream_error"
+  | "incomplete"
+  | "timeout_first"
+  | "timeout_idle"
+  | "other";
 
 export class UpstreamFailure extends Error {
   constructor(
     readonly kind: FailureKind,
-    readonly detail: { status?: number; retryable?: boolean; retryAfterMs?: number; providerType?: string; providerMessage?: string } = {},
+    readonly detail: {
+      status?: number;
+      retryable?: boolean;
+      retryAfterMs?: number;
+      providerType?: string;
+      providerMessage?: string;
+    } = {},
   ) {
     super(`upstream ${kind}${detail.status ? ` ${detail.status}` : ""}`);
     this.name = "UpstreamFailure";
@@ -21,7 +34,11 @@ export class UpstreamFailure extends Error {
     if (this.kind === "unreachable") return true;
     const s = this.detail.status;
     if (s === 401 || s === 403) return false;
-    return this.kind !== "incomplete" && !this.kind.startsWith("timeout") && (this.detail.retryable === true || s === 429 || (s !== undefined && s >= 500));
+    return (
+      this.kind !== "incomplete" &&
+      !this.kind.startsWith("timeout") &&
+      (this.detail.retryable === true || s === 429 || (s !== undefined && s >= 500))
+    );
   }
 
   /** Whether the provider refused the credentials: an operator problem, logged as an error. */
@@ -34,9 +51,15 @@ export class UpstreamFailure extends Error {
     const s = this.detail.status;
     switch (this.kind) {
       case "timeout_first":
-        return new ApiError("upstream_timeout", `The model provider did not start the reply within ${timeouts.timeoutMs} ms.`);
+        return new ApiError(
+          "upstream_timeout",
+          `The model provider did not start the reply within ${timeouts.timeoutMs} ms.`,
+        );
       case "timeout_idle":
-        return new ApiError("upstream_timeout", `The model provider stopped sending the reply for ${timeouts.idleTimeoutMs} ms.`);
+        return new ApiError(
+          "upstream_timeout",
+          `The model provider stopped sending the reply for ${timeouts.idleTimeoutMs} ms.`,
+        );
       case "unreachable":
         return new ApiError("upstream_error", "The model provider could not be reached.");
       case "incomplete":
@@ -46,7 +69,9 @@ export class UpstreamFailure extends Error {
       case "http":
         return new ApiError(
           "upstream_error",
-          this.refusedKey ? `The model provider refused Parley's credentials (HTTP ${s}).` : `The model provider answered with HTTP ${s}.`,
+          this.refusedKey
+            ? `The model provider refused Parley's credentials (HTTP ${s}).`
+            : `The model provider answered with HTTP ${s}.`,
         );
       default:
         return new ApiError("upstream_error", "The call to the model provider failed.");
@@ -57,8 +82,20 @@ export class UpstreamFailure extends Error {
 /** Classifies what the AI SDK threw or streamed as an error part. */
 export function classify(error: unknown, apiKey: string): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error;
-  const e = error as { name?: string; message?: string; statusCode?: number; isRetryable?: boolean; data?: any; responseBody?: string };
-  const providerType = typeof e?.data?.error?.type === "string" ? e.data.error.type : typeof e?.data?.type === "string" ? e.data.type : undefined;
+  const e = error as {
+    name?: string;
+    message?: string;
+    statusCode?: number;
+    isRetryable?: boolean;
+    data?: any;
+    responseBody?: string;
+  };
+  const providerType =
+    typeof e?.data?.error?.type === "string"
+      ? e.data.error.type
+      : typeof e?.data?.type === "string"
+        ? e.data.type
+        : undefined;
   const providerMessage = redact(String(e?.data?.error?.message ?? e?.data?.message ?? ""), apiKey);
   if (APICallError.isInstance(error)) {
     if (error.statusCode === undefined) return new UpstreamFailure("unreachable", { retryable: true });
@@ -71,9 +108,15 @@ export function classify(error: unknown, apiKey: string): UpstreamFailure {
     });
   }
   if (e?.name === "AI_StreamProviderError") {
-    return new UpstreamFailure("stream_error", { status: e.statusCode, retryable: e.isRetryable, providerType, providerMessage });
+    return new UpstreamFailure("stream_error", {
+      status: e.statusCode,
+      retryable: e.isRetryable,
+      providerType,
+      providerMessage,
+    });
   }
-  if (e?.name === "AI_InvalidResponseDataError" && /without a finish reason/i.test(e.message ?? "")) return new UpstreamFailure("incomplete");
+  if (e?.name === "AI_InvalidResponseDataError" && /without a finish reason/i.test(e.message ?? ""))
+    return new UpstreamFailure("incomplete");
   return new UpstreamFailure("other", { providerType: e?.name });
 }
 
@@ -90,4 +133,5 @@ export function retryAfterMs(headers: Record<string, string> | undefined, now = 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-const redact = (text: string, key: string) => (key && key.length >= 4 ? text.replaceAll(key, "[key]") : text).slice(0, 300);
+const redact = (text: string, key: string) =>
+  (key && key.length >= 4 ? text.replaceAll(key, "[key]") : text).slice(0, 300);

@@ -10,7 +10,10 @@ import type { LlmConfig } from "./config.ts";
 export function agentFromEnv(env: Env, db: Db, logger: Logger): Agent | undefined {
   const config = llmConfigFromEnv(env);
   if (!config) return undefined;
-  logger.info({ provider: config.provider, model: config.model, base_url: config.baseUrl ?? "(provider default)" }, "model agent");
+  logger.info(
+    { provider: config.provider, model: config.model, base_url: config.baseUrl ?? "(provider default)" },
+    "model agent",
+  );
   return llmAgent(db, config, { logger });
 }
 
@@ -30,5 +33,5 @@ export function llmConfigFromEnv(env: Env): LlmConfig | undefined {
   };
 }
 
-export { llmAgent, type LlmAgentOptions } from "./agent.ts";
+export { type LlmAgentOptions, llmAgent } from "./agent.ts";
 export { DEFAULT_SYSTEM_PROMPT, type LlmConfig, type LlmProvider } from "./config.ts";

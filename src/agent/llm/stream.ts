@@ -18,7 +18,13 @@ export interface Prompt {
 }
 
 /** Yields the reply; throws the run's abort reason when cancelled, an UpstreamFailure otherwise. */
-export async function* streamReply(model: LanguageModel, c: ResolvedLlmConfig, prompt: Prompt, signal: AbortSignal, logger: Logger): AsyncGenerator<Piece> {
+export async function* streamReply(
+  model: LanguageModel,
+  c: ResolvedLlmConfig,
+  prompt: Prompt,
+  signal: AbortSignal,
+  logger: Logger,
+): AsyncGenerator<Piece> {
   const deadline = Date.now() + c.timeoutMs;
   for (let attempt = 0; ; attempt++) {
     const state = { started: false };
@@ -33,7 +39,10 @@ export async function* streamReply(model: LanguageModel, c: ResolvedLlmConfig, p
         logFailure(logger, c, failure, attempt + 1, state.started);
         throw failure;
       }
-      logger.warn({ ...describe(c, failure), attempt: attempt + 1, wait_ms: Math.round(wait) }, "model provider failed before the first token; retrying");
+      logger.warn(
+        { ...describe(c, failure), attempt: attempt + 1, wait_ms: Math.round(wait) },
+        "model provider failed before the first token; retrying",
+      );
       await sleep(wait, signal);
     }
   }
@@ -54,7 +63,10 @@ async function* attemptStream(
   let timer: ReturnType<typeof setTimeout>;
   const check = () => {
     const due = state.started ? last + c.idleTimeoutMs : deadline;
-    if (Date.now() < due) return void (timer = setTimeout(check, due - Date.now()));
+    if (Date.now() < due) {
+      timer = setTimeout(check, due - Date.now());
+      return;
+    }
     timedOut = new UpstreamFailure(state.started ? "timeout_idle" : "timeout_first");
     local.abort(timedOut);
   };
@@ -70,7 +82,13 @@ async function* attemptStream(
       // The default handler prints the error, request body (the user's messages) included.
       onError: () => {},
     });
-    let finish: { finishReason: string; rawFinishReason: string | undefined; totalUsage: { inputTokens?: number; outputTokens?: number } } | undefined;
+    let finish:
+      | {
+          finishReason: string;
+          rawFinishReason: string | undefined;
+          totalUsage: { inputTokens?: number; outputTokens?: number };
+        }
+      | undefined;
     for await (const part of result.fullStream) {
       last = Date.now();
       if (part.type === "text-delta") {
@@ -91,11 +109,15 @@ async function* attemptStream(
     if (timedOut) throw timedOut;
     // A reason the provider sent, or one the SDK only infers from a proper end; "interrupted",
     // "other" or "error" without one means the stream stopped short of its final chunk.
-    if (!finish || (finish.rawFinishReason === undefined && !["stop", "length", "content-filter"].includes(finish.finishReason))) {
+    if (
+      !finish ||
+      (finish.rawFinishReason === undefined && !["stop", "length", "content-filter"].includes(finish.finishReason))
+    ) {
       throw new UpstreamFailure("incomplete");
     }
     const { inputTokens, outputTokens } = finish.totalUsage;
-    if (inputTokens !== undefined || outputTokens !== undefined) yield { type: "usage", input: inputTokens ?? null, output: outputTokens ?? null };
+    if (inputTokens !== undefined || outputTokens !== undefined)
+      yield { type: "usage", input: inputTokens ?? null, output: outputTokens ?? null };
   } catch (error) {
     if (timedOut && !signal.aborted) throw timedOut;
     throw error;
@@ -114,9 +136,18 @@ const describe = (c: ResolvedLlmConfig, f: UpstreamFailure) => ({
 });
 
 /** One line per failed reply; a refused key is an error with the fix, never with the provider's text. */
-function logFailure(logger: Logger, c: ResolvedLlmConfig, f: UpstreamFailure, attempts: number, started: boolean): void {
+function logFailure(
+  logger: Logger,
+  c: ResolvedLlmConfig,
+  f: UpstreamFailure,
+  attempts: number,
+  started: boolean,
+): void {
   if (f.refusedKey) {
-    logger.error({ ...describe(c, f), base_url: c.baseUrl }, `the model provider refused the API key (HTTP ${f.detail.status}): check LLM_API_KEY`);
+    logger.error(
+      { ...describe(c, f), base_url: c.baseUrl },
+      `the model provider refused the API key (HTTP ${f.detail.status}): check LLM_API_KEY`,
+    );
     return;
   }
   const message = f.detail.providerMessage ? { provider_message: f.detail.providerMessage } : {};

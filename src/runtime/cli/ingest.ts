@@ -2,9 +2,9 @@
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { Store } from "../../db/client.ts";
+import { isStoreUnavailable, sqlState } from "../../db/errors.ts";
 import { type KnowledgeDoc, type ParseProblem, parseJsonl, parseMarkdown } from "../../knowledge/parse.ts";
 import { ingestDocuments } from "../../knowledge/service.ts";
-import { isStoreUnavailable, sqlState } from "../../db/errors.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt"]);
@@ -21,7 +21,10 @@ function files(path: string, problems: ParseProblem[], seen = new Set<string>(),
     isDir = statSync(path).isDirectory();
   } catch (e) {
     if (top) throw e;
-    problems.push({ where: path, reason: `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+    problems.push({
+      where: path,
+      reason: `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    });
     return [];
   }
   if (!isDir) return [path];
@@ -50,7 +53,12 @@ function files(path: string, problems: ParseProblem[], seen = new Set<string>(),
  * Loads the documents under `paths`. `signal` stops it between batches: the documents already
  * stored stay (run it again for the rest; a URL already present is replaced), and it answers 130.
  */
-export async function ingestCommand(store: Store, paths: string[], io: Io = consoleIo, signal?: AbortSignal): Promise<number> {
+export async function ingestCommand(
+  store: Store,
+  paths: string[],
+  io: Io = consoleIo,
+  signal?: AbortSignal,
+): Promise<number> {
   if (paths.length === 0) {
     io.err("usage: ingest PATH... (.jsonl, .md, .txt files or folders)");
     return 2;
@@ -63,7 +71,10 @@ export async function ingestCommand(store: Store, paths: string[], io: Io = cons
     try {
       text = readFileSync(path, "utf8");
     } catch (e) {
-      problems.push({ where: path, reason: `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+      problems.push({
+        where: path,
+        reason: `cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      });
       continue;
     }
     if (extname(path) === ".jsonl") {
@@ -87,7 +98,9 @@ export async function ingestCommand(store: Store, paths: string[], io: Io = cons
       if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown }).cause)) throw error;
       failed++;
       const e = error as { code?: string; cause?: { code?: string; message?: string }; message?: string };
-      io.err(`failed ${doc.url}: ${e.cause?.message ?? e.message ?? String(error)}${sqlState(error) ? ` (${sqlState(error)})` : ""}`);
+      io.err(
+        `failed ${doc.url}: ${e.cause?.message ?? e.message ?? String(error)}${sqlState(error) ? ` (${sqlState(error)})` : ""}`,
+      );
     },
   });
   if (signal?.aborted) {

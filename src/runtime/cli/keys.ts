@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import { createKey, listKeys, revokeKey, updateKey } from "../../auth/keys-admin.ts";
 import { checkLimit } from "../../auth/limits.ts";
-import { type Plan, PLANS } from "../../contract/plans.ts";
+import { PLANS, type Plan } from "../../contract/plans.ts";
 import type { Store } from "../../db/client.ts";
 import { consoleIo, type Io } from "./io.ts";
 
@@ -47,7 +47,12 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
       if (!values.name?.trim()) throw new Error(`--name is required\n${USAGE}`);
       const p = plan(values.plan);
       if (!p) throw new Error(`--plan is required\n${USAGE}`);
-      const key = await createKey(store.db, { name: values.name.trim(), plan: p, rpm: limit(values.rpm, "rpm"), rpd: limit(values.rpd, "rpd") });
+      const key = await createKey(store.db, {
+        name: values.name.trim(),
+        plan: p,
+        rpm: limit(values.rpm, "rpm"),
+        rpd: limit(values.rpd, "rpd"),
+      });
       io.err(`created ${key.id} (${p}); the secret is shown once, store it now:`);
       io.out(key.secret);
       return 0;
@@ -72,7 +77,11 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
     case "update": {
       const id = positionals[0];
       if (!id) throw new Error(`a key id is required\n${USAGE}`);
-      const ok = await updateKey(store.db, id, { plan: plan(values.plan), rpm: limit(values.rpm, "rpm"), rpd: limit(values.rpd, "rpd") });
+      const ok = await updateKey(store.db, id, {
+        plan: plan(values.plan),
+        rpm: limit(values.rpm, "rpm"),
+        rpd: limit(values.rpd, "rpd"),
+      });
       if (!ok) throw new Error(`no active key ${id}`);
       io.out(`updated ${id}`);
       return 0;
