@@ -24,17 +24,6 @@ export type * from "./types.ts";
 
 /** How to reach a Parley server, and the defaults of every call. */
 export interface ClientOptions extends TransportOptions {
-  /** Up to and excluding `/v1`, e.g. `https://chat.example.com` or `http://host/prefix`. */
-  baseUrl: string;
-  apiKey: string;
-  /** A fetch to use instead of the global one (tests, proxies). */
-  fetch?: (input: string, init: RequestInit) => Promise<Response>;
-  /** Milliseconds per attempt for a complete answer; for a stream, the longest silence. Default 120000. */
-  timeout?: number;
-  /** Retries on connection errors, 429 and 503; default 2. */
-  maxRetries?: number;
-  /** A Retry-After longer than this (ms, default 60000) is not waited for: the call fails with it. */
-  maxRetryDelay?: number;
   /**
    * Failed reconnections in a row (each with its own `maxRetries`) before a broken
    * `chatStream`/`resume` gives up with `stream_interrupted`. Default 3.

@@ -7,12 +7,16 @@ import type { RequestOptions } from "./types.ts";
 
 /** Client-wide settings the transport needs. */
 export interface TransportOptions {
+  /** Up to and excluding `/v1`, e.g. `https://chat.example.com` or `http://host/prefix`. */
   baseUrl: string;
   apiKey: string;
+  /** A fetch to use instead of the global one (tests, proxies). */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Milliseconds per attempt for a complete answer; for a stream, the longest silence. Default 120000. */
   timeout?: number;
+  /** Retries on connection errors, 429 and 503; default 2. */
   maxRetries?: number;
-  /** Longest wait before a retry; a longer Retry-After (a daily quota) fails at once instead. */
+  /** A Retry-After longer than this (ms, default 60000) is not waited for: the call fails with it. */
   maxRetryDelay?: number;
 }
 
