@@ -9,7 +9,14 @@ import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { ChatMessage, chatBody, StreamEvent } from "../chat/model.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
-import { ConversationDetail, ConversationList, ConversationSummary, Message } from "../conversations/model.ts";
+import {
+  ConversationDetail,
+  ConversationList,
+  ConversationSummary,
+  Message,
+  MessageList,
+} from "../conversations/model.ts";
+import { Reply } from "../conversations/reply-model.ts";
 import { ErrorBody, ErrorPayload } from "../http/model.ts";
 import { cleanSchema, useRefs } from "./openapi-schema.ts";
 
@@ -113,12 +120,16 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
       ConversationList,
       Message,
       ConversationDetail,
+      MessageList,
+      Reply,
       ...generated.components?.schemas,
     }).map(([name, s]) => [name, cleanSchema(JSON.parse(JSON.stringify(s)))]),
   );
   for (const [path, ops] of Object.entries(generated.paths)) {
     for (const [method, op] of Object.entries(ops)) decorate(path, method, op, schemas);
   }
+  const paths = useRefs(cleanPaths(generated.paths), schemas) as typeof generated.paths;
+  for (const op of Object.values(paths).flatMap((ops) => Object.values(ops))) pinSuccess(op);
   const json = { content: { "application/json": { schema: schemas.ErrorBody } } };
   const responses = {
     MethodNotAllowed: {
@@ -135,7 +146,7 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
     servers: options.servers ?? [{ url: "/", description: "The server that serves this document" }],
     security: [{ bearer: [] }],
     tags: TAGS,
-    paths: useRefs(cleanPaths(generated.paths), schemas),
+    paths,
     components: {
       schemas: Object.fromEntries(Object.keys(schemas).map((n) => [n, named(n)])),
       responses: useRefs(responses, schemas),
@@ -143,6 +154,29 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key: prl_…" } },
     },
   };
+}
+
+/**
+ * The named schema of each operation's JSON success answer. The generator rewrites unions (a
+ * nullable object, a described enum) in its own way, so its copy no longer equals the named one
+ * and `useRefs` would leave it inline: each success answer points at its component by name.
+ */
+const SUCCESS: Record<string, string> = {
+  chat: "ChatReply",
+  listConversations: "ConversationList",
+  getConversation: "ConversationDetail",
+  listMessages: "MessageList",
+  stopReply: "Reply",
+};
+
+function pinSuccess(op: Operation) {
+  const name = op.operationId && SUCCESS[op.operationId];
+  const json = (op.responses?.["200"] as Response | undefined)?.content?.["application/json"] as { schema?: unknown };
+  if (name && json) json.schema = { $ref: `#/components/schemas/${name}` };
+  const stream = (op.responses?.["200"] as Response | undefined)?.content?.["text/event-stream"] as {
+    schema?: unknown;
+  };
+  if (stream) stream.schema = { $ref: "#/components/schemas/StreamEvent" };
 }
 
 /** What the generator cannot know about one operation. */
