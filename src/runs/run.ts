@@ -93,6 +93,7 @@ export class Run {
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly leases: LeaseKeeper;
   private writing: Promise<void> = Promise.resolve();
+  private flushQueued = false;
   private readonly unsubscribeStop: () => void;
 
   /** Stores the reply as `in_progress` with its `start` event, then generates it. */
@@ -176,15 +177,22 @@ export class Run {
     }
   }
 
-  /** Queues one write of what is pending (one statement; one write at a time, in order). */
+  /**
+   * Queues one write of what is pending (one statement; one write at a time, in order). While a
+   * write is queued and not yet started, it will take everything pending: no second one is queued
+   * (else every event emitted during a slow write would queue a write of its own).
+   */
   private flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    if (this.flushQueued) return this.writing;
+    this.flushQueued = true;
     this.writing = this.writing.then(() => this.write());
     return this.writing;
   }
 
   private async write(): Promise<void> {
+    this.flushQueued = false;
     if (this.finished) return;
     const { db, now, options, logger } = this.deps;
     const events = this.pending;
