@@ -9,6 +9,21 @@ import { join, resolve } from "node:path";
 import { createParser } from "eventsource-parser";
 import { startFakeOpenAI } from "../tests/helpers/fake-openai.ts";
 
+/** Polls `/healthz` until the server answers (up to 30 s), else throws `failure`. */
+async function waitHealthy(base: string, failure: string): Promise<void> {
+  for (
+    let i = 0;
+    !(await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  ) {
+    if (i > 600) throw new Error(failure);
+    await Bun.sleep(50);
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), "parley-bin-"));
 const bin = join(dir, "parley");
 copyFileSync(resolve("dist/parley"), bin);
@@ -47,17 +62,7 @@ try {
   });
   const base = `http://127.0.0.1:${port}`;
   try {
-    for (
-      let i = 0;
-      !(await fetch(`${base}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ));
-      i++
-    ) {
-      if (i > 600) throw new Error("server did not start");
-      await Bun.sleep(50);
-    }
+    await waitHealthy(base, "server did not start");
     const health = Bun.spawnSync([bin, "healthcheck"], { cwd: dir, env: { ...env, PORT: String(port) } });
     check(health.exitCode === 0, "healthcheck (the Dockerfile's HEALTHCHECK)");
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
@@ -139,17 +144,7 @@ try {
   const llm = Bun.spawn([bin, "serve"], { cwd: dir, env: llmEnv, stderr: "inherit" });
   try {
     const base = `http://127.0.0.1:${llmPort}`;
-    for (
-      let i = 0;
-      !(await fetch(`${base}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ));
-      i++
-    ) {
-      if (i > 600) throw new Error("server with LLM_PROVIDER did not start");
-      await Bun.sleep(50);
-    }
+    await waitHealthy(base, "server with LLM_PROVIDER did not start");
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const res = await fetch(`${base}/v1/chat`, {
       method: "POST",

@@ -10,19 +10,28 @@ import { conversation, eventually, get, post, readEvents, twoInstances, twoSlow 
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
+/**
+ * Two instances, a conversation, and a running reply in it whose lease passed a second ago
+ * (created `createdAfterMs` after that moment), as a dead instance leaves one.
+ */
+async function expiredReply(createdAfterMs: number) {
+  const { a, b, key } = await twoSlow(1, 0);
+  const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;
+  const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
+  const past = Date.now() - 1_000;
+  await createReply(a.h.store.db, {
+    id,
+    conversationId: reply.conversation_id,
+    createdAt: past + createdAfterMs,
+    leaseUntil: past,
+    start: '{"type":"start"}',
+  });
+  return { a, b, key, reply, id };
+}
+
 describe("lease", () => {
   test("of many sweeps racing on both instances exactly one ends an expired reply; the late writer is refused", async () => {
-    const { a, b, key } = await twoSlow(1, 0);
-    const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;
-    const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
-    const past = Date.now() - 1_000;
-    await createReply(a.h.store.db, {
-      id,
-      conversationId: reply.conversation_id,
-      createdAt: past,
-      leaseUntil: past,
-      start: '{"type":"start"}',
-    });
+    const { a, b, key, reply, id } = await expiredReply(0);
     const swept = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         sweepExpired((i % 2 ? a : b).h.store.db, Date.now(), i < 5 ? id : undefined),
@@ -74,17 +83,7 @@ describe("lease", () => {
   });
 
   test("a reply whose lease passed reads as failed on GET /v1/conversations/:id at once", async () => {
-    const { a, b, key } = await twoSlow(1, 0);
-    const reply = (await (await post(a.base, key, "/v1/chat", { message: "seed" })).json()) as any;
-    const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
-    const past = Date.now() - 1_000;
-    await createReply(a.h.store.db, {
-      id,
-      conversationId: reply.conversation_id,
-      createdAt: past + 5_000,
-      leaseUntil: past,
-      start: '{"type":"start"}',
-    });
+    const { a, b, key, reply, id } = await expiredReply(5_000);
     const conv = await conversation(b.base, key, reply.conversation_id);
     expect(conv.messages.find((m: any) => m.id === id)).toMatchObject({ status: "failed" });
   });

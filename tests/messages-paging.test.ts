@@ -11,10 +11,19 @@ setDefaultTimeout(30_000);
 const h = await harness();
 
 /** A conversation with n messages; every fourth shares its timestamp with the one before. */
-async function seed(key: string, n: number): Promise<{ convId: string; ids: string[] }> {
-  const keyId = await keyIdOf(h.store, key);
+/**
+ * A conversation of `n` messages under `key` in `hr`'s store, written straight to the table;
+ * message i at `at(i)` seconds (default: four messages per second, so timestamps tie). Returns
+ * the ids in the API's chronological order, (created_at, id).
+ */
+async function seed(
+  key: string,
+  n: number,
+  { hr = h, at = (i: number) => i - Math.floor(i / 4) }: { hr?: typeof h; at?: (i: number) => number } = {},
+): Promise<{ convId: string; ids: string[] }> {
+  const keyId = await keyIdOf(hr.store, key);
   const base = Date.UTC(2026, 0, 1);
-  const conv = await createConversation(h.store.db, keyId, "long", new Date(base));
+  const conv = await createConversation(hr.store.db, keyId, "long", new Date(base));
   const rows = Array.from({ length: n }, (_, i) => ({
     id: newId("msg"),
     conversationId: conv.id,
@@ -22,10 +31,9 @@ async function seed(key: string, n: number): Promise<{ convId: string; ids: stri
     content: `m${i}`,
     sources: [],
     status: "completed" as const,
-    createdAt: new Date(base + (i - Math.floor(i / 4)) * 1000),
+    createdAt: new Date(base + at(i) * 1000),
   }));
-  await h.store.db.insert(messages).values(rows);
-  // Chronological order as the API defines it: (created_at, id).
+  await hr.store.db.insert(messages).values(rows);
   const ids = rows
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
     .map((r) => r.id);
@@ -135,7 +143,7 @@ describe("continuing a long conversation", () => {
     };
     const hr = await harness({ agent: recording, store: h.store });
     const key = await hr.key();
-    const { convId } = await seedOn(hr, key, 250);
+    const { convId } = await seed(key, 250, { hr, at: (i) => i });
     expectStatus(
       await hr.call("POST", "/v1/chat", { key, json: { message: "and now?", conversation_id: convId } }),
       200,
@@ -147,24 +155,6 @@ describe("continuing a long conversation", () => {
     expect(seen[0]!.map((t) => t.content)).not.toContain("m0");
   });
 });
-
-async function seedOn(hr: typeof h, key: string, n: number) {
-  const keyId = await keyIdOf(hr.store, key);
-  const base = Date.UTC(2026, 0, 1);
-  const conv = await createConversation(hr.store.db, keyId, "long", new Date(base));
-  await hr.store.db.insert(messages).values(
-    Array.from({ length: n }, (_, i) => ({
-      id: newId("msg"),
-      conversationId: conv.id,
-      role: (i % 2 ? "assistant" : "user") as "user" | "assistant",
-      content: `m${i}`,
-      sources: [],
-      status: "completed" as const,
-      createdAt: new Date(base + i * 1000),
-    })),
-  );
-  return { convId: conv.id };
-}
 
 /** Enough conversations for the key that its list has a next page. */
 async function seedList(key: string) {

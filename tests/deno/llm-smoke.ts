@@ -4,35 +4,17 @@
  * fakes, also served by Deno.serve): streamed tokens, usage, cited source, a provider error.
  * Run: deno run -A tests/deno/llm-smoke.ts
  */
+
 import { createClient, ParleyError } from "../../src/client/index.ts";
-import {
-  createKey,
-  createParley,
-  ingestDocuments,
-  type LlmProvider,
-  llmAgent,
-  migrate,
-  openPglite,
-} from "../../src/mod.ts";
+import { createParley, type LlmProvider, llmAgent } from "../../src/mod.ts";
 import { anthropicProtocol } from "../helpers/fake-anthropic.ts";
 import { openaiProtocol } from "../helpers/fake-openai.ts";
 import { type FakeProvider, fakeHandler, type Protocol } from "../helpers/fake-provider.ts";
+import { checker, smokeStore } from "./setup.ts";
 
-function check(cond: unknown, what: string): asserts cond {
-  if (!cond) throw new Error(`deno llm smoke: ${what}`);
-  console.log(`ok - ${what}`);
-}
+const check: (cond: unknown, what: string) => asserts cond = checker("deno llm smoke");
 
-const store = await openPglite();
-await migrate(store);
-await ingestDocuments(store.db, [
-  {
-    url: "https://smoke.test/deno",
-    title: "Deno",
-    content: "# Deno\nParley runs on Deno as an Elysia plugin served by Deno.serve.",
-  },
-]);
-const { secret } = await createKey(store.db, { name: "deno", plan: "pro" });
+const { store, secret } = await smokeStore();
 const servers: Deno.HttpServer[] = [];
 const ac = new AbortController();
 

@@ -5,22 +5,15 @@
  * fallback — plus the standalone app's /healthz, /readyz and CORS preflight.
  * Run: deno run -A tests/deno/smoke.ts
  */
+
 import { Elysia } from "elysia";
 import { createApp } from "../../src/app/app.ts";
 import { type ChatEvent, createClient, ParleyError } from "../../src/client/index.ts";
 import { createLogger } from "../../src/config/logger.ts";
-import { createKey, createParley, ingestDocuments, migrate, openPglite } from "../../src/mod.ts";
+import { createParley } from "../../src/mod.ts";
+import { checker, smokeStore } from "./setup.ts";
 
-const store = await openPglite();
-await migrate(store);
-await ingestDocuments(store.db, [
-  {
-    url: "https://smoke.test/deno",
-    title: "Deno",
-    content: "# Deno\nParley runs on Deno as an Elysia plugin served by Deno.serve.",
-  },
-]);
-const { secret } = await createKey(store.db, { name: "deno", plan: "pro" });
+const { store, secret } = await smokeStore();
 const host = new Elysia().get("/", () => "host app").group("/api", (app) => app.use(createParley({ store })));
 
 const ac = new AbortController();
@@ -43,10 +36,7 @@ async function raw(url: string, init: RequestInit = {}) {
   return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : null };
 }
 
-function check(cond: unknown, what: string): asserts cond {
-  if (!cond) throw new Error(`deno smoke: ${what}`);
-  console.log(`ok - ${what}`);
-}
+const check: (cond: unknown, what: string) => asserts cond = checker("deno smoke");
 
 try {
   const reply = await client.chat({ message: "Does Parley run on Deno?" });

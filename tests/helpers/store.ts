@@ -11,11 +11,11 @@ import { parseJsonl } from "../../src/knowledge/parse.ts";
 import { SAMPLE_DOCS } from "../../src/knowledge/sample.ts";
 import { ingestDocuments } from "../../src/knowledge/service.ts";
 
-/** A small knowledge base about "Wren", a made-up web framework (in the repo: no ../shared needed). */
+/** A small knowledge base about "Wren", a made-up web framework: a fixture inside this repository. */
 export const CORPUS = fileURLToPath(new URL("../fixtures/kb.jsonl", import.meta.url));
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
-let shared: Promise<Store> | undefined;
+let opened: Promise<Store> | undefined;
 
 async function open(): Promise<Store> {
   const store = onPostgres ? openPostgres(process.env.DATABASE_URL!, { max: 20 }) : await openPglite();
@@ -27,8 +27,8 @@ async function open(): Promise<Store> {
 
 /** The run's store, migrated and loaded with the sample docs and the fixture corpus. */
 export function testStore(): Promise<Store> {
-  shared ??= open();
-  return shared;
+  opened ??= open();
+  return opened;
 }
 
 /** A second, independent connection to the same database (PostgreSQL), or the same store (PGlite). */
