@@ -5,7 +5,7 @@
  * renewing the reply's lease; the last statement stores the terminal event and the final status.
  * The run does not depend on any HTTP connection: a response only subscribes.
  */
-import type { Agent, AgentChunk, ChatTurn, Usage } from "../agent/types.ts";
+import type { Agent, AgentChunk, ChatTurn, GenerationSettings, Usage } from "../agent/types.ts";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { ParleyOptions } from "../config/options.ts";
 import type { StreamEvent } from "../contract/events.ts";
@@ -55,6 +55,8 @@ export interface RunInput {
   at: Date;
   /** The Idempotency-Key record to point at this reply, in the statement that creates it. */
   idempotency?: { keyId: string; idemKey: string };
+  /** The client's settings for the model (not stored: they concern this reply only). */
+  settings?: GenerationSettings;
 }
 
 /** Failures a model agent reports itself (and has logged): passed to the client as they are. */
@@ -133,10 +135,12 @@ export class Run {
     // Renews the lease while the agent is silent (a model thinking before its first token).
     this.leases = leaseKeeperFor(deps, { ...deps, leaseMs: deps.options.replyLeaseMs });
     this.leases.add(this);
+    this.settings = input.settings;
     this.done = this.execute(input.history, input.message);
   }
 
   readonly conversationId: string;
+  private readonly settings: GenerationSettings | undefined;
 
   /**
    * Replays the events after `after`, then forwards new ones until unsubscribed. The terminal
@@ -247,7 +251,8 @@ export class Run {
   ): Promise<void> {
     const signal = this.abort.signal;
     const consume = (async () => {
-      for await (const chunk of agent.respond({ history, message, signal })) {
+      const settings = this.settings;
+      for await (const chunk of agent.respond({ history, message, signal, ...(settings ? { settings } : {}) })) {
         if (signal.aborted) return; // leaving the loop calls the agent's return()
         onChunk(chunk);
       }

@@ -8,10 +8,11 @@ import { createLogger, type Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import type { Agent, AgentChunk, AgentInput } from "../types.ts";
 import { type LlmConfig, resolveConfig } from "./config.ts";
+import { CitationFilter } from "./citations.ts";
 import { UpstreamFailure } from "./failure.ts";
 import { languageModel } from "./model.ts";
 import { findPassages } from "./passages.ts";
-import { citedSources, conversation, systemPrompt } from "./prompt.ts";
+import { conversation, systemPrompt } from "./prompt.ts";
 import { streamReply } from "./stream.ts";
 
 export interface LlmAgentOptions {
@@ -22,19 +23,22 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
   const c = resolveConfig(config);
   const model = languageModel(c);
   return {
-    async *respond({ history, message, signal }: AgentInput): AsyncIterable<AgentChunk> {
+    async *respond({ history, message, signal, settings = {} }: AgentInput): AsyncIterable<AgentChunk> {
       const passages = await findPassages(db, message, history);
       signal.throwIfAborted();
+      const base = settings.instructions ? `${c.systemPrompt}\n\n${settings.instructions}` : c.systemPrompt;
       const prompt = {
-        system: systemPrompt(c.systemPrompt, passages),
+        system: systemPrompt(base, passages),
         messages: conversation(history, message, c.historyBudgetChars),
+        settings,
       };
-      let answer = "";
+      // Every [n] the client sees names a passage that was given (citations.ts).
+      const citations = new CitationFilter(passages.map((p) => p.url));
       try {
         for await (const piece of streamReply(model, c, prompt, signal, logger)) {
           if (piece.type === "text") {
-            answer += piece.text;
-            yield { type: "token", content: piece.text };
+            const text = citations.push(piece.text);
+            if (text) yield { type: "token", content: text };
           } else {
             yield { type: "usage", usage: { input_tokens: piece.input, output_tokens: piece.output } };
           }
@@ -42,7 +46,9 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
       } catch (error) {
         throw error instanceof UpstreamFailure ? error.toApiError(c) : error;
       }
-      yield { type: "sources", sources: citedSources(answer, passages) };
+      const rest = citations.end();
+      if (rest) yield { type: "token", content: rest };
+      yield { type: "sources", sources: citations.sources };
     },
   };
 }

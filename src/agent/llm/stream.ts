@@ -7,6 +7,7 @@
  */
 import { type LanguageModel, type ModelMessage, streamText } from "ai";
 import type { Logger } from "../../config/logger.ts";
+import type { GenerationSettings } from "../types.ts";
 import type { ResolvedLlmConfig } from "./config.ts";
 import { classify, UpstreamFailure } from "./failure.ts";
 
@@ -15,6 +16,8 @@ export type Piece = { type: "text"; text: string } | { type: "usage"; input: num
 export interface Prompt {
   system: string;
   messages: ModelMessage[];
+  /** The client's settings for this reply (max tokens, temperature, top_p, stop). */
+  settings?: Pick<GenerationSettings, "maxOutputTokens" | "temperature" | "topP" | "stopSequences">;
 }
 
 /** Yields the reply; throws the run's abort reason when cancelled, an UpstreamFailure otherwise. */
@@ -76,7 +79,11 @@ async function* attemptStream(
       model,
       system: prompt.system,
       messages: prompt.messages,
-      maxOutputTokens: c.maxOutputTokens,
+      // A client may ask for fewer tokens than the operator's cap, never more.
+      maxOutputTokens: Math.min(c.maxOutputTokens, prompt.settings?.maxOutputTokens ?? c.maxOutputTokens),
+      temperature: prompt.settings?.temperature,
+      topP: prompt.settings?.topP,
+      stopSequences: prompt.settings?.stopSequences,
       maxRetries: 0,
       abortSignal: AbortSignal.any([signal, local.signal]),
       // The default handler prints the error, request body (the user's messages) included.
