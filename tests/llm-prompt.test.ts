@@ -22,7 +22,7 @@ describe("citations", () => {
   test("renumbered as documents in order of first citation; [n, m] and [n][m]; a document's passages share its number", () => {
     const r = filtered(["x [2] y [1][3] z [2, 1]."]);
     expect(r.sources).toEqual(["https://b.test/", "https://a.test/"]);
-    expect(r.text).toBe("x [1] y [2][2] z [1][2].");
+    expect(r.text).toBe("x [1] y [2] z [1][2].");
   });
   test("[0] and [7] of 3 are dropped; none cited → no sources", () => {
     expect(filtered(["a [0] b [7] c [0, 9]."])).toMatchObject({ text: "a  b  c .", sources: [] });

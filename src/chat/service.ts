@@ -33,12 +33,15 @@ export async function beginTurn(
   message: string,
   conversationId: string | null | undefined,
   at: Date,
+  /** A new conversation's earlier turns, as the client had them; ignored when continuing one. */
+  earlier: ChatTurn[] = [],
 ): Promise<Turn> {
   if (conversationId == null) {
     // A new conversation comes with its first message in one statement: never one without the other.
+    const title = titleFrom(earlier.find((t) => t.role === "user")?.content ?? message);
     return {
-      conversation: await createConversationWithMessage(db, keyId, titleFrom(message), message, at),
-      history: [],
+      conversation: await createConversationWithMessage(db, keyId, title, message, at, earlier),
+      history: earlier,
     };
   }
   const conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;

@@ -42,7 +42,9 @@ export async function createConversation(db: Db, keyId: string, title: string, a
 /**
  * A new conversation and its first (user) message, in one statement: a data-modifying CTE is
  * atomic, so a failed insert of the message leaves no empty conversation behind — and there is
- * no transaction to hold (PGlite has one connection).
+ * no transaction to hold (PGlite has one connection). `earlier` turns (a client that sends its
+ * own history, such as a Chat Completions `messages` array) are stored before it, a millisecond
+ * apart, so the conversation reads back as the client had it.
  */
 export async function createConversationWithMessage(
   db: Db,
@@ -50,9 +52,15 @@ export async function createConversationWithMessage(
   title: string,
   content: string,
   at: Date,
+  earlier: readonly { role: "user" | "assistant"; content: string }[] = [],
 ): Promise<ConversationRow> {
   const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
   const when = at.toISOString();
+  const turns = [...earlier, { role: "user" as const, content }];
+  const values = turns.map((t, i) => {
+    const created = new Date(at.getTime() - (turns.length - 1 - i)).toISOString();
+    return sql`(${newId("msg")}, ${t.role}, ${t.content}, ${created}::timestamptz)`;
+  });
   await db.execute(sql`
     with c as (
       insert into ${conversations} (id, key_id, title, created_at, updated_at)
@@ -60,7 +68,8 @@ export async function createConversationWithMessage(
       returning id
     )
     insert into ${messages} (id, conversation_id, role, content, sources, status, created_at)
-    select ${newId("msg")}, c.id, 'user', ${content}, '[]'::jsonb, 'completed', ${when}::timestamptz from c`);
+    select v.id, c.id, v.role, v.content, '[]'::jsonb, 'completed', v.created_at
+    from c, (values ${sql.join(values, sql`, `)}) as v(id, role, content, created_at)`);
   return row;
 }
 

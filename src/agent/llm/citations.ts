@@ -23,6 +23,8 @@ export class CitationFilter {
   readonly sources: string[] = [];
   private held = "";
   private inFence = false;
+  /** The end of what was shown, to merge a repeated marker. */
+  private shown = "";
 
   /** `urls[i]` is the document of passage i+1, as numbered in the prompt. */
   constructor(private readonly urls: readonly string[]) {}
@@ -52,15 +54,32 @@ export class CitationFilter {
     if (!text) return text;
     // Fenced code keeps its brackets: split on fences, rewrite outside them only.
     const parts = text.split(FENCE);
-    const out = parts.map((part, i) => {
+    let out = "";
+    for (const [i, part] of parts.entries()) {
+      if (i > 0) out += FENCE;
       const fenced = i % 2 === 0 ? this.inFence : !this.inFence;
-      return fenced ? part : part.replace(MARKER, (_, group: string) => this.renumber(group));
-    });
+      if (fenced) {
+        out += part;
+        continue;
+      }
+      let at = 0;
+      for (const m of part.matchAll(MARKER)) {
+        out += part.slice(at, m.index);
+        at = m.index + m[0].length;
+        for (const k of this.renumber(m[1]!)) {
+          // Two passages of one document cited side by side ([1][3]) become one marker, not [2][2].
+          if (!(this.shown + out).endsWith(`[${k}]`)) out += `[${k}]`;
+        }
+      }
+      out += part.slice(at);
+    }
     if ((parts.length - 1) % 2 === 1) this.inFence = !this.inFence;
-    return out.join(FENCE);
+    this.shown = (this.shown + out).slice(-16);
+    return out;
   }
 
-  private renumber(group: string): string {
+  /** The sources' numbers of a marker's passages; none when no passage has that number. */
+  private renumber(group: string): number[] {
     const numbers = new Set<number>();
     for (const n of group.split(",")) {
       const url = this.urls[Number(n.trim()) - 1];
@@ -69,6 +88,6 @@ export class CitationFilter {
       if (at < 0) at = this.sources.push(url) - 1;
       numbers.add(at + 1);
     }
-    return [...numbers].map((k) => `[${k}]`).join("");
+    return [...numbers];
   }
 }
