@@ -72,3 +72,5 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       Object.assign(set.headers, headers);
       return {};
     });
+
+export type { ApiKeyInfo } from "./lookup.ts";

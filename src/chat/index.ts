@@ -81,3 +81,6 @@ export const chatRoutes = (deps: ChatDeps) => {
       },
     );
 };
+
+export { replyFeed } from "../runs/feed.ts";
+export { messageProblem } from "./model.ts";

@@ -33,9 +33,13 @@ export interface ReplyRequest {
 export type StartedReply = { kind: "run"; run: Run } | { kind: "replay"; message: MessageRow };
 
 const inProgress = () =>
-  new ApiError("idempotency_in_progress", "A request with this Idempotency-Key is still being processed; retry later.", {
-    headers: { "retry-after": "1" },
-  });
+  new ApiError(
+    "idempotency_in_progress",
+    "A request with this Idempotency-Key is still being processed; retry later.",
+    {
+      headers: { "retry-after": "1" },
+    },
+  );
 
 export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<StartedReply> {
   const idem = req.idempotency;

@@ -7,8 +7,8 @@
 import { createLogger, type Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import type { Agent, AgentChunk, AgentInput } from "../types.ts";
-import { type LlmConfig, resolveConfig } from "./config.ts";
 import { CitationFilter } from "./citations.ts";
+import { type LlmConfig, resolveConfig } from "./config.ts";
 import { UpstreamFailure } from "./failure.ts";
 import { languageModel } from "./model.ts";
 import { findPassages } from "./passages.ts";

@@ -1,0 +1,150 @@
+/**
+ * The OpenAI-compatible door: POST /chat/completions, GET /models and /models/:id, for the
+ * `openai` SDKs, chat UIs (Open WebUI, LibreChat…) and frameworks that speak Chat Completions.
+ * Same keys, limits, rate-limit headers and Idempotency-Key as POST /chat, through the same chat
+ * service (chat/): this folder only translates the wire form (docs/api.md#openai-compatible).
+ */
+import { Elysia, t } from "elysia";
+import { guard } from "../auth/index.ts";
+import { idempotencyKeyOf } from "../chat/idempotency.ts";
+import { type ChatDeps, replyFeed, startReply } from "../chat/index.ts";
+import { jsonBody } from "../http/body.ts";
+import { httpCore } from "../http/core.ts";
+import { ApiError } from "../http/errors.ts";
+import { clip } from "../http/text.ts";
+import { Accumulator, annotationsOf, completionId, finishReason, type Outcome } from "./completion.ts";
+import { openAiErrors } from "./errors.ts";
+import { CompletionResponse, ModelList, ModelObject, OpenAiErrorBody } from "./model.ts";
+import { type KnowledgeModel, modelsOf, resolveModel } from "./models.ts";
+import { completionBody, readCompletion } from "./request.ts";
+import { completionStream, type EventFeed } from "./stream.ts";
+import { titlesOf } from "./titles.ts";
+
+/** The header naming the Parley conversation a completion is stored in (and, sent back, continues). */
+export const CONVERSATION_HEADER = "x-parley-conversation-id";
+
+/** Histories make these bodies larger than POST /chat's; the agent's budget trims what it is sent. */
+const BODY_FACTOR = 8;
+
+const modelObject = (m: KnowledgeModel) => ({
+  id: m.id,
+  object: "model" as const,
+  created: m.created,
+  owned_by: "parley" as const,
+});
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The reply's events folded to their outcome; throws the reply's error. */
+function collect(feed: EventFeed): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const acc = new Accumulator();
+    let unsubscribe = () => {};
+    let done = false;
+    unsubscribe = feed.subscribe(({ event }) => {
+      if (done) return;
+      const r = acc.add(event);
+      if (r === null) return;
+      done = true;
+      queueMicrotask(() => unsubscribe());
+      if (r instanceof ApiError) reject(r);
+      else resolve(r);
+    }, 0);
+  });
+}
+
+const errors = { 400: OpenAiErrorBody, 401: OpenAiErrorBody, 404: OpenAiErrorBody, 429: OpenAiErrorBody };
+
+export const openAiRoutes = (deps: ChatDeps) =>
+  new Elysia({ tags: ["OpenAI-compatible"] })
+    .use(openAiErrors())
+    .use(httpCore(deps.logger))
+    .use(guard(deps))
+    .use(jsonBody(deps.options.maxBodyBytes * BODY_FACTOR))
+    .post(
+      "/chat/completions",
+      async ({ body, apiKey, request, set }) => {
+        const model = await resolveModel(apiKey, body.model);
+        const asked = readCompletion(body, deps.options.maxMessageChars);
+        const continued = request.headers.get(CONVERSATION_HEADER);
+        const idemKey = idempotencyKeyOf(request);
+        const stream = body.stream === true;
+        const started = await startReply(deps, {
+          keyId: apiKey.id,
+          message: asked.question,
+          // The stored history continues the conversation, in place of the one in `messages`.
+          conversationId: continued,
+          history: continued ? [] : asked.history,
+          settings: asked.settings,
+          stream,
+          idempotency: idemKey
+            ? { key: idemKey, hash: await sha256(JSON.stringify(["chat.completions", body, continued])) }
+            : undefined,
+        }).catch((error) => {
+          if (error instanceof ApiError && error.options.param === "conversation_id")
+            throw new ApiError("not_found", `No conversation '${clip(continued ?? "")}' for this key.`, {
+              param: "X-Parley-Conversation-Id",
+            });
+          throw error;
+        });
+        const message =
+          started.kind === "run"
+            ? { id: started.run.id, conversationId: started.run.conversationId }
+            : { id: started.message.id, conversationId: started.message.conversationId };
+        const created = Math.floor(deps.now() / 1000);
+        const feed = replyFeed(deps, message.id);
+        set.headers[CONVERSATION_HEADER] = message.conversationId;
+        if (stream) {
+          return (await completionStream(feed, {
+            model: model.id,
+            created,
+            includeUsage: body.stream_options?.include_usage === true,
+            keepAliveMs: deps.options.keepAliveMs,
+            headers: { [CONVERSATION_HEADER]: message.conversationId },
+            titles: (urls) => titlesOf(deps.db, urls),
+          })) as never;
+        }
+        const r = await collect(feed);
+        const annotations = annotationsOf(r.content, r.sources, await titlesOf(deps.db, r.sources));
+        return {
+          id: completionId(r.messageId),
+          object: "chat.completion" as const,
+          created,
+          model: model.id,
+          choices: [
+            {
+              index: 0,
+              message: { role: "assistant" as const, content: r.content, refusal: null, annotations },
+              logprobs: null,
+              finish_reason: finishReason(r.status),
+            },
+          ],
+          usage: r.usage,
+        };
+      },
+      {
+        body: completionBody,
+        response: { 200: CompletionResponse, ...errors, 413: OpenAiErrorBody, 415: OpenAiErrorBody },
+        detail: {
+          summary: "Chat Completions (OpenAI-compatible)",
+          description:
+            "OpenAI's Chat Completions over Parley: `model` is a knowledge base, the last user message the question. With `stream: true`, `chat.completion.chunk` events then `data: [DONE]`. The reply is stored as a conversation named by the `X-Parley-Conversation-Id` response header; send it back to continue with the stored history.",
+        },
+      },
+    )
+    .get(
+      "/models",
+      async ({ apiKey }) => ({ object: "list" as const, data: (await modelsOf(apiKey)).map(modelObject) }),
+      {
+        response: { 200: ModelList, ...errors },
+        detail: { summary: "List models (the knowledge bases this key may use)" },
+      },
+    )
+    .get("/models/:id", async ({ apiKey, params }) => modelObject(await resolveModel(apiKey, params.id)), {
+      params: t.Object({ id: t.String() }),
+      response: { 200: ModelObject, ...errors },
+      detail: { summary: "Retrieve a model (a knowledge base this key may use)" },
+    });
