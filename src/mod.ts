@@ -14,6 +14,7 @@ import { conversationRoutes } from "./conversations/index.ts";
 import { replyRoutes } from "./conversations/replies.ts";
 import type { Store } from "./db/client.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
+import { mcpRoutes } from "./mcp/index.ts";
 import { openAiRoutes } from "./openai-compat/index.ts";
 import { RunRegistry } from "./runs/run.ts";
 
@@ -58,12 +59,14 @@ export function createParley(config: ParleyConfig) {
   const features = [chatRoutes(deps), conversationRoutes(deps), replyRoutes(deps), openAiRoutes(deps)] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
-  return new Elysia({ prefix: "/v1" })
+  const api = new Elysia({ prefix: "/v1" })
     .use(features[0])
     .use(features[1])
     .use(features[2])
     .use(features[3])
     .use(fallback(deps.logger, routes));
+  // MCP clients are configured with one URL: /mcp beside /v1, not under it.
+  return new Elysia().use(api).use(mcpRoutes(deps));
 }
 
 export {

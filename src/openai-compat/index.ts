@@ -148,3 +148,5 @@ export const openAiRoutes = (deps: ChatDeps) =>
       response: { 200: ModelObject, ...errors },
       detail: { summary: "Retrieve a model (a knowledge base this key may use)" },
     });
+
+export { type KnowledgeModel, modelsOf, resolveModel } from "./models.ts";
