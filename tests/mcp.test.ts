@@ -112,7 +112,11 @@ describe("MCP over Streamable HTTP", () => {
     // Connecting takes a few requests (initialize, its notification, the optional GET stream).
     const client = await connect(limited);
     let error: { code?: number; message?: string } | undefined;
-    for (let i = 0; i < 10 && !error; i++) error = await client.listTools().then(() => undefined, (e) => e);
+    for (let i = 0; i < 10 && !error; i++)
+      error = await client.listTools().then(
+        () => undefined,
+        (e) => e,
+      );
     expect(error?.code).toBe(429);
     expect(error?.message).toContain("rate_limit_exceeded");
     await client.close();

@@ -193,7 +193,9 @@ describe("openai SDK: chat.completions", () => {
     expect(b.data.id).toBe(a.data.id);
     expect(b.data.choices[0]!.message).toEqual(a.data.choices[0]!.message);
     expect(b.response.headers.get("x-parley-conversation-id")).toBe(a.response.headers.get("x-parley-conversation-id"));
-    const stream = await client().chat.completions.create({ ...body, stream: true }, opts).catch((e) => e);
+    const stream = await client()
+      .chat.completions.create({ ...body, stream: true }, opts)
+      .catch((e) => e);
     expect(stream).toBeInstanceOf(OpenAI.UnprocessableEntityError);
   });
 });
@@ -209,7 +211,9 @@ describe("openai SDK: models", () => {
 
 describe("openai SDK: typed errors in OpenAI's shape", () => {
   test("a bad key → AuthenticationError", async () => {
-    const e = await client("prl_not_a_real_key_000000000000000000").models.list().catch((x) => x);
+    const e = await client("prl_not_a_real_key_000000000000000000")
+      .models.list()
+      .catch((x) => x);
     expect(e).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(e.status).toBe(401);
     expect(e.error).toMatchObject({ type: "authentication_error", code: "unauthorized", param: null });
@@ -221,7 +225,11 @@ describe("openai SDK: typed errors in OpenAI's shape", () => {
       .catch((x) => x);
     expect(e).toBeInstanceOf(OpenAI.NotFoundError);
     expect(e.param).toBe("model");
-    expect(await client().models.retrieve("gpt-4o").catch((x) => x)).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(
+      await client()
+        .models.retrieve("gpt-4o")
+        .catch((x) => x),
+    ).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   test("n: 2, tools, response_format json, a tool message, an image part, no user question → BadRequestError naming the param", async () => {
@@ -231,7 +239,10 @@ describe("openai SDK: typed errors in OpenAI's shape", () => {
       [{ tools: [{ type: "function", function: { name: "f", parameters: {} } }] }, "tools"],
       [{ response_format: { type: "json_object" } }, "response_format"],
       [{ messages: [user, { role: "tool", content: "x", tool_call_id: "t" }] }, "messages[1].role"],
-      [{ messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }] }, "messages[0].content"],
+      [
+        { messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "x" } }] }] },
+        "messages[0].content",
+      ],
       [{ messages: [user, { role: "assistant", content: "prefill" }] }, "messages"],
       [{ messages: [] }, "messages"],
       [{ temperature: 3 }, "temperature"],
