@@ -18,6 +18,7 @@ import {
 } from "../conversations/model.ts";
 import { Reply } from "../conversations/reply-model.ts";
 import { ErrorBody, ErrorPayload } from "../http/model.ts";
+import { CompletionResponse, ModelList, ModelObject, OpenAiErrorBody } from "../openai-compat/model.ts";
 import { cleanSchema, useRefs } from "./openapi-schema.ts";
 
 export interface OpenApiOptions {
@@ -39,6 +40,10 @@ const TAGS = [
   { name: "Chat", description: "Send messages, get replies." },
   { name: "Conversations", description: "List, read and delete conversations." },
   { name: "Health", description: "Probes for load balancers and orchestrators; no key needed." },
+  {
+    name: "OpenAI-compatible",
+    description: "Chat Completions and Models in OpenAI's wire form (errors too), for the `openai` SDKs and chat UIs.",
+  },
 ];
 
 const OPERATION_IDS: Record<string, string> = {
@@ -49,6 +54,9 @@ const OPERATION_IDS: Record<string, string> = {
   "get /v1/conversations/{id}/messages": "listMessages",
   "get /v1/conversations/{id}/messages/{message_id}/events": "replyEvents",
   "post /v1/conversations/{id}/messages/{message_id}/stop": "stopReply",
+  "post /v1/chat/completions": "createChatCompletion",
+  "get /v1/models": "listModels",
+  "get /v1/models/{id}": "retrieveModel",
 };
 
 const int = { schema: { type: "integer" } };
@@ -122,6 +130,10 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
       ConversationDetail,
       MessageList,
       Reply,
+      OpenAiErrorBody,
+      ChatCompletion: CompletionResponse,
+      ModelList,
+      Model: ModelObject,
       ...generated.components?.schemas,
     }).map(([name, s]) => [name, cleanSchema(JSON.parse(JSON.stringify(s)))]),
   );
@@ -167,6 +179,9 @@ const SUCCESS: Record<string, string> = {
   getConversation: "ConversationDetail",
   listMessages: "MessageList",
   stopReply: "Reply",
+  createChatCompletion: "ChatCompletion",
+  listModels: "ModelList",
+  retrieveModel: "Model",
 };
 
 function pinSuccess(op: Operation) {

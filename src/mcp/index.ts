@@ -33,13 +33,8 @@ export const mcpRoutes = (deps: ChatDeps) =>
     .use(httpCore(deps.logger))
     .use(guard(deps))
     .use(jsonBody(deps.options.maxBodyBytes))
-    .post("/mcp", ({ request, apiKey, body }) => handle(deps, request, apiKey, body), {
-      detail: {
-        summary: "MCP (Streamable HTTP)",
-        description:
-          "Model Context Protocol endpoint: tools `search`, `ask`, `list_knowledge_bases`. JSON-RPC over POST; stateless (no session id).",
-      },
-    })
+    // JSON-RPC, not a REST operation: documented in docs/api.md#mcp, not in the OpenAPI document.
+    .post("/mcp", ({ request, apiKey, body }) => handle(deps, request, apiKey, body), { detail: { hide: true } })
     // No server-initiated stream and no session to end: the transport answers 405, as the spec allows.
     .get("/mcp", ({ request, apiKey }) => handle(deps, request, apiKey, undefined), { detail: { hide: true } })
     .delete("/mcp", ({ request, apiKey }) => handle(deps, request, apiKey, undefined), { detail: { hide: true } });
