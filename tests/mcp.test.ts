@@ -91,6 +91,18 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
+  test("resources: each document by its URL, listed and readable", async () => {
+    const client = await connect();
+    const { resources } = await client.listResources();
+    const validation = resources.find((r) => r.uri === "https://wren.example/docs/validation");
+    expect(validation).toMatchObject({ name: "Validation", mimeType: "text/markdown" });
+    const read = await client.readResource({ uri: validation!.uri });
+    expect((read.contents[0] as { text: string }).text).toContain("body");
+    const missing = await client.readResource({ uri: "https://nowhere.example/x" }).catch((e) => e);
+    expect(missing).toBeInstanceOf(Error);
+    await client.close();
+  });
+
   test("a bad or missing key is refused before any tool (401), like the API", async () => {
     for (const secret of ["prl_not_a_real_key_000000000000000000", null]) {
       const error = await connect(secret).catch((e) => e);

@@ -11,6 +11,7 @@ import { type ChatDeps, messageProblem, startReply } from "../chat/index.ts";
 import { ApiError } from "../http/errors.ts";
 import { searchPassages } from "../knowledge/search.ts";
 import { type KnowledgeModel, modelsOf, resolveModel } from "../openai-compat/index.ts";
+import { registerDocuments } from "./resources.ts";
 
 export const SERVER_INFO = { name: "parley", version: "0.1.0" };
 const MAX_LIMIT = 20;
@@ -120,5 +121,6 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo): McpServer {
       };
     },
   );
+  registerDocuments(server, deps.db);
   return server;
 }

@@ -21,9 +21,15 @@ const QUESTION = "Does Parley run on Deno?";
 
 try {
   const openai = new OpenAI({ apiKey: secret, baseURL: `${base}/v1`, maxRetries: 0 });
-  const done = await openai.chat.completions.create({ model: "default", messages: [{ role: "user", content: QUESTION }] });
+  const done = await openai.chat.completions.create({
+    model: "default",
+    messages: [{ role: "user", content: QUESTION }],
+  });
   const message = done.choices[0]!.message;
-  check(message.content?.includes("Deno.serve") && message.annotations?.length === 1, "openai: chat.completions.create");
+  check(
+    message.content?.includes("Deno.serve") && message.annotations?.length === 1,
+    "openai: chat.completions.create",
+  );
 
   let streamed = "";
   let usage: unknown;
