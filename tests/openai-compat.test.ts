@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
 import OpenAI from "openai";
+import { scriptedAgent } from "./helpers/agents.ts";
 import { expectStatus, type Harness, harness, listen } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000);
@@ -312,5 +313,76 @@ describe("@ai-sdk/openai-compatible as a consumer", () => {
     expect(parts.join("")).toBe(await r.text);
     expect(await r.finishReason).toBe("stop");
     expect((await r.usage).inputTokens).toBe(0);
+  });
+});
+
+describe("stream edges (scripted agents)", () => {
+  const post = (base: string, secret: string, body: object) =>
+    fetch(`${base}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "default", messages: [{ role: "user", content: QUESTION }], ...body }),
+    });
+
+  test("a slow first token: the 200 and the role chunk go out after keepAliveMs, with pings, then the reply", async () => {
+    const agent = scriptedAgent(["Slow", " [1]."], { silenceMs: 600, sources: ["https://x.test/a"] });
+    const s = await harness({ store: h.store, agent, options: { keepAliveMs: 100 } });
+    const base = listen(s.app).url;
+    const res = await post(base, await s.key(), { stream: true });
+    expect(res.status).toBe(200);
+    const raw = await res.text();
+    // A ping is only written once the response has started: it came before the first token.
+    expect(raw.indexOf(": ping")).toBeGreaterThan(raw.indexOf('"role":"assistant"'));
+    expect(raw.indexOf(": ping")).toBeLessThan(raw.indexOf('"content":"Slow"'));
+    expect(raw).toContain('"url":"https://x.test/a"');
+    expect(raw.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  test("an agent failure before the first token: OpenAI's error shape and status, stream or not", async () => {
+    const s = await harness({ store: h.store, agent: scriptedAgent(["never"], { failAfter: 0 }) });
+    const base = listen(s.app).url;
+    const secret = await s.key();
+    for (const stream of [false, true]) {
+      const res = await post(base, secret, { stream });
+      expect(res.status).toBe(500);
+      expect(await res.json()).toMatchObject({
+        error: { type: "api_error", code: "generation_failed", param: null },
+        request_id: expect.stringMatching(/^req_/),
+      });
+    }
+  });
+
+  test("a completion stopped with POST …/stop ends with finish_reason stop and is stored as stopped", async () => {
+    const tokens = Array.from({ length: 200 }, (_, i) => ` t${i}`);
+    const s = await harness({ store: h.store, agent: scriptedAgent(tokens, { delayMs: 10 }) });
+    const base = listen(s.app).url;
+    const secret = await s.key();
+    const res = await post(base, secret, { stream: true });
+    const conversation = res.headers.get("x-parley-conversation-id")!;
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let raw = "";
+    let stopped = false;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      raw += decoder.decode(value, { stream: true });
+      const id = /"id":"chatcmpl-(msg_[0-9a-z]+)"/.exec(raw)?.[1];
+      if (!stopped && id && raw.includes('"content":" t3"')) {
+        stopped = true;
+        const stop = await s.call("POST", `/v1/conversations/${conversation}/messages/${id}/stop`, { key: secret });
+        expectStatus(stop, 200);
+      }
+    }
+    const chunks = raw
+      .split("\n\n")
+      .filter((l) => l.startsWith("data: {"))
+      .map((l) => JSON.parse(l.slice(6)));
+    expect(chunks.at(-1).choices[0].finish_reason).toBe("stop");
+    expect(raw.endsWith("data: [DONE]\n\n")).toBe(true);
+    const text = chunks.map((c) => c.choices[0]?.delta.content ?? "").join("");
+    const conv = await s.call("GET", `/v1/conversations/${conversation}`, { key: secret });
+    expect(conv.json.messages[1]).toMatchObject({ status: "stopped", content: text });
+    expect(text.length).toBeLessThan(tokens.join("").length);
   });
 });
