@@ -83,4 +83,5 @@ export const chatRoutes = (deps: ChatDeps) => {
 };
 
 export { replyFeed } from "../runs/feed.ts";
+export { idempotencyKeyOf } from "./idempotency.ts";
 export { messageProblem } from "./model.ts";
