@@ -386,3 +386,28 @@ describe("stream edges (scripted agents)", () => {
     expect(text.length).toBeLessThan(tokens.join("").length);
   });
 });
+
+describe("browsers (CORS on)", () => {
+  test("a preflight with the openai SDK's headers is allowed; the page can read X-Parley-Conversation-Id", async () => {
+    const origin = "https://app.example";
+    const s = await harness({ store: h.store, options: { corsOrigins: [origin] } });
+    const pre = await s.call("OPTIONS", "/v1/chat/completions", {
+      headers: {
+        origin,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization,content-type,x-stainless-lang,x-stainless-retry-count",
+      },
+    });
+    expect(pre.status).toBe(204);
+    const allowed = pre.headers.get("access-control-allow-headers")!.toLowerCase();
+    for (const hdr of ["authorization", "content-type", "x-stainless-lang", "x-stainless-retry-count"])
+      expect(allowed).toContain(hdr);
+    const r = await s.call("POST", "/v1/chat/completions", {
+      key: await s.key(),
+      headers: { origin },
+      json: { model: "default", messages: [{ role: "user", content: QUESTION }] },
+    });
+    expectStatus(r, 200);
+    expect(r.headers.get("access-control-expose-headers")!.toLowerCase()).toContain("x-parley-conversation-id");
+  });
+});
