@@ -12,7 +12,7 @@ import {
   titleFrom,
 } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
-import { sqlState } from "../db/errors.ts";
+import { SQLSTATE, sqlState } from "../db/errors.ts";
 import type { ConversationRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/text.ts";
@@ -59,7 +59,7 @@ export async function beginTurn(
     });
   } catch (error) {
     // foreign_key_violation: a DELETE of this conversation won the race since we found it.
-    if (sqlState(error) === "23503") throw notFound(conversationId);
+    if (sqlState(error) === SQLSTATE.foreignKeyViolation) throw notFound(conversationId);
     throw error;
   }
   return { conversation, history };
