@@ -38,6 +38,9 @@ interface Listening {
 /** Serves until SIGTERM/SIGINT, then exits the process itself (see above); resolves once listening. */
 export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<void> {
   const logger = createLogger(env.LOG_LEVEL, env.LOG_FORMAT);
+  // The AI SDK prints model warnings to the console unless told otherwise; this process's output
+  // is the logger's. (The library never sets this global: a host app's choice stays its own.)
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS ??= false;
   let parley: ParleyHandle | undefined;
   const running = () => parley?.replies.running ?? 0;
   let store: OpenedStore | undefined;

@@ -93,8 +93,8 @@ describe("resume", () => {
     expect(stop.status).toBe(404);
   });
 
-  test("a position past the end still gets the terminal event, on the generating instance and elsewhere", async () => {
-    const { a, b, key } = await twoSlow(30, 10);
+  test("a position past the end of a running reply still gets the terminal event, on the generating instance and elsewhere", async () => {
+    const { a, b, key } = await twoSlow(40, 50);
     const head = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }), 2);
     const { conversation_id: convId, message_id: msgId } = head[0]!.data;
     const [onA, onB] = await Promise.all([
@@ -102,6 +102,27 @@ describe("resume", () => {
       readEvents(await get(b.base, key, `${eventsPath(convId, msgId)}?after=100000`)),
     ]);
     for (const events of [onA, onB]) expect(events.map((e) => e.data.type)).toEqual(["end"]);
+  });
+
+  test("a reconnection at or past the terminal event of an ended reply is 204 No Content (EventSource stops reconnecting)", async () => {
+    const { a, b, key } = await twoSlow(5, 0);
+    const all = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }));
+    const { conversation_id: convId, message_id: msgId } = all[0]!.data;
+    const end = all.at(-1)!;
+    expect(end.data.type).toBe("end");
+    for (const base of [a.base, b.base]) {
+      for (const headers of [{ "last-event-id": String(end.id) }, { "last-event-id": String(end.id + 50) }]) {
+        const res = await get(base, key, eventsPath(convId, msgId), headers);
+        expect({ status: res.status, body: await res.text() }).toEqual({ status: 204, body: "" });
+      }
+      const atQuery = await get(base, key, `${eventsPath(convId, msgId)}?after=${end.id}`);
+      expect(atQuery.status).toBe(204);
+      // One short of the end: the terminal event, then the stream closes.
+      const last = await readEvents(
+        await get(base, key, eventsPath(convId, msgId), { "last-event-id": String(end.id - 1) }),
+      );
+      expect(last).toEqual([end]);
+    }
   });
 });
 
