@@ -19,7 +19,7 @@ export const IDEMPOTENCY_PARAMETER = {
   name: "Idempotency-Key",
   in: "header" as const,
   description: "1–255 printable ASCII characters; a retry with the same key and body gets the same reply (kept 24 h).",
-  schema: { type: "string", minLength: 1, maxLength: 255 },
+  schema: { type: "string", minLength: 1, maxLength: 255, examples: ["3f9c2a7e-retry-safe"] },
 };
 const PRINTABLE = /^[\x20-\x7E]{1,255}$/;
 

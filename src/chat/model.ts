@@ -13,11 +13,13 @@ export const chatBody = (maxMessageChars: number) =>
       minLength: 1,
       maxLength: maxMessageChars,
       description: `The user's message (1–${maxMessageChars} characters).`,
+      examples: ["How do I create an API key?"],
       error: `Invalid field 'message': it must be a non-empty string of at most ${maxMessageChars} characters.`,
     }),
     conversation_id: t.Optional(
       t.Union([t.String(), t.Null()], {
-        description: "Continue this conversation; omit to start a new one.",
+        description: "Continue this conversation; omit (or null) to start a new one.",
+        examples: [null],
         error: "Invalid field 'conversation_id': it must be a conversation id string.",
       }),
     ),
