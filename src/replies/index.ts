@@ -10,9 +10,10 @@ import type { Sequenced } from "./event-log.ts";
 import { streamOf, waitForEnd } from "./feed.ts";
 import { LeaseKeeper } from "./lease.ts";
 import { createNotifier, listenerOf } from "./notify.ts";
+import type { RunInput, RunOutcome } from "./outcome.ts";
 import { findOwnedReply, lastEvent } from "./reads.ts";
 import { RunRegistry } from "./registry.ts";
-import { Run, type RunInput, type RunOutcome } from "./run.ts";
+import { Run } from "./run.ts";
 import { createReplyStore } from "./store.ts";
 import { Tails } from "./tail.ts";
 import { ORPHANED_EVENT } from "./terminal.ts";
@@ -119,5 +120,5 @@ export function createReplies(deps: RepliesDeps) {
 
 export type { ReplyFeed, Sequenced } from "./event-log.ts";
 export { isTerminal } from "./event-log.ts";
-export type { RunInput, RunOutcome } from "./run.ts";
+export type { RunInput, RunOutcome } from "./outcome.ts";
 export type { ReplyWrite } from "./statements.ts";

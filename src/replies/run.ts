@@ -4,11 +4,9 @@
  * the write batcher, each write renewing the lease; the last statement stores the terminal event
  * and the final status. The run does not depend on any HTTP connection: a response subscribes.
  */
-import type { ChatTurn } from "../agent/types.ts";
 import { describeError } from "../config/logger.ts";
 import type { StreamEvent } from "../contract/events.ts";
 import { SQLSTATE, sqlState } from "../db/errors.ts";
-import type { MessageRow } from "../db/schema.ts";
 import { toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
@@ -16,29 +14,10 @@ import { type Batch, WriteBatcher } from "./batcher.ts";
 import { EventLog, type ReplyFeed, type Sequenced } from "./event-log.ts";
 import { type Generated, generate } from "./generate.ts";
 import { stopTopic } from "./notify.ts";
+import { type RunInput, type RunOutcome, StopRequest, storedReply, whyEnded } from "./outcome.ts";
 import { replyStatus } from "./reads.ts";
-import type { ReplyWrite } from "./statements.ts";
 import { endEvent, errorEvent, replyLost } from "./terminal.ts";
 import type { RepliesDeps, Shared } from "./types.ts";
-
-/** How a run ended: the stored assistant message (completed or stopped), or the error it failed with. */
-export type RunOutcome = { ok: true; message: MessageRow } | { ok: false; error: ApiError };
-
-/** What a run answers. `at` is when the user message was stored: the reply sorts after it. */
-export interface RunInput {
-  conversationId: string;
-  history: ChatTurn[];
-  message: string;
-  at: Date;
-  /** Writes of other folders to run in the statement that creates the reply (e.g. the Idempotency-Key record). */
-  also?: ReplyWrite[];
-}
-
-/** The abort reason of a stop asked for by a client (POST …/stop), as opposed to a failure. */
-class StopRequest {}
-
-/** Failures a model agent reports itself (and has logged): passed to the client as they are. */
-const UPSTREAM = new Set(["upstream_error", "upstream_timeout"]);
 
 export class Run implements ReplyFeed {
   private readonly log = new EventLog();
@@ -125,27 +104,6 @@ export class Run implements ReplyFeed {
     else if (result === "gone") await this.lost();
   }
 
-  /** Why generation ended early: stopped on request, or the failure to report. */
-  private failureOf(error: unknown): ApiError | "stopped" {
-    const reason = this.abort.signal.reason;
-    const { logger } = this.deps;
-    if (reason instanceof StopRequest) {
-      logger.info({ message_id: this.id }, "generation stopped on request");
-      return "stopped";
-    }
-    if (reason instanceof ApiError) {
-      // Cut off on purpose (shutdown, a lost lease): expected, no stack.
-      logger.warn(
-        { conversation_id: this.conversationId, code: reason.code, reason: reason.message },
-        "generation cut off",
-      );
-      return reason;
-    }
-    if (error instanceof ApiError && UPSTREAM.has(error.code)) return error; // the model agent logged it once
-    logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "generation failed");
-    return new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
-  }
-
   private async execute(input: RunInput): Promise<RunOutcome> {
     const { agent, logger, store } = this.deps;
     await Promise.resolve(); // let the caller subscribe before the first token
@@ -155,7 +113,11 @@ export class Run implements ReplyFeed {
     try {
       await generate(agent, input, this.abort.signal, out, (text) => this.emit({ type: "token", content: text }, text));
     } catch (error) {
-      const why = this.failureOf(error);
+      const why = whyEnded(error, this.abort.signal.reason, {
+        logger,
+        id: this.id,
+        conversationId: this.conversationId,
+      });
       if (why === "stopped") [stopped, out.sources] = [true, []];
       else failure = why;
     }
@@ -191,12 +153,6 @@ export class Run implements ReplyFeed {
     }
     this.log.push({ seq, event: terminal() });
     if (failure) return { ok: false, error: failure };
-    const message: MessageRow = {
-      ...{ id: this.id, conversationId: this.conversationId, role: "assistant", content: out.content },
-      ...{ sources: out.sources, status: stopped ? "stopped" : "completed", createdAt: this.createdAt },
-      ...{ leaseUntil: null, stopRequested: stopped, lastSeq: seq },
-      ...{ inputTokens: out.usage?.input_tokens ?? null, outputTokens: out.usage?.output_tokens ?? null },
-    };
-    return { ok: true, message };
+    return { ok: true, message: storedReply(this, out, stopped, seq) };
   }
 }
