@@ -7,7 +7,7 @@
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
-import { ChatMessage, chatBody, StreamEvent } from "../chat/model.ts";
+import { ChatReply, chatBody, StreamEvent } from "../chat/model.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import {
   ConversationDetail,
@@ -106,7 +106,7 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
       Error: ErrorPayload,
       ErrorBody,
       ChatRequest: chatBody(maxChars),
-      ChatReply: ChatMessage,
+      ChatReply,
       StreamEvent,
       ConversationSummary,
       ConversationList,

@@ -21,8 +21,8 @@ import {
   linkReply,
   recordError,
 } from "./idempotency.ts";
-import { ChatMessage, chatBody, messageProblem } from "./model.ts";
-import { beginTurn } from "./service.ts";
+import { ChatReply, chatBody, messageProblem } from "./model.ts";
+import { prepareReply } from "./service.ts";
 
 /** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
 const PENDING_WAIT_MS = 5_000;
@@ -106,10 +106,10 @@ export const chatRoutes = (deps: ChatDeps) => {
         let reply: ReplyHandle;
         try {
           const at = new Date(deps.now());
-          const turn = await beginTurn(deps.db, apiKey.id, body.message, body.conversation_id, at);
+          const prepared = await prepareReply(deps.db, apiKey.id, body.message, body.conversation_id, at);
           reply = await deps.replies.start({
-            conversationId: turn.conversation.id,
-            history: turn.history,
+            conversationId: prepared.conversation.id,
+            history: prepared.history,
             message: body.message,
             at,
             also: idemKey ? [linkReply(apiKey.id, idemKey)] : [],
@@ -130,7 +130,7 @@ export const chatRoutes = (deps: ChatDeps) => {
       {
         body: chatBody(deps.options.maxMessageChars),
         response: {
-          200: ChatMessage,
+          200: ChatReply,
           413: ErrorBody,
           415: ErrorBody,
           ...ErrorResponses,

@@ -2,7 +2,7 @@
 import { type Static, t } from "elysia";
 import type { StreamEvent as WireEvent } from "../contract/events.ts";
 import { REPLY_STATUSES } from "../contract/events.ts";
-import type { ChatReply } from "../contract/resources.ts";
+import type { ChatReply as WireChatReply } from "../contract/resources.ts";
 import { Usage } from "../conversations/model.ts";
 import { ErrorPayload } from "../http/model.ts";
 import { literals, type Same } from "../http/same.ts";
@@ -45,7 +45,8 @@ export function messageProblem(message: string): string | null {
   return null;
 }
 
-export const ChatMessage = t.Object({
+/** The reply as JSON (`stream: false`). */
+export const ChatReply = t.Object({
   id: t.String({ description: "msg_… identifier of the assistant message" }),
   conversation_id: t.String({ description: "conv_… identifier" }),
   content: t.String(),
@@ -77,5 +78,5 @@ export const StreamEvent = t.Union(
   { description: "Each SSE event is `id: <sequence number>`, `data: <one of these as JSON>`, then a blank line." },
 );
 
-true satisfies Same<Static<typeof ChatMessage>, ChatReply>;
+true satisfies Same<Static<typeof ChatReply>, WireChatReply>;
 true satisfies Same<Static<typeof StreamEvent>, WireEvent>;

@@ -18,8 +18,8 @@ import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 
-/** The conversation a new message goes to, and what the agent should know of it. */
-export interface Turn {
+/** Where the reply to a new message goes, and the turns the agent should know of. */
+export interface PreparedReply {
   conversation: ConversationRow;
   history: ChatTurn[];
 }
@@ -27,13 +27,14 @@ export interface Turn {
 const notFound = (id: string) =>
   new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "conversation_id" });
 
-export async function beginTurn(
+/** Finds (or creates) the conversation and stores the user message: what a reply needs before its run. */
+export async function prepareReply(
   db: Db,
   keyId: string,
   message: string,
   conversationId: string | null | undefined,
   at: Date,
-): Promise<Turn> {
+): Promise<PreparedReply> {
   if (conversationId == null) {
     // A new conversation comes with its first message in one statement: never one without the other.
     return {
