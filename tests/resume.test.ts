@@ -94,14 +94,19 @@ describe("resume", () => {
   });
 
   test("a position past the end of a running reply still gets the terminal event, on the generating instance and elsewhere", async () => {
-    const { a, b, key } = await twoSlow(40, 50);
+    // A reply that runs until stopped (2,000 tokens, 20 ms apart), so it is still running when followed.
+    const { a, b, key } = await twoSlow(2_000, 20);
     const head = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }), 2);
     const { conversation_id: convId, message_id: msgId } = head[0]!.data;
-    const [onA, onB] = await Promise.all([
-      readEvents(await get(a.base, key, `${eventsPath(convId, msgId)}?after=100000`)),
-      readEvents(await get(b.base, key, `${eventsPath(convId, msgId)}?after=100000`)),
+    const [resA, resB] = await Promise.all([
+      get(a.base, key, `${eventsPath(convId, msgId)}?after=100000`),
+      get(b.base, key, `${eventsPath(convId, msgId)}?after=100000`),
     ]);
-    for (const events of [onA, onB]) expect(events.map((e) => e.data.type)).toEqual(["end"]);
+    expect([resA.status, resB.status]).toEqual([200, 200]);
+    const stop = await post(b.base, key, `/v1/conversations/${convId}/messages/${msgId}/stop`);
+    expect(stop.status).toBe(200);
+    for (const events of await Promise.all([readEvents(resA), readEvents(resB)]))
+      expect(events.map((e) => [e.data.type, e.data.status])).toEqual([["end", "stopped"]]);
   });
 
   test("a reconnection at or past the terminal event of an ended reply is 204 No Content (EventSource stops reconnecting)", async () => {
