@@ -28,11 +28,12 @@ describe("the after-write dispatch", () => {
       notifier.on(stopTopic(id), () => heard.push(`stop ${id === swept ? "swept" : "finished"}`));
     }
     const past = Date.now() - 1_000;
+    // `swept`'s lease has passed; `finished` holds one (no periodic sweep may end it first).
     const start = (id: string) => ({
       id,
       conversationId: seed.json.conversation_id,
       createdAt: past,
-      leaseUntil: past,
+      leaseUntil: id === swept ? past : Date.now() + 60_000,
       start: '{"type":"start"}',
       also: [],
     });

@@ -3,6 +3,7 @@
  * instance generating it or another one (PostgreSQL: two pools; PGlite: one store, one process).
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createClient } from "../src/client/index.ts";
 import {
   conversation,
   eventsPath,
@@ -122,6 +123,11 @@ describe("resume", () => {
       }
       const atQuery = await get(base, key, `${eventsPath(convId, msgId)}?after=${end.id}`);
       expect(atQuery.status).toBe(204);
+      // The client package takes the 204 as the end: a resume from there yields nothing and returns.
+      const client = createClient({ baseUrl: base, apiKey: key });
+      const resumed = [];
+      for await (const e of client.resume({ conversationId: convId, messageId: msgId, after: end.id })) resumed.push(e);
+      expect(resumed).toEqual([]);
       // One short of the end: the terminal event, then the stream closes.
       const last = await readEvents(
         await get(base, key, eventsPath(convId, msgId), { "last-event-id": String(end.id - 1) }),
