@@ -12,6 +12,9 @@
  */
 import type { Db } from "../db/client.ts";
 
+/** How long `close()` waits for the UNLISTEN. */
+const CLOSE_WAIT_MS = 1_000;
+
 /** The channel every instance LISTENs on (PostgreSQL). */
 export const CHANNEL = "parley_runs";
 /** Topic prefixes as the statements write them (`'e:' || id`). */
@@ -88,9 +91,21 @@ export function createNotifier(pg: PgListen | null): Notifier {
     async close() {
       closed = true;
       subs.clear();
-      const handle = await listening?.catch(() => undefined);
+      const pending = listening;
       listening = undefined;
-      await handle?.unlisten().catch(() => {});
+      if (!pending) return;
+      // UNLISTEN is a statement: with the database away it could wait for a reconnection, and
+      // close() must not hold a shutdown. The pool's end drops the connection in any case.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)));
+      const unlisten = pending
+        .then((h) => h.unlisten())
+        .then(
+          () => {},
+          () => {},
+        );
+      await Promise.race([unlisten, late]);
+      clearTimeout(timer);
     },
   };
   return notifier;
