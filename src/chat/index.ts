@@ -7,13 +7,15 @@ import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
-import { replyStream } from "../runs/feed.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import type { ChatDeps } from "./deps.ts";
-import { bodyHash, idempotencyKeyOf } from "./idempotency.ts";
-import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
+import { bodyHash, IDEMPOTENCY_PARAMETER, idempotencyKeyOf } from "./idempotency.ts";
+import { ChatReply, chatBody, messageProblem } from "./model.ts";
 import { settledReply, startReply } from "./reply.ts";
 
 export type { ChatDeps } from "./deps.ts";
+export { IDEMPOTENCY_PARAMETER, idempotencyKeyOf } from "./idempotency.ts";
+export { messageProblem } from "./model.ts";
 export { type ReplyRequest, type StartedReply, settledReply, startReply } from "./reply.ts";
 
 const asJson = (m: MessageRow) => ({
@@ -46,42 +48,35 @@ export const chatRoutes = (deps: ChatDeps) => {
           stream,
           idempotency: idemKey ? { key: idemKey, hash: await bodyHash(body) } : undefined,
         });
-        const id = started.kind === "run" ? started.run.id : started.message.id;
+        const id = started.kind === "run" ? started.reply.id : started.message.id;
         // A Response bypasses the JSON response schema; the events are documented below.
-        if (stream) return replyStream(deps, id, 0, deps.options.keepAliveMs) as never;
+        if (stream) return deps.replies.stream(id) as never;
         if (started.kind === "replay") return asJson(await settledReply(deps, started.message));
-        const outcome = await started.run.done;
+        const outcome = await started.reply.done;
         if (!outcome.ok) throw outcome.error;
         return asJson(outcome.message);
       },
       {
         body: chatBody(deps.options.maxMessageChars),
         response: {
-          200: ChatMessage,
+          200: ChatReply,
           413: ErrorBody,
           415: ErrorBody,
           ...ErrorResponses,
           502: ErrorBody,
           504: ErrorBody,
         },
-        detail: {
-          summary: "Send a message",
-          description:
-            "Sends a message to the agent. With `stream: false` (default) the reply comes as one JSON object; with `stream: true` as Server-Sent Events: `start`, `token`…, `sources`, `end` — or one `error` event.",
-          responses: {
-            200: {
-              description: "The reply (JSON), or its event stream (text/event-stream).",
-              content: {
-                "application/json": { schema: ChatMessage },
-                "text/event-stream": { schema: StreamEvent },
-              },
-            },
-          } as never,
-        },
+        detail: routeDoc(
+          "Send a message",
+          "Sends a message to the agent. With `stream: false` (default) the reply comes as one JSON object; with `stream: true` as Server-Sent Events: `start`, `token`…, `sources`, `end` — or one `error` event.",
+          {
+            operationId: "chat",
+            success: "ChatReply",
+            events: "StreamEvent",
+            body: "ChatRequest",
+            parameters: [IDEMPOTENCY_PARAMETER],
+          },
+        ),
       },
     );
 };
-
-export { replyFeed } from "../runs/feed.ts";
-export { idempotencyKeyOf } from "./idempotency.ts";
-export { messageProblem } from "./model.ts";

@@ -4,14 +4,12 @@
  * (conversation, history, user message), then the run. The doors only translate the wire form.
  */
 import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
-import type { ErrorPayload } from "../contract/errors.ts";
 import type { MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
-import { Run } from "../runs/run.ts";
-import { findReplyOfKey, lastEvent } from "../runs/store.ts";
+import type { ReplyHandle } from "../replies/index.ts";
 import type { ChatDeps } from "./deps.ts";
-import { type Claim, claim, forget, inspect, recordError } from "./idempotency.ts";
-import { beginTurn } from "./service.ts";
+import { type Claim, claim, forget, inspect, linkReply, recordError } from "./idempotency.ts";
+import { prepareReply } from "./service.ts";
 
 /** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
 const PENDING_WAIT_MS = 5_000;
@@ -30,7 +28,9 @@ export interface ReplyRequest {
 }
 
 /** A new run, or — a retry with the same Idempotency-Key — the first request's stored reply. */
-export type StartedReply = { kind: "run"; run: Run } | { kind: "replay"; message: MessageRow };
+export type StartedReply =
+  | { kind: "run"; reply: ReplyHandle; conversationId: string }
+  | { kind: "replay"; message: MessageRow };
 
 const inProgress = () =>
   new ApiError(
@@ -49,16 +49,16 @@ export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<Sta
   }
   try {
     const at = new Date(deps.now());
-    const turn = await beginTurn(deps.db, req.keyId, req.message, req.conversationId, at, req.history);
-    const run = await Run.start(deps, {
-      conversationId: turn.conversation.id,
-      history: turn.history,
+    const prepared = await prepareReply(deps.db, req.keyId, req.message, req.conversationId, at, req.history);
+    const reply = await deps.replies.start({
+      conversationId: prepared.conversation.id,
+      history: prepared.history,
       message: req.message,
       at,
-      idempotency: idem ? { keyId: req.keyId, idemKey: idem.key } : undefined,
+      also: idem ? [linkReply(req.keyId, idem.key)] : [],
       settings: req.settings,
     });
-    return { kind: "run", run: deps.runs.track(run) };
+    return { kind: "run", reply, conversationId: prepared.conversation.id };
   } catch (error) {
     // Retries of a request that never started a reply: the same client error, or a fresh try after a server fault.
     if (idem && error instanceof ApiError && error.status < 500) await recordError(deps.db, req.keyId, idem.key, error);
@@ -84,7 +84,7 @@ async function replayed(deps: ChatDeps, req: ReplyRequest, found: Exclude<Claim,
   if (found.kind === "error") {
     throw new ApiError(found.error.code, found.error.message, found.error.param ? { param: found.error.param } : {});
   }
-  const message = await findReplyOfKey(deps.db, req.keyId, found.messageId);
+  const message = await deps.replies.find(req.keyId, found.messageId);
   if (!message)
     throw new ApiError("not_found", "The reply of this Idempotency-Key's request was deleted with its conversation.");
   return message;
@@ -97,9 +97,8 @@ async function replayed(deps: ChatDeps, req: ReplyRequest, found: Exclude<Claim,
 export async function settledReply(deps: ChatDeps, message: MessageRow): Promise<MessageRow> {
   if (message.status === "in_progress") throw inProgress();
   if (message.status === "failed") {
-    const last = await lastEvent(deps.db, message.id);
-    const event = last ? (JSON.parse(last.data) as { type: string; error?: ErrorPayload }) : null;
-    if (event?.type === "error" && event.error) throw new ApiError(event.error.code, event.error.message);
+    const event = (await deps.replies.terminal(message.id))?.event;
+    if (event?.type === "error") throw new ApiError(event.error.code, event.error.message);
     throw new ApiError("generation_failed", "The agent failed while generating the reply.");
   }
   return message;

@@ -91,7 +91,7 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo): McpServer {
         if (problem) throw new ApiError("invalid_request", `Invalid 'question': ${problem}.`, { param: "question" });
         const started = await startReply(deps, { keyId: key.id, message: question, stream: false });
         if (started.kind !== "run") throw new ApiError("internal_error", "No reply was started.");
-        const outcome = await started.run.done;
+        const outcome = await started.reply.done;
         if (!outcome.ok) throw outcome.error;
         const { content, sources, conversationId } = outcome.message;
         const listed = sources.length ? `\n\nSources:\n${sources.map((u, i) => `[${i + 1}] ${u}`).join("\n")}` : "";

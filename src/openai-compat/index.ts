@@ -6,11 +6,11 @@
  */
 import { Elysia, t } from "elysia";
 import { guard } from "../auth/index.ts";
-import { idempotencyKeyOf } from "../chat/idempotency.ts";
-import { type ChatDeps, replyFeed, startReply } from "../chat/index.ts";
+import { type ChatDeps, IDEMPOTENCY_PARAMETER, idempotencyKeyOf, startReply } from "../chat/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { Accumulator, annotationsOf, completionId, finishReason, type Outcome } from "./completion.ts";
 import { openAiErrors } from "./errors.ts";
@@ -22,6 +22,19 @@ import { titlesOf } from "./titles.ts";
 
 /** The header naming the Parley conversation a completion is stored in (and, sent back, continues). */
 export const CONVERSATION_HEADER = "x-parley-conversation-id";
+
+/** The same header as POST /chat's; its example differs (one key is per request body). */
+const COMPLETION_IDEMPOTENCY = {
+  ...IDEMPOTENCY_PARAMETER,
+  schema: { ...IDEMPOTENCY_PARAMETER.schema, examples: ["8d41c0b2-completion"] },
+};
+
+const CONVERSATION_PARAMETER = {
+  name: "X-Parley-Conversation-Id",
+  in: "header" as const,
+  description: "Continue this stored conversation (its history replaces the earlier turns of `messages`).",
+  schema: { type: "string" },
+};
 
 /** Histories make these bodies larger than POST /chat's; the agent's budget trims what it is sent. */
 const BODY_FACTOR = 8;
@@ -92,10 +105,10 @@ export const openAiRoutes = (deps: ChatDeps) =>
         });
         const message =
           started.kind === "run"
-            ? { id: started.run.id, conversationId: started.run.conversationId }
+            ? { id: started.reply.id, conversationId: started.conversationId }
             : { id: started.message.id, conversationId: started.message.conversationId };
         const created = Math.floor(deps.now() / 1000);
-        const feed = replyFeed(deps, message.id);
+        const feed = deps.replies.feed(message.id);
         set.headers[CONVERSATION_HEADER] = message.conversationId;
         if (stream) {
           return (await completionStream(feed, {
@@ -128,11 +141,16 @@ export const openAiRoutes = (deps: ChatDeps) =>
       {
         body: completionBody,
         response: { 200: CompletionResponse, ...errors, 413: OpenAiErrorBody, 415: OpenAiErrorBody },
-        detail: {
-          summary: "Chat Completions (OpenAI-compatible)",
-          description:
-            "OpenAI's Chat Completions over Parley: `model` is a knowledge base, the last user message the question. With `stream: true`, `chat.completion.chunk` events then `data: [DONE]`. The reply is stored as a conversation named by the `X-Parley-Conversation-Id` response header; send it back to continue with the stored history.",
-        },
+        detail: routeDoc(
+          "Chat Completions (OpenAI-compatible)",
+          "OpenAI's Chat Completions over Parley: `model` is a knowledge base, the last user message the question. With `stream: true`, `chat.completion.chunk` events then `data: [DONE]`. The reply is stored as a conversation named by the `X-Parley-Conversation-Id` response header; send it back to continue with the stored history.",
+          {
+            operationId: "createChatCompletion",
+            success: "ChatCompletion",
+            body: "ChatCompletionRequest",
+            parameters: [COMPLETION_IDEMPOTENCY, CONVERSATION_PARAMETER],
+          },
+        ),
       },
     )
     .get(
@@ -140,13 +158,19 @@ export const openAiRoutes = (deps: ChatDeps) =>
       async ({ apiKey }) => ({ object: "list" as const, data: (await modelsOf(apiKey)).map(modelObject) }),
       {
         response: { 200: ModelList, ...errors },
-        detail: { summary: "List models (the knowledge bases this key may use)" },
+        detail: routeDoc("List models", "The knowledge bases this key may use, as OpenAI models.", {
+          operationId: "listModels",
+          success: "ModelList",
+        }),
       },
     )
     .get("/models/:id", async ({ apiKey, params }) => modelObject(await resolveModel(apiKey, params.id)), {
       params: t.Object({ id: t.String() }),
       response: { 200: ModelObject, ...errors },
-      detail: { summary: "Retrieve a model (a knowledge base this key may use)" },
+      detail: routeDoc("Retrieve a model", "A knowledge base this key may use, by name or id; 404 otherwise.", {
+        operationId: "retrieveModel",
+        success: "Model",
+      }),
     });
 
 export { type KnowledgeModel, modelsOf, resolveModel } from "./models.ts";

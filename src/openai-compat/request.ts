@@ -15,14 +15,15 @@ const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T, error: 
 
 const Part = t.Object({ type: t.String(), text: t.Optional(t.String()) });
 const Message = t.Object({
-  role: t.String({ description: "`system`, `developer`, `user` or `assistant`." }),
-  content: t.Optional(t.Union([t.String(), t.Array(Part), t.Null()])),
+  role: t.String({ description: "`system`, `developer`, `user` or `assistant`.", examples: ["user"] }),
+  content: t.Optional(t.Union([t.String(), t.Array(Part), t.Null()], { examples: ["How do rate limits work?"] })),
   name: t.Optional(t.String()),
 });
 
 export const completionBody = t.Object({
   model: t.String({
     minLength: 1,
+    examples: ["default"],
     description: "A knowledge base the key may use, by name or id; `default` is the key's default.",
     error: "Invalid field 'model': it must be a knowledge base name or id (or `default`).",
   }),
@@ -51,9 +52,15 @@ export const completionBody = t.Object({
   ),
   user: t.Optional(t.String({ error: "Invalid field 'user': it must be a string." })),
   n: nullable(t.Integer({ minimum: 1 }), "Invalid field 'n': it must be a positive integer."),
-  tools: t.Optional(t.Unknown()),
-  tool_choice: t.Optional(t.Unknown()),
-  response_format: t.Optional(t.Unknown()),
+  tools: nullable(
+    t.Array(t.Unknown(), { description: "Refused unless empty: Parley's agent calls no tools.", examples: [[]] }),
+    "Invalid field 'tools': it must be an array.",
+  ),
+  tool_choice: t.Optional(t.Unknown({ description: "Ignored (no tools).", examples: ["none"] })),
+  response_format: nullable(
+    t.Object({ type: t.String() }, { description: 'Only {"type": "text"}.', examples: [{ type: "text" }] }),
+    'Invalid field \'response_format\': it must be an object such as {"type": "text"}.',
+  ),
 });
 
 type Body = typeof completionBody.static;
@@ -70,10 +77,9 @@ const refuse = (param: string, message: string) => new ApiError("invalid_request
 /** The question, history and settings of a valid body; 400 naming the param otherwise. */
 export function readCompletion(body: Body, maxMessageChars: number): CompletionRequest {
   if (body.n != null && body.n > 1) throw refuse("n", "Only n = 1 is supported: Parley gives one reply.");
-  if (body.tools != null && !(Array.isArray(body.tools) && body.tools.length === 0))
+  if (body.tools?.length)
     throw refuse("tools", "Tools are not supported: Parley's agent answers from its knowledge base.");
-  const format = body.response_format as { type?: unknown } | null | undefined;
-  if (format != null && format.type !== "text")
+  if (body.response_format != null && body.response_format.type !== "text")
     throw refuse("response_format", 'Only response_format {"type": "text"} is supported.');
 
   const instructions: string[] = [];
