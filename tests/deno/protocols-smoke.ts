@@ -65,5 +65,7 @@ try {
 } finally {
   ac.abort();
   await server.finished;
+  // The plugin's timers and listeners end with it; the store is closed by its owner, after.
+  await app.parley.close();
   await store.close();
 }
