@@ -110,5 +110,14 @@ export const migrations = [
       "\nCREATE INDEX \"idempotency_keys_expires_idx\" ON \"idempotency_keys\" USING btree (\"expires_at\");",
       "\nCREATE INDEX \"messages_running_idx\" ON \"messages\" USING btree (\"lease_until\") WHERE \"messages\".\"status\" = 'in_progress';"
     ]
+  },
+  {
+    "tag": "0008_issue23_ratelimit_unlogged",
+    "folderMillis": 1795481168176,
+    "bps": true,
+    "hash": "bb43f82b4b71cc9dcbe9c8adb3a298ebbc9c4e1aff2f37a24ec05dd5dbe6a143",
+    "sql": [
+      "-- The limiter's counters skip the write-ahead log (issue 23): its upsert, on every request,\n-- then commits without waiting for a WAL flush. The trade, in docs/architecture.md: after a\n-- PostgreSQL crash (not a clean restart) the table comes back empty, so every key's minute and\n-- day counts restart from zero; the table is also absent on streaming replicas.\nALTER TABLE \"rate_limits\" SET UNLOGGED;\n"
+    ]
   }
 ];
