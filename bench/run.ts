@@ -12,6 +12,7 @@ import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { alternate, ensureWrk, ROOT, running, sideBySide, startServer, type WrkResult, wrk } from "./lib.ts";
+import { benchIngest } from "./ingest.ts";
 import { benchRetrieval } from "./retrieval.ts";
 import { benchChatFloor, benchPagination, benchStreaming } from "./sections.ts";
 import { benchTtft } from "./ttft.ts";
@@ -112,6 +113,10 @@ try {
   if (want("retrieval")) {
     log("8: retrieval at about 1k, 10k and 100k passages (synthetic corpus), PostgreSQL and PGlite");
     results.retrieval = await benchRetrieval(admin, log);
+  }
+  if (want("ingest")) {
+    log("9: ingest through the CLI at 100k passages, PostgreSQL and PGlite");
+    results.ingest = await benchIngest(admin, baseline, log);
   }
   if (want("binary")) {
     log("6: compiled binary");
