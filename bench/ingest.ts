@@ -50,7 +50,12 @@ export async function benchIngest(adminUrl: string, baseline: string | undefined
   const tmp = mkdtempSync(join(tmpdir(), "parley-ingest-"));
   try {
     const file = join(tmp, "corpus.jsonl");
-    writeFileSync(file, `${syntheticCorpus(passages).map((d) => JSON.stringify(d)).join("\n")}\n`);
+    writeFileSync(
+      file,
+      `${syntheticCorpus(passages)
+        .map((d) => JSON.stringify(d))
+        .join("\n")}\n`,
+    );
     const out: Record<string, unknown> = { passages };
     for (const kind of ["postgres", "pglite"] as const) {
       const rate = async (checkout: string) => passages / (await timeIngest(checkout, kind, file, adminUrl, tmp));

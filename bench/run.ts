@@ -11,8 +11,8 @@ import { createKey } from "../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { alternate, ensureWrk, ROOT, running, sideBySide, startServer, type WrkResult, wrk } from "./lib.ts";
 import { benchIngest } from "./ingest.ts";
+import { alternate, ensureWrk, ROOT, running, sideBySide, startServer, type WrkResult, wrk } from "./lib.ts";
 import { benchRetrieval } from "./retrieval.ts";
 import { benchChatFloor, benchPagination, benchStreaming } from "./sections.ts";
 import { benchTtft } from "./ttft.ts";
@@ -104,7 +104,14 @@ try {
   }
   if (want("chat")) {
     log("5: non-stream chat with the retrieval agent, PostgreSQL and PGlite, vs the database's own floor");
-    results.chat = await benchChatFloor(dbUrl, sql, store, tmp);
+    if (baseline) await adminSql.unsafe(`create database ${dbName}_chat_before`);
+    results.chat = await benchChatFloor(
+      dbUrl,
+      sql,
+      store,
+      tmp,
+      baseline ? { checkout: baseline, dbUrl: `${dbUrl}_chat_before` } : undefined,
+    );
   }
   if (want("ttft")) {
     log("7: time to first token added by Parley (model agent vs the loopback provider called directly)");
@@ -128,6 +135,7 @@ try {
   await Promise.all([...running].map((s) => s.stop()));
   await adminSql.unsafe(`drop database if exists ${dbName} with (force)`);
   await adminSql.unsafe(`drop database if exists ${dbName}_before with (force)`);
+  await adminSql.unsafe(`drop database if exists ${dbName}_chat_before with (force)`);
   await adminSql.end();
   rmSync(tmp, { recursive: true, force: true });
 }
