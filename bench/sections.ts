@@ -202,14 +202,16 @@ export async function benchChatFloor(
     await sql`insert into messages (id, conversation_id, role, content, sources, status, created_at) values (${`msg_b${i}`}, ${conv}, 'assistant', 'a', '[]', 'completed', ${now})`;
     await sql`update conversations set updated_at = ${now} where id = ${conv}`;
   };
-  const server = await startServer("bench/server.ts", { DATABASE_URL: dbUrl });
-  const before = baseline && (await baselineChatServer(baseline.checkout, baseline.dbUrl, corpus));
   const chat = (url: string, key: string) =>
     wrk(`${url}/v1/chat`, { seconds: 5, connections: 8, headers: { authorization: `Bearer ${key}` }, script: lua });
+  const server = await startServer("bench/server.ts", { DATABASE_URL: dbUrl });
   const chatPg = chat(server.url, secret);
+  await server.stop();
   const floorPg = await floorLoop(pgWrites, 5, 8);
+  // One server at a time: each holds a pool of connections.
+  const before = baseline && (await baselineChatServer(baseline.checkout, baseline.dbUrl, corpus));
   const beforePg = before && chat(before.server.url, before.key);
-  await Promise.all([server.stop(), before?.server.stop()]);
+  await before?.server.stop();
 
   // PGlite: the server owns its folder; the floor gets a folder of its own, used in process.
   const dataDir = join(tmp, "pglite-server");
