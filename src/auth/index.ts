@@ -11,7 +11,9 @@ import { rateLimitHeaders } from "../ratelimit/headers.ts";
 import { consume, type Decision } from "../ratelimit/service.ts";
 import { bearerSecret } from "./keys.ts";
 import { limitsFor } from "./limits.ts";
-import { findKeyBySecret } from "./lookup.ts";
+import { findKeyBySecret, touchKey } from "./lookup.ts";
+
+export type { ApiKeyInfo } from "./lookup.ts";
 
 /** What the gate needs. */
 export interface GuardDeps {
@@ -40,6 +42,13 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
       const apiKey = await findKeyBySecret(db, secret);
       if (!apiKey) throw unauthorized("Invalid or revoked API key.");
+      const at = new Date(now());
+      if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= at.getTime()) {
+        throw new ApiError("key_expired", `This API key expired at ${apiKey.expiresAt.toISOString()}.`, {
+          headers: { "www-authenticate": 'Bearer realm="parley", error="invalid_token"' },
+        });
+      }
+      await touchKey(db, apiKey, at);
       return { apiKey };
     })
     .derive({ as: "scoped" }, async ({ apiKey, set }) => {
@@ -72,3 +81,16 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       Object.assign(set.headers, headers);
       return {};
     });
+
+/**
+ * The guard, then the role: a chat key gets 403 `permission_denied` on an admin route. Also a
+ * derive (transform stage), so the 403 comes before any complaint about the body, and the
+ * refused request still counts against the key's limits like any other.
+ */
+export const adminGuard = (deps: GuardDeps) =>
+  new Elysia().use(guard(deps)).derive({ as: "scoped" }, ({ apiKey }) => {
+    if (apiKey?.role !== "admin") {
+      throw new ApiError("permission_denied", "This route needs an admin key; this key's role is 'chat'.");
+    }
+    return {};
+  });

@@ -97,13 +97,14 @@ export const chatRoutes = (deps: ChatDeps) => {
         let run: Run;
         try {
           const at = new Date(deps.now());
-          const turn = await beginTurn(deps.db, apiKey.id, body.message, body.conversation_id, at);
+          const turn = await beginTurn(deps.db, apiKey, body.message, body.conversation_id, at, body.knowledge_base_id);
           const idempotency = idemKey ? { keyId: apiKey.id, idemKey } : undefined;
           run = deps.runs.track(
             await Run.start(deps, {
               conversationId: turn.conversation.id,
               history: turn.history,
               message: body.message,
+              knowledgeBaseId: turn.knowledgeBaseId,
               at,
               idempotency,
             }),

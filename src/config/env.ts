@@ -25,6 +25,8 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
       MAX_MESSAGE_CHARS: int(DEFAULT_OPTIONS.maxMessageChars),
       MAX_BODY_BYTES: int(DEFAULT_OPTIONS.maxBodyBytes, 1024),
+      MAX_DOCUMENT_BYTES: int(DEFAULT_OPTIONS.maxDocumentBytes, 1024),
+      MAX_UPLOAD_BYTES: int(DEFAULT_OPTIONS.maxUploadBytes, 1024),
       // Well below the server's 30 s idle timeout, so a busy event loop cannot push a ping past it.
       KEEPALIVE_MS: int(DEFAULT_OPTIONS.keepAliveMs, 100, 25_000),
       SHUTDOWN_GRACE_MS: int(10_000, 0),
@@ -86,6 +88,8 @@ export function optionsFromEnv(env: Env): ParleyOptions {
   return {
     maxMessageChars: env.MAX_MESSAGE_CHARS,
     maxBodyBytes: env.MAX_BODY_BYTES,
+    maxDocumentBytes: env.MAX_DOCUMENT_BYTES,
+    maxUploadBytes: env.MAX_UPLOAD_BYTES,
     keepAliveMs: env.KEEPALIVE_MS,
     plans: { free: { rpm: env.FREE_RPM, rpd: env.FREE_RPD }, pro: { rpm: env.PRO_RPM, rpd: env.PRO_RPD } },
     rateLimit: env.RATE_LIMIT === "on",

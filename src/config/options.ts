@@ -17,6 +17,10 @@ export interface ParleyOptions {
   maxMessageChars: number;
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
+  /** Largest document `content` accepted by the document routes, in UTF-8 bytes (413 above). */
+  maxDocumentBytes: number;
+  /** Largest multipart upload (all files), in bytes (413 above). ndjson bodies are streamed and have no total limit. */
+  maxUploadBytes: number;
   /** Comment keep-alive interval on idle SSE streams (must stay below the server's idle timeout). */
   keepAliveMs: number;
   /** Default limits per plan; an enterprise key always carries its own. */
@@ -38,6 +42,8 @@ export interface ParleyOptions {
 export const DEFAULT_OPTIONS: ParleyOptions = {
   maxMessageChars: 32_000,
   maxBodyBytes: 256 * 1024,
+  maxDocumentBytes: 1024 * 1024,
+  maxUploadBytes: 64 * 1024 * 1024,
   keepAliveMs: 15_000,
   plans: { free: { rpm: 20, rpd: 1_000 }, pro: { rpm: 100, rpd: 10_000 } },
   rateLimit: true,

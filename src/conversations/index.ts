@@ -3,13 +3,13 @@ import { Elysia } from "elysia";
 import { type GuardDeps, guard } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { httpCore } from "../http/core.ts";
+import { decodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { urlOf } from "../http/request-id.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 import { sweepStale } from "../runs/store.ts";
-import { decodeCursor } from "./cursor.ts";
 import {
   ConversationDetail,
   ConversationList,

@@ -6,9 +6,9 @@ import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { conversations, messages } from "../db/schema.ts";
+import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { newId } from "../ids.ts";
 import { memo } from "../memo.ts";
-import { type Cursor, encodeCursor } from "./cursor.ts";
 
 /** A page of conversations, newest first. */
 export interface ConversationPage {
@@ -33,8 +33,14 @@ export function titleFrom(message: string): string {
 }
 
 /** An empty conversation (tests and tools; chat uses `createConversationWithMessage`). */
-export async function createConversation(db: Db, keyId: string, title: string, at: Date): Promise<ConversationRow> {
-  const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
+export async function createConversation(
+  db: Db,
+  keyId: string,
+  title: string,
+  at: Date,
+  kbId: string | null = null,
+): Promise<ConversationRow> {
+  const row = { id: newId("conv"), keyId, kbId, title, createdAt: at, updatedAt: at };
   await db.insert(conversations).values(row);
   return row;
 }
@@ -50,13 +56,14 @@ export async function createConversationWithMessage(
   title: string,
   content: string,
   at: Date,
+  kbId: string | null = null,
 ): Promise<ConversationRow> {
-  const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
+  const row = { id: newId("conv"), keyId, kbId, title, createdAt: at, updatedAt: at };
   const when = at.toISOString();
   await db.execute(sql`
     with c as (
-      insert into ${conversations} (id, key_id, title, created_at, updated_at)
-      values (${row.id}, ${keyId}, ${title}, ${when}::timestamptz, ${when}::timestamptz)
+      insert into ${conversations} (id, key_id, kb_id, title, created_at, updated_at)
+      values (${row.id}, ${keyId}, ${kbId}, ${title}, ${when}::timestamptz, ${when}::timestamptz)
       returning id
     )
     insert into ${messages} (id, conversation_id, role, content, sources, status, created_at)

@@ -19,6 +19,7 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import { MESSAGE_STATUSES } from "../contract/events.ts";
+import { KEY_ROLES } from "../contract/keys.ts";
 import { PLANS } from "../contract/plans.ts";
 import { MESSAGE_ROLES } from "../contract/resources.ts";
 
@@ -37,10 +38,54 @@ export const apiKeys = pgTable(
     /** Per-key overrides; null means "the plan's default". */
     rpm: integer("rpm"),
     rpd: integer("rpd"),
+    /** `admin` keys manage knowledge bases, documents and keys; `chat` keys (the default) only use them. */
+    role: text("role", { enum: KEY_ROLES }).notNull().default("chat"),
     createdAt: ts("created_at").notNull(),
     revokedAt: ts("revoked_at"),
+    /** A key past this instant is refused with 401 `key_expired`; null: never expires. */
+    expiresAt: ts("expires_at"),
+    /** Written at most once a minute per key (auth/lookup.ts), so the hot path stays read-only. */
+    lastUsedAt: ts("last_used_at"),
   },
-  (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash)],
+  (t) => [
+    uniqueIndex("api_keys_hash_uq").on(t.hash),
+    index("api_keys_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+  ],
+);
+
+/**
+ * Knowledge bases: named sets of documents. Every document belongs to one; a key may use a set
+ * of them (key_knowledge_bases), an admin key all. Migration 0009 creates the one named
+ * `default` (id DEFAULT_KB_ID), where the documents of earlier versions went.
+ */
+export const knowledgeBases = pgTable(
+  "knowledge_bases",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    createdAt: ts("created_at").notNull(),
+    /** Moves with every change of the knowledge base or of its documents. */
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("knowledge_bases_name_uq").on(t.name),
+    index("knowledge_bases_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+  ],
+);
+
+/** Which knowledge bases a (chat) key may use; deleting either side removes the grant. */
+export const keyKnowledgeBases = pgTable(
+  "key_knowledge_bases",
+  {
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    kbId: text("kb_id")
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.kbId] }), index("key_knowledge_bases_kb_idx").on(t.kbId)],
 );
 
 /**
@@ -68,6 +113,8 @@ export const conversations = pgTable(
       .notNull()
       .references(() => apiKeys.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
+    /** The knowledge base its replies search and cite; null once that knowledge base is deleted (nothing is cited). */
+    kbId: text("kb_id").references(() => knowledgeBases.id, { onDelete: "set null" }),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
   },
@@ -151,14 +198,35 @@ export const idempotencyKeys = pgTable(
   (t) => [primaryKey({ columns: [t.keyId, t.idemKey] }), index("idempotency_keys_expires_idx").on(t.expiresAt)],
 );
 
-/** Knowledge-base documents, unique by URL: re-ingesting a URL replaces it. */
-export const documents = pgTable("documents", {
-  id: text("id").primaryKey(),
-  url: text("url").notNull().unique(),
-  title: text("title").notNull(),
-  content: text("content").notNull(),
-  updatedAt: ts("updated_at").notNull(),
-});
+/**
+ * The `default` knowledge base's id (created by migration 0009). It is also the default of the
+ * `kb_id` columns below, which is how documents of earlier versions moved into it; every write
+ * names its knowledge base.
+ */
+export const DEFAULT_KB_ID = "kb_01m85g5npgfzrtbs7dcm30btjf";
+
+/** Knowledge-base documents, unique by URL within their knowledge base: re-ingesting a URL replaces it. */
+export const documents = pgTable(
+  "documents",
+  {
+    id: text("id").primaryKey(),
+    kbId: text("kb_id")
+      .notNull()
+      .default(DEFAULT_KB_ID)
+      .references(() => knowledgeBases.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    title: text("title").notNull(),
+    content: text("content").notNull(),
+    /** Free-form JSON object given at upload (front matter, the `metadata` field). */
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("documents_kb_url_uq").on(t.kbId, t.url),
+    // Lists page a knowledge base's documents newest first by id (TypeIDs sort by creation).
+    index("documents_kb_id_idx").on(t.kbId, t.id.desc().nullsFirst()),
+  ],
+);
 
 /**
  * Passages of documents, the unit of retrieval. `tsv` holds three weighted fields — the
@@ -175,6 +243,8 @@ export const chunks = pgTable(
     documentId: text("document_id")
       .notNull()
       .references(() => documents.id, { onDelete: "cascade" }),
+    /** Its document's knowledge base (denormalised: search takes candidates of one knowledge base from the index). */
+    kbId: text("kb_id").notNull().default(DEFAULT_KB_ID),
     ord: integer("ord").notNull(),
     heading: text("heading").notNull(),
     content: text("content").notNull(),
@@ -183,7 +253,12 @@ export const chunks = pgTable(
     /** Per lexeme, its occurrences in [title, heading, body]: term frequencies without unnesting `tsv`. */
     tfs: jsonb("tfs").notNull().default(sql`'{}'::jsonb`),
   },
-  (t) => [index("chunks_tsv_idx").using("gin", t.tsv), index("chunks_document_idx").on(t.documentId, t.ord)],
+  (t) => [
+    index("chunks_tsv_idx").using("gin", t.tsv),
+    // No index on kb_id on purpose: search must take candidates from the GIN index and filter
+    // them by knowledge base (knowledge_candidates_in), never scan one knowledge base's passages.
+    index("chunks_document_idx").on(t.documentId, t.ord),
+  ],
 );
 
 /** Per stemmed term, how many passages contain it (BM25's document frequency). */

@@ -13,7 +13,8 @@ export class BodyProblem {
 
 const isJsonType = (contentType: string) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim());
 
-async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array | null> {
+/** The body's bytes, or null once it is over `maxBytes` (the rest is not read). */
+export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array | null> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) return null;
   if (!request.body) return new Uint8Array();

@@ -2,9 +2,9 @@
  * Storing documents (replace by URL) and their passages; search lives in search.ts. The
  * search statistics are kept by triggers on `chunks` (drizzle/0005), in these transactions.
  */
-import { count, inArray, sql } from "drizzle-orm";
+import { count, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { chunks, documents } from "../db/schema.ts";
+import { chunks, DEFAULT_KB_ID, documents, knowledgeBases } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { type Passage, splitIntoPassages } from "./chunk.ts";
 import type { KnowledgeDoc } from "./parse.ts";
@@ -12,6 +12,10 @@ import type { KnowledgeDoc } from "./parse.ts";
 /** How `ingestDocuments` stamps documents and what it does with one that fails to store. */
 export interface IngestOptions {
   now?: Date;
+  /** The knowledge base the documents go to; default: the one named `default`. */
+  kbId?: string;
+  /** Called for each document stored: its id, and whether it was new (else it replaced one). */
+  onStored?: (doc: KnowledgeDoc, stored: { id: string; created: boolean }) => void;
   /** Called for a document the database refused; the rest still load. Without it the error is thrown. */
   onError?: (doc: KnowledgeDoc, error: unknown) => void;
   /**
@@ -36,13 +40,17 @@ const BATCH_PASSAGES = 500;
 export async function ingestDocuments(
   db: Db,
   docs: KnowledgeDoc[],
-  { now = new Date(), onError, signal }: IngestOptions = {},
+  { now = new Date(), onError, signal, kbId = DEFAULT_KB_ID, onStored }: IngestOptions = {},
 ): Promise<number> {
+  const store = (batch: Prepared[]) =>
+    withDeadlockRetry(() => storeBatch(db, kbId, batch, now)).then((rows) => {
+      for (const { doc } of batch) onStored?.(doc, rows.get(doc.url)!);
+    });
   let stored = 0;
   for (const batch of batches(docs)) {
     if (signal && (await stopRequested(signal))) return stored;
     try {
-      await withDeadlockRetry(() => storeBatch(db, batch, now));
+      await store(batch);
       stored += batch.length;
       continue;
     } catch (error) {
@@ -55,7 +63,7 @@ export async function ingestDocuments(
     for (const one of batch) {
       if (signal?.aborted) return stored;
       try {
-        await withDeadlockRetry(() => storeBatch(db, [one], now));
+        await store([one]);
         stored++;
       } catch (error) {
         if (!onError) throw error;
@@ -117,25 +125,42 @@ async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 5): Promise
   }
 }
 
-async function storeBatch(db: Db, batch: Prepared[], now: Date): Promise<void> {
-  // One short transaction per batch: never spans anything but these statements.
-  await db.transaction(async (tx) => {
+/**
+ * One batch in one short transaction: upsert the documents by (knowledge base, URL), replace
+ * their passages, move the knowledge base's updated_at. A document is replaced whole or not at
+ * all; concurrent uploads of one URL serialise on its row (the conflict's lock), leaving one.
+ */
+async function storeBatch(
+  db: Db,
+  kbId: string,
+  batch: Prepared[],
+  now: Date,
+): Promise<Map<string, { id: string; created: boolean }>> {
+  return db.transaction(async (tx) => {
     const rows = await tx
       .insert(documents)
       .values(
         batch.map(({ doc }) => ({
           id: newId("doc"),
+          kbId,
           url: doc.url,
           title: doc.title,
           content: doc.content,
+          metadata: doc.metadata ?? {},
           updatedAt: now,
         })),
       )
       .onConflictDoUpdate({
-        target: documents.url,
-        set: { title: sql`excluded.title`, content: sql`excluded.content`, updatedAt: sql`excluded.updated_at` },
+        target: [documents.kbId, documents.url],
+        set: {
+          title: sql`excluded.title`,
+          content: sql`excluded.content`,
+          metadata: sql`excluded.metadata`,
+          updatedAt: sql`excluded.updated_at`,
+        },
       })
-      .returning({ id: documents.id, url: documents.url });
+      // xmax = 0: the row was inserted, not updated (PostgreSQL's documented upsert tell).
+      .returning({ id: documents.id, url: documents.url, created: sql<boolean>`(xmax = 0)` });
     const ids = new Map(rows.map((r) => [r.url, r.id]));
     await tx.delete(chunks).where(
       inArray(
@@ -150,6 +175,7 @@ async function storeBatch(db: Db, batch: Prepared[], now: Date): Promise<void> {
         return {
           id: newId("chunk"),
           documentId: ids.get(doc.url)!,
+          kbId,
           ord,
           heading: p.heading,
           content: p.content,
@@ -159,13 +185,18 @@ async function storeBatch(db: Db, batch: Prepared[], now: Date): Promise<void> {
       }),
     );
     if (values.length) await tx.insert(chunks).values(values);
+    await tx.update(knowledgeBases).set({ updatedAt: now }).where(eq(knowledgeBases.id, kbId));
+    return new Map(rows.map((r) => [r.url, { id: r.id, created: r.created === true || String(r.created) === "true" }]));
   });
 }
 
 /** Words in a text: BM25's passage length (the unit only has to be the same for every passage). */
 export const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
-export async function countDocuments(db: Db): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(documents);
+export async function countDocuments(db: Db, kbId?: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(documents)
+    .where(kbId ? eq(documents.kbId, kbId) : undefined);
   return row?.n ?? 0;
 }

@@ -53,6 +53,8 @@ export interface RunInput {
   history: ChatTurn[];
   message: string;
   at: Date;
+  /** The conversation's knowledge base (AgentInput.knowledgeBaseId). */
+  knowledgeBaseId: string | null;
   /** The Idempotency-Key record to point at this reply, in the statement that creates it. */
   idempotency?: { keyId: string; idemKey: string };
 }
@@ -127,6 +129,7 @@ export class Run {
     start: RunEvent,
   ) {
     this.conversationId = input.conversationId;
+    this.knowledgeBaseId = input.knowledgeBaseId;
     this.notifier = notifierFor(deps.db);
     this.events.push({ seq: ++this.seq, event: start });
     this.unsubscribeStop = this.notifier.on(`s:${id}`, () => this.stop());
@@ -137,6 +140,7 @@ export class Run {
   }
 
   readonly conversationId: string;
+  private readonly knowledgeBaseId: string | null;
 
   /**
    * Replays the events after `after`, then forwards new ones until unsubscribed. The terminal
@@ -247,7 +251,7 @@ export class Run {
   ): Promise<void> {
     const signal = this.abort.signal;
     const consume = (async () => {
-      for await (const chunk of agent.respond({ history, message, signal })) {
+      for await (const chunk of agent.respond({ history, message, signal, knowledgeBaseId: this.knowledgeBaseId })) {
         if (signal.aborted) return; // leaving the loop calls the agent's return()
         onChunk(chunk);
       }
