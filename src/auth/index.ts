@@ -33,7 +33,7 @@ const unauthorized = (message: string) =>
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const guard = ({ db, options, now }: GuardDeps) =>
+export const guard = ({ db, options, now }: GuardDeps, need: { role?: "admin" } = {}) =>
   new Elysia()
     .derive({ as: "scoped" }, async ({ request }) => {
       const header = request.headers.get("authorization");
@@ -80,17 +80,18 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       }
       Object.assign(set.headers, headers);
       return {};
+    })
+    .derive({ as: "scoped" }, ({ apiKey }) => {
+      if (need.role === "admin" && apiKey.role !== "admin") {
+        throw new ApiError("permission_denied", "This route needs an admin key; this key's role is 'chat'.");
+      }
+      return {};
     });
 
 /**
  * The guard, then the role: a chat key gets 403 `permission_denied` on an admin route. Also a
  * derive (transform stage), so the 403 comes before any complaint about the body, and the
- * refused request still counts against the key's limits like any other.
+ * refused request still counts against the key's limits like any other. (One instance with all
+ * three derives: a scoped hook reaches one level up only, so it cannot be nested in another plugin.)
  */
-export const adminGuard = (deps: GuardDeps) =>
-  new Elysia().use(guard(deps)).derive({ as: "scoped" }, ({ apiKey }) => {
-    if (apiKey?.role !== "admin") {
-      throw new ApiError("permission_denied", "This route needs an admin key; this key's role is 'chat'.");
-    }
-    return {};
-  });
+export const adminGuard = (deps: GuardDeps) => guard(deps, { role: "admin" });

@@ -130,7 +130,7 @@ const listing = {
   rpd: apiKeys.rpd,
   knowledgeBaseIds: sql<
     string[]
-  >`array(select ${keyKnowledgeBases.kbId} from ${keyKnowledgeBases} where ${keyKnowledgeBases.keyId} = ${apiKeys.id} order by 1)`,
+  >`array(select g.kb_id from key_knowledge_bases g where g.key_id = "api_keys"."id" order by 1)`,
   createdAt: apiKeys.createdAt,
   expiresAt: apiKeys.expiresAt,
   lastUsedAt: apiKeys.lastUsedAt,

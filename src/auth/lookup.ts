@@ -3,7 +3,7 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { KeyRole } from "../contract/keys.ts";
 import type { Plan } from "../contract/plans.ts";
 import type { Db } from "../db/client.ts";
-import { apiKeys, keyKnowledgeBases } from "../db/schema.ts";
+import { apiKeys } from "../db/schema.ts";
 import { memo } from "../memo.ts";
 import { hashSecret } from "./keys.ts";
 
@@ -35,7 +35,7 @@ const lookupStatement = (db: Db) =>
       // One round trip: the key's grants come with it.
       knowledgeBaseIds: sql<
         string[]
-      >`array(select ${keyKnowledgeBases.kbId} from ${keyKnowledgeBases} where ${keyKnowledgeBases.keyId} = ${apiKeys.id} order by 1)`,
+      >`array(select g.kb_id from key_knowledge_bases g where g.key_id = "api_keys"."id" order by 1)`,
       expiresAt: apiKeys.expiresAt,
       lastUsedAt: apiKeys.lastUsedAt,
     })

@@ -24,6 +24,28 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
     if (!key) throw notFound(id);
     return toApiKey(key);
   };
+  // POST …/revoke takes no body: it lives in an instance without the JSON body reader.
+  const revoking = new Elysia({ prefix: "/keys", tags: ["Keys"] })
+    .use(httpCore(deps.logger))
+    .use(adminGuard(deps))
+    .post(
+      "/:id/revoke",
+      async ({ params }) => {
+        if (!isId("key", params.id)) throw notFound(params.id);
+        await revokeKey(deps.db, params.id, at());
+        return read(params.id);
+      },
+      {
+        parse: "none",
+        params: KeyParams,
+        response: { 200: ApiKey, 403: ErrorBody, 409: ErrorBody, ...ErrorResponses },
+        detail: {
+          summary: "Revoke an API key",
+          description:
+            "Refused from its next request on, on every instance. Revoking a revoked key answers it as it is. Revoking the last active admin key is 409 `last_admin`.",
+        },
+      },
+    );
   return new Elysia({ prefix: "/keys", tags: ["Keys"] })
     .use(httpCore(deps.logger))
     .use(adminGuard(deps))
@@ -105,22 +127,5 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
         },
       },
     )
-    .post(
-      "/:id/revoke",
-      async ({ params }) => {
-        if (!isId("key", params.id)) throw notFound(params.id);
-        await revokeKey(deps.db, params.id, at());
-        return read(params.id);
-      },
-      {
-        parse: "none",
-        params: KeyParams,
-        response: { 200: ApiKey, 403: ErrorBody, 409: ErrorBody, ...ErrorResponses },
-        detail: {
-          summary: "Revoke an API key",
-          description:
-            "Refused from its next request on, on every instance. Revoking a revoked key answers it as it is. Revoking the last active admin key is 409 `last_admin`.",
-        },
-      },
-    );
+    .use(revoking);
 };

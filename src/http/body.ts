@@ -73,7 +73,12 @@ export async function readJsonBody(
  */
 export const jsonBody = (maxBytes: number) =>
   new Elysia()
-    .onParse({ as: "scoped" }, ({ request, contentType }) => readJsonBody(request, contentType, maxBytes))
+    // GET and DELETE take no body: never read one (docs/api.md#authentication), whatever the plugin's other routes take.
+    .onParse({ as: "scoped" }, ({ request, contentType }) =>
+      request.method === "GET" || request.method === "DELETE" || request.method === "HEAD"
+        ? null
+        : readJsonBody(request, contentType, maxBytes),
+    )
     .onTransform({ as: "scoped" }, ({ body }) => {
       if (body instanceof BodyProblem) throw body.error;
     });

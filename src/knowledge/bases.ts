@@ -41,12 +41,16 @@ function checkDescription(d: string): string {
 const taken = (name: string) =>
   new ApiError("already_exists", `A knowledge base named '${clip(name)}' already exists.`, { param: "name" });
 
-/** A knowledge base with its counts, computed from the documents (each an index range). */
+/**
+ * A knowledge base with its counts, computed from the documents (each an index range). The outer
+ * column is written out qualified: Drizzle renders a one-table select's columns unqualified, and
+ * inside the subquery "id" would name the document's.
+ */
 const withCounts = {
   row: knowledgeBases,
-  documents: sql<number>`(select count(*) from documents d where d.kb_id = ${knowledgeBases.id})::int`,
-  passages: sql<number>`(select count(*) from documents d join chunks c on c.document_id = d.id where d.kb_id = ${knowledgeBases.id})::int`,
-  bytes: sql<number>`(select coalesce(sum(octet_length(d.content)), 0) from documents d where d.kb_id = ${knowledgeBases.id})::float8`,
+  documents: sql<number>`(select count(*) from documents d where d.kb_id = "knowledge_bases"."id")::int`,
+  passages: sql<number>`(select count(*) from documents d join chunks c on c.document_id = d.id where d.kb_id = "knowledge_bases"."id")::int`,
+  bytes: sql<number>`(select coalesce(sum(octet_length(d.content)), 0) from documents d where d.kb_id = "knowledge_bases"."id")::float8`,
 };
 type Counted = { row: KnowledgeBaseRow; documents: number; passages: number; bytes: number };
 

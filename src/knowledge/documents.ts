@@ -20,7 +20,8 @@ const summaryFields = {
   metadata: documents.metadata,
   updatedAt: documents.updatedAt,
   bytes: sql<number>`octet_length(${documents.content})`,
-  passages: sql<number>`(select count(*) from chunks c where c.document_id = ${documents.id})::int`,
+  // Written out qualified: Drizzle renders a column of a one-table select unqualified, and in a subquery "id" would be the inner table's.
+  passages: sql<number>`(select count(*) from chunks c where c.document_id = "documents"."id")::int`,
 };
 type SummaryRow = { [K in keyof typeof summaryFields]: unknown } & {
   id: string;

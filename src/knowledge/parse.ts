@@ -156,7 +156,8 @@ export function parseFile(
   );
   if ("problem" in r) {
     const reason = r.problem.param === "content" && !r.problem.tooLarge ? "empty document" : r.problem.reason;
-    return { problem: { where: file, ...r.problem, reason: hasNul(text) ? "contains a NUL character" : reason } };
+    const where = r.problem.param === "url" ? `${file}:1` : file;
+    return { problem: { where, ...r.problem, reason: hasNul(text) ? "contains a NUL character" : reason } };
   }
   return { doc: r.doc };
 }
