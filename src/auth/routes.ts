@@ -24,8 +24,9 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
     if (!key) throw notFound(id);
     return toApiKey(key);
   };
-  // POST …/revoke takes no body: it lives in an instance without the JSON body reader.
-  const revoking = new Elysia({ prefix: "/keys", tags: ["Keys"] })
+  // POST …/revoke takes no body: it lives in an instance without the JSON body reader, used
+  // before the one with it (a parent's hooks reach the plugins it uses after them).
+  const revoking = new Elysia({ tags: ["Keys"] })
     .use(httpCore(deps.logger))
     .use(adminGuard(deps))
     .post(
@@ -46,7 +47,7 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
         },
       },
     );
-  return new Elysia({ prefix: "/keys", tags: ["Keys"] })
+  const withBody = new Elysia({ tags: ["Keys"] })
     .use(httpCore(deps.logger))
     .use(adminGuard(deps))
     .use(jsonBody(deps.options.maxBodyBytes))
@@ -126,6 +127,6 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
             "Name, plan, limits, role, knowledge bases (replaced as a whole) and expiry. A new plan starts from its defaults unless limits are given. Demoting the last active admin key is 409 `last_admin`.",
         },
       },
-    )
-    .use(revoking);
+    );
+  return new Elysia({ prefix: "/keys" }).use(revoking).use(withBody);
 };
