@@ -195,7 +195,7 @@ describe(`knowledge-base isolation (${onPostgres ? "PostgreSQL" : "PGlite"})`, (
         runs++;
         const real = await setup();
         try {
-          await fc.asyncModelRun(() => ({ model: { docs: [new Map(), new Map()] }, real }), cmds);
+          await fc.asyncModelRun(() => ({ model: { docs: [new Map(), new Map()] as Model["docs"] }, real }), cmds);
         } finally {
           for (const t of real.tenants) ok(await h.call("DELETE", `/v1/knowledge_bases/${t.kb}`, { key: admin }), 204);
         }

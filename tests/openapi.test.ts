@@ -46,7 +46,33 @@ describe("OpenAPI document", () => {
       "/v1/conversations/{id}/messages",
       "/v1/conversations/{id}/messages/{message_id}/events",
       "/v1/conversations/{id}/messages/{message_id}/stop",
+      "/v1/keys",
+      "/v1/keys/{id}",
+      "/v1/keys/{id}/revoke",
+      "/v1/knowledge_bases",
+      "/v1/knowledge_bases/{id}",
+      "/v1/knowledge_bases/{id}/documents",
+      "/v1/knowledge_bases/{id}/documents/{doc_id}",
+      "/v1/knowledge_bases/{id}/search",
     ]);
+    // Every operation has an id and, when it takes JSON, its named request body.
+    const ops = Object.values(raw.paths).flatMap((p) => Object.values(p as Record<string, { operationId?: string }>));
+    expect(ops.every((o) => typeof o.operationId === "string" && !o.operationId.includes("V1"))).toBe(true);
+    for (const [path, name] of [
+      ["/v1/knowledge_bases", "KnowledgeBaseCreate"],
+      ["/v1/keys", "KeyCreate"],
+      ["/v1/knowledge_bases/{id}/search", "SearchRequest"],
+    ] as const)
+      expect(raw.paths[path].post.requestBody.content["application/json"].schema.$ref).toBe(
+        `#/components/schemas/${name}`,
+      );
+    const upload = raw.paths["/v1/knowledge_bases/{id}/documents"].post;
+    expect(Object.keys(upload.requestBody.content).sort()).toEqual([
+      "application/json",
+      "application/x-ndjson",
+      "multipart/form-data",
+    ]);
+    expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(["200", "201", "403", "413", "415"]));
     expect(Object.keys(raw.paths["/v1/conversations/{id}"]).sort()).toEqual(["delete", "get"]);
     expect(raw.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     const chat = doc.paths["/v1/chat"].post;

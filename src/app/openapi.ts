@@ -7,6 +7,7 @@
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
+import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "../auth/model.ts";
 import { ChatMessage, chatBody, StreamEvent } from "../chat/model.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import {
@@ -18,6 +19,20 @@ import {
 } from "../conversations/model.ts";
 import { Reply } from "../conversations/reply-model.ts";
 import { ErrorBody, ErrorPayload } from "../http/model.ts";
+import {
+  BulkResult,
+  CreateKnowledgeBase,
+  Document,
+  DocumentInput,
+  DocumentList,
+  DocumentSummary,
+  KnowledgeBase,
+  KnowledgeBaseList,
+  SearchBody,
+  SearchResult,
+  SearchResults,
+  UpdateKnowledgeBase,
+} from "../knowledge/model.ts";
 import { cleanSchema, useRefs } from "./openapi-schema.ts";
 
 export interface OpenApiOptions {
@@ -38,6 +53,12 @@ const INFO = {
 const TAGS = [
   { name: "Chat", description: "Send messages, get replies." },
   { name: "Conversations", description: "List, read and delete conversations." },
+  {
+    name: "Knowledge bases",
+    description:
+      "Knowledge bases and their documents (admin keys), and search (any key that may use the knowledge base).",
+  },
+  { name: "Keys", description: "API keys (admin keys only)." },
   { name: "Health", description: "Probes for load balancers and orchestrators; no key needed." },
 ];
 
@@ -49,6 +70,31 @@ const OPERATION_IDS: Record<string, string> = {
   "get /v1/conversations/{id}/messages": "listMessages",
   "get /v1/conversations/{id}/messages/{message_id}/events": "replyEvents",
   "post /v1/conversations/{id}/messages/{message_id}/stop": "stopReply",
+  "post /v1/knowledge_bases": "createKnowledgeBase",
+  "get /v1/knowledge_bases": "listKnowledgeBases",
+  "get /v1/knowledge_bases/{id}": "getKnowledgeBase",
+  "patch /v1/knowledge_bases/{id}": "updateKnowledgeBase",
+  "delete /v1/knowledge_bases/{id}": "deleteKnowledgeBase",
+  "post /v1/knowledge_bases/{id}/documents": "addDocuments",
+  "get /v1/knowledge_bases/{id}/documents": "listDocuments",
+  "get /v1/knowledge_bases/{id}/documents/{doc_id}": "getDocument",
+  "delete /v1/knowledge_bases/{id}/documents/{doc_id}": "deleteDocument",
+  "post /v1/knowledge_bases/{id}/search": "searchKnowledgeBase",
+  "post /v1/keys": "createKey",
+  "get /v1/keys": "listKeys",
+  "get /v1/keys/{id}": "getKey",
+  "patch /v1/keys/{id}": "updateKey",
+  "post /v1/keys/{id}/revoke": "revokeKey",
+};
+
+/** JSON request bodies by operation: our own body reader hides them from the generator. */
+const BODIES: Record<string, string> = {
+  chat: "ChatRequest",
+  createKnowledgeBase: "KnowledgeBaseCreate",
+  updateKnowledgeBase: "KnowledgeBaseUpdate",
+  searchKnowledgeBase: "SearchRequest",
+  createKey: "KeyCreate",
+  updateKey: "KeyUpdate",
 };
 
 const int = { schema: { type: "integer" } };
@@ -80,10 +126,14 @@ const RATE_HEADERS = [
 const DESCRIPTIONS: Record<string, string> = {
   "200": "OK",
   "400": "Invalid request: `invalid_request`, `invalid_json` or `invalid_cursor`; `param` names the field.",
-  "401": "Missing, malformed, unknown or revoked key (`unauthorized`).",
-  "404": "No such conversation for this key (`not_found`).",
-  "413": "Body larger than the limit (`payload_too_large`).",
-  "415": "Body not sent as `application/json` (`unsupported_media_type`).",
+  "201": "Created",
+  "401": "Missing, malformed, unknown or revoked key (`unauthorized`), or an expired one (`key_expired`).",
+  "403": "The route needs an admin key (`permission_denied`).",
+  "404": "No such resource for this key (`not_found`).",
+  "409":
+    "A conflict: the name is taken (`already_exists`), or the change would leave no active admin key (`last_admin`).",
+  "413": "Body (or a document's content) larger than the limit (`payload_too_large`).",
+  "415": "Body not sent with a supported `Content-Type` (`unsupported_media_type`).",
   "429": "Over the per-minute (`rate_limit_exceeded`) or per-day (`daily_quota_exceeded`) limit; see `Retry-After`.",
   "500": "Unexpected failure (`internal_error`); quote `request_id`.",
   "503": "The store or limiter is unavailable, or the server is shutting down (`service_unavailable`); retry later.",
@@ -122,6 +172,23 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
       ConversationDetail,
       MessageList,
       Reply,
+      KnowledgeBase,
+      KnowledgeBaseList,
+      KnowledgeBaseCreate: CreateKnowledgeBase,
+      KnowledgeBaseUpdate: UpdateKnowledgeBase,
+      DocumentInput,
+      DocumentSummary,
+      Document,
+      DocumentList,
+      BulkResult,
+      SearchRequest: SearchBody,
+      SearchResult,
+      SearchResults,
+      ApiKey,
+      ApiKeyList,
+      CreatedApiKey,
+      KeyCreate: CreateKey,
+      KeyUpdate: UpdateKey,
       ...generated.components?.schemas,
     }).map(([name, s]) => [name, cleanSchema(JSON.parse(JSON.stringify(s)))]),
   );
@@ -167,12 +234,36 @@ const SUCCESS: Record<string, string> = {
   getConversation: "ConversationDetail",
   listMessages: "MessageList",
   stopReply: "Reply",
+  createKnowledgeBase: "KnowledgeBase",
+  listKnowledgeBases: "KnowledgeBaseList",
+  getKnowledgeBase: "KnowledgeBase",
+  updateKnowledgeBase: "KnowledgeBase",
+  listDocuments: "DocumentList",
+  getDocument: "Document",
+  searchKnowledgeBase: "SearchResults",
+  createKey: "CreatedApiKey",
+  listKeys: "ApiKeyList",
+  getKey: "ApiKey",
+  updateKey: "ApiKey",
+  revokeKey: "ApiKey",
 };
 
 function pinSuccess(op: Operation) {
   const name = op.operationId && SUCCESS[op.operationId];
-  const json = (op.responses?.["200"] as Response | undefined)?.content?.["application/json"] as { schema?: unknown };
+  const ok = (op.responses?.["200"] ?? op.responses?.["201"]) as Response | undefined;
+  const json = ok?.content?.["application/json"] as { schema?: unknown };
   if (name && json) json.schema = { $ref: `#/components/schemas/${name}` };
+  if (op.operationId === "addDocuments") {
+    const ref = (n: string) => ({ $ref: `#/components/schemas/${n}` });
+    const created = (op.responses?.["201"] as Response | undefined)?.content?.["application/json"] as {
+      schema?: unknown;
+    };
+    const replacedOrBulk = (op.responses?.["200"] as Response | undefined)?.content?.["application/json"] as {
+      schema?: unknown;
+    };
+    if (created) created.schema = ref("Document");
+    if (replacedOrBulk) replacedOrBulk.schema = { oneOf: [ref("Document"), ref("BulkResult")] };
+  }
   const stream = (op.responses?.["200"] as Response | undefined)?.content?.["text/event-stream"] as {
     schema?: unknown;
   };
@@ -201,6 +292,16 @@ function decorate(path: string, method: string, op: Operation, schemas: Record<s
     if (status === "429") res.headers["Retry-After"] = header("Retry-After");
   }
   op.responses["405"] = { $ref: "#/components/responses/MethodNotAllowed" };
+  const body = op.operationId && BODIES[op.operationId];
+  if (body) op.requestBody = { required: true, content: { "application/json": { schema: schemas[body] } } };
+  if (op.operationId === "addDocuments") {
+    const ok = op.responses["200"] as Response | undefined;
+    if (ok)
+      ok.description =
+        "The document replaced one with the same URL (JSON upload), or the bulk result (ndjson, multipart).";
+    const created = op.responses["201"] as Response | undefined;
+    if (created) created.description = "The document is new (JSON upload).";
+  }
   if (path.endsWith("/events") && method === "get") documentEvents(op, schemas);
   if (path.endsWith("/v1/chat") && method === "post") {
     op.parameters = [
@@ -214,7 +315,6 @@ function decorate(path: string, method: string, op: Operation, schemas: Record<s
         schema: { type: "string", maxLength: 255 },
       },
     ];
-    op.requestBody = { required: true, content: { "application/json": { schema: schemas.ChatRequest } } };
     const ok = op.responses["200"] as Response | undefined;
     if (ok) {
       ok.description = "The reply as JSON (`stream: false`), or its events (`stream: true`): `data: <event>` lines.";
