@@ -7,32 +7,9 @@
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
-import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "../auth/model.ts";
-import { ChatMessage, chatBody, StreamEvent } from "../chat/model.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
-import {
-  ConversationDetail,
-  ConversationList,
-  ConversationSummary,
-  Message,
-  MessageList,
-} from "../conversations/model.ts";
-import { Reply } from "../conversations/reply-model.ts";
-import { ErrorBody, ErrorPayload } from "../http/model.ts";
-import {
-  BulkResult,
-  CreateKnowledgeBase,
-  Document,
-  DocumentInput,
-  DocumentList,
-  DocumentSummary,
-  KnowledgeBase,
-  KnowledgeBaseList,
-  SearchBody,
-  SearchResult,
-  SearchResults,
-  UpdateKnowledgeBase,
-} from "../knowledge/model.ts";
+import { ROUTE_DOC, type RouteDoc } from "../http/route-doc.ts";
+import { wireSchemas } from "./openapi-components.ts";
 import { cleanSchema, useRefs } from "./openapi-schema.ts";
 
 export interface OpenApiOptions {
@@ -61,41 +38,6 @@ const TAGS = [
   { name: "Keys", description: "API keys (admin keys only)." },
   { name: "Health", description: "Probes for load balancers and orchestrators; no key needed." },
 ];
-
-const OPERATION_IDS: Record<string, string> = {
-  "post /v1/chat": "chat",
-  "get /v1/conversations": "listConversations",
-  "get /v1/conversations/{id}": "getConversation",
-  "delete /v1/conversations/{id}": "deleteConversation",
-  "get /v1/conversations/{id}/messages": "listMessages",
-  "get /v1/conversations/{id}/messages/{message_id}/events": "replyEvents",
-  "post /v1/conversations/{id}/messages/{message_id}/stop": "stopReply",
-  "post /v1/knowledge_bases": "createKnowledgeBase",
-  "get /v1/knowledge_bases": "listKnowledgeBases",
-  "get /v1/knowledge_bases/{id}": "getKnowledgeBase",
-  "patch /v1/knowledge_bases/{id}": "updateKnowledgeBase",
-  "delete /v1/knowledge_bases/{id}": "deleteKnowledgeBase",
-  "post /v1/knowledge_bases/{id}/documents": "addDocuments",
-  "get /v1/knowledge_bases/{id}/documents": "listDocuments",
-  "get /v1/knowledge_bases/{id}/documents/{doc_id}": "getDocument",
-  "delete /v1/knowledge_bases/{id}/documents/{doc_id}": "deleteDocument",
-  "post /v1/knowledge_bases/{id}/search": "searchKnowledgeBase",
-  "post /v1/keys": "createKey",
-  "get /v1/keys": "listKeys",
-  "get /v1/keys/{id}": "getKey",
-  "patch /v1/keys/{id}": "updateKey",
-  "post /v1/keys/{id}/revoke": "revokeKey",
-};
-
-/** JSON request bodies by operation: our own body reader hides them from the generator. */
-const BODIES: Record<string, string> = {
-  chat: "ChatRequest",
-  createKnowledgeBase: "KnowledgeBaseCreate",
-  updateKnowledgeBase: "KnowledgeBaseUpdate",
-  searchKnowledgeBase: "SearchRequest",
-  createKey: "KeyCreate",
-  updateKey: "KeyUpdate",
-};
 
 const int = { schema: { type: "integer" } };
 const str = { schema: { type: "string" } };
@@ -143,6 +85,7 @@ const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 type Response = { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> };
 type Operation = {
   operationId?: string;
+  [ROUTE_DOC]?: RouteDoc;
   parameters?: unknown[];
   security?: unknown;
   requestBody?: unknown;
@@ -161,42 +104,21 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
   const maxChars = options.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
   const schemas = Object.fromEntries(
     Object.entries({
-      Error: ErrorPayload,
-      ErrorBody,
-      ChatRequest: chatBody(maxChars),
-      ChatReply: ChatMessage,
-      StreamEvent,
-      ConversationSummary,
-      ConversationList,
-      Message,
-      ConversationDetail,
-      MessageList,
-      Reply,
-      KnowledgeBase,
-      KnowledgeBaseList,
-      KnowledgeBaseCreate: CreateKnowledgeBase,
-      KnowledgeBaseUpdate: UpdateKnowledgeBase,
-      DocumentInput,
-      DocumentSummary,
-      Document,
-      DocumentList,
-      BulkResult,
-      SearchRequest: SearchBody,
-      SearchResult,
-      SearchResults,
-      ApiKey,
-      ApiKeyList,
-      CreatedApiKey,
-      KeyCreate: CreateKey,
-      KeyUpdate: UpdateKey,
+      ...wireSchemas(maxChars),
       ...generated.components?.schemas,
     }).map(([name, s]) => [name, cleanSchema(JSON.parse(JSON.stringify(s)))]),
   );
+  const docs = new Map<string, RouteDoc>();
   for (const [path, ops] of Object.entries(generated.paths)) {
-    for (const [method, op] of Object.entries(ops)) decorate(path, method, op, schemas);
+    for (const [method, op] of Object.entries(ops)) {
+      decorate(path, op, schemas);
+      if (op[ROUTE_DOC]) docs.set(`${method} ${path}`, op[ROUTE_DOC]);
+      delete op[ROUTE_DOC];
+    }
   }
   const paths = useRefs(cleanPaths(generated.paths), schemas) as typeof generated.paths;
-  for (const op of Object.values(paths).flatMap((ops) => Object.values(ops))) pinSuccess(op);
+  for (const [path, ops] of Object.entries(paths))
+    for (const [method, op] of Object.entries(ops)) pinSuccess(op, docs.get(`${method} ${path}`));
   const json = { content: { "application/json": { schema: schemas.ErrorBody } } };
   const responses = {
     MethodNotAllowed: {
@@ -224,62 +146,34 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
 }
 
 /**
- * The named schema of each operation's JSON success answer. The generator rewrites unions (a
- * nullable object, a described enum) in its own way, so its copy no longer equals the named one
- * and `useRefs` would leave it inline: each success answer points at its component by name.
+ * The named schema of each operation's JSON success answer and event stream, as the route states
+ * them. The generator rewrites unions (a nullable object, a described enum) in its own way, so
+ * its copy no longer equals the named one and `useRefs` would leave it inline.
  */
-const SUCCESS: Record<string, string> = {
-  chat: "ChatReply",
-  listConversations: "ConversationList",
-  getConversation: "ConversationDetail",
-  listMessages: "MessageList",
-  stopReply: "Reply",
-  createKnowledgeBase: "KnowledgeBase",
-  listKnowledgeBases: "KnowledgeBaseList",
-  getKnowledgeBase: "KnowledgeBase",
-  updateKnowledgeBase: "KnowledgeBase",
-  listDocuments: "DocumentList",
-  getDocument: "Document",
-  searchKnowledgeBase: "SearchResults",
-  createKey: "CreatedApiKey",
-  listKeys: "ApiKeyList",
-  getKey: "ApiKey",
-  updateKey: "ApiKey",
-  revokeKey: "ApiKey",
-};
-
-function pinSuccess(op: Operation) {
-  const name = op.operationId && SUCCESS[op.operationId];
-  const ok = (op.responses?.["200"] ?? op.responses?.["201"]) as Response | undefined;
-  const json = ok?.content?.["application/json"] as { schema?: unknown };
-  if (name && json) json.schema = { $ref: `#/components/schemas/${name}` };
-  if (op.operationId === "addDocuments") {
-    const ref = (n: string) => ({ $ref: `#/components/schemas/${n}` });
-    const created = (op.responses?.["201"] as Response | undefined)?.content?.["application/json"] as {
-      schema?: unknown;
-    };
-    const replacedOrBulk = (op.responses?.["200"] as Response | undefined)?.content?.["application/json"] as {
-      schema?: unknown;
-    };
-    if (created) created.schema = ref("Document");
-    if (replacedOrBulk) replacedOrBulk.schema = { oneOf: [ref("Document"), ref("BulkResult")] };
-  }
-  const stream = (op.responses?.["200"] as Response | undefined)?.content?.["text/event-stream"] as {
-    schema?: unknown;
-  };
-  if (stream) stream.schema = { $ref: "#/components/schemas/StreamEvent" };
+function pinSuccess(op: Operation, doc: RouteDoc | undefined) {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const ok = op.responses?.["200"] as Response | undefined;
+  const json = ok?.content?.["application/json"] as { schema?: unknown } | undefined;
+  if (doc?.success && json) json.schema = ref(doc.success);
+  const created = (op.responses?.["201"] as Response | undefined)?.content?.["application/json"] as
+    | { schema?: unknown }
+    | undefined;
+  if (doc?.success && created) created.schema = ref(doc.success);
+  if (doc?.okOneOf && json) json.schema = { oneOf: doc.okOneOf.map(ref) };
+  const stream = ok?.content?.["text/event-stream"] as { schema?: unknown } | undefined;
+  if (doc?.events && stream) stream.schema = { $ref: `#/components/schemas/${doc.events}` };
 }
 
-/** What the generator cannot know about one operation. */
-function decorate(path: string, method: string, op: Operation, schemas: Record<string, unknown>) {
-  op.operationId = OPERATION_IDS[`${method} ${path.replace(/^.*(?=\/v1\/)/, "")}`] ?? op.operationId;
+/** What the generator cannot know about one operation: generic rules, and what its route states (`x-parley`). */
+function decorate(path: string, op: Operation, schemas: Record<string, unknown>) {
+  const doc = op[ROUTE_DOC];
   op.responses ??= {};
   if (!path.includes("/v1/")) {
     op.security = [];
     if (!Object.keys(op.responses).length) op.responses["200"] = { description: "OK" };
     return;
   }
-  // A route without a success schema answers 204 (DELETE).
+  // A route without a success schema answers 204 (DELETE; a resume at the end of its reply).
   if (!Object.keys(op.responses).some((s) => s.startsWith("2"))) op.responses["204"] = { description: "No content" };
   for (const [status, res] of Object.entries(op.responses) as [string, Response][]) {
     if (DESCRIPTIONS[status]) res.description = DESCRIPTIONS[status];
@@ -292,65 +186,29 @@ function decorate(path: string, method: string, op: Operation, schemas: Record<s
     if (status === "429") res.headers["Retry-After"] = header("Retry-After");
   }
   op.responses["405"] = { $ref: "#/components/responses/MethodNotAllowed" };
-  const body = op.operationId && BODIES[op.operationId];
-  if (body) op.requestBody = { required: true, content: { "application/json": { schema: schemas[body] } } };
-  if (op.operationId === "addDocuments") {
+  if (!doc) return;
+  const parameters = (doc.parameters ?? []).map((p) => ({ ...p, required: false }));
+  if (parameters.length) op.parameters = [...(op.parameters ?? []), ...parameters];
+  if (doc.body) op.requestBody = { required: true, content: { "application/json": { schema: schemas[doc.body] } } };
+  if (doc.eventsOnly && op.responses["204"])
+    (op.responses["204"] as Response).description =
+      "At or past the terminal event of an ended reply: nothing more will come (an EventSource stops reconnecting).";
+  if (doc.events) {
+    const events = { "text/event-stream": { schema: schemas[doc.events] } };
     const ok = op.responses["200"] as Response | undefined;
-    if (ok)
-      ok.description =
-        "The document replaced one with the same URL (JSON upload), or the bulk result (ndjson, multipart).";
-    const created = op.responses["201"] as Response | undefined;
-    if (created) created.description = "The document is new (JSON upload).";
+    const headers = ok?.headers ?? (op.responses["204"] as Response | undefined)?.headers;
+    op.responses["200"] = doc.eventsOnly
+      ? {
+          description: "The reply's events: `id: <n>` and `data: <event>` lines, up to `end` or `error`.",
+          headers,
+          content: events,
+        }
+      : {
+          ...ok,
+          description: "The reply as JSON, or its events (`stream: true`): `id: <n>` and `data: <event>` lines.",
+          content: { ...ok?.content, ...events },
+        };
   }
-  if (path.endsWith("/events") && method === "get") documentEvents(op, schemas);
-  if (path.endsWith("/v1/chat") && method === "post") {
-    op.parameters = [
-      ...(op.parameters ?? []),
-      {
-        name: "Idempotency-Key",
-        in: "header",
-        required: false,
-        description:
-          "1–255 printable ASCII characters; a retry with the same key and body gets the same reply (kept 24 h).",
-        schema: { type: "string", maxLength: 255 },
-      },
-    ];
-    const ok = op.responses["200"] as Response | undefined;
-    if (ok) {
-      ok.description = "The reply as JSON (`stream: false`), or its events (`stream: true`): `data: <event>` lines.";
-      ok.content = { ...ok.content, "text/event-stream": { schema: schemas.StreamEvent } };
-    }
-  }
-}
-
-/** The resume route: its position parameters and its event-stream answer (the route returns a raw stream). */
-function documentEvents(op: Operation, schemas: Record<string, unknown>) {
-  op.parameters = [
-    ...(op.parameters ?? []),
-    {
-      name: "after",
-      in: "query",
-      required: false,
-      description: "Event id to resume after (0: from `start`).",
-      schema: { type: "integer", minimum: 0 },
-    },
-    {
-      name: "Last-Event-ID",
-      in: "header",
-      required: false,
-      description: "Event id to resume after; wins over `after`.",
-      schema: { type: "string" },
-    },
-  ];
-  const responses = op.responses ?? {};
-  const headers = (responses["204"] as Response | undefined)?.headers ?? { "X-Request-Id": header("X-Request-Id") };
-  delete responses["204"];
-  responses["200"] = {
-    description: "The reply's events after the position: `id: <n>` and `data: <event>` lines, up to `end` or `error`.",
-    headers,
-    content: { "text/event-stream": { schema: schemas.StreamEvent } },
-  };
-  op.responses = responses;
 }
 
 /** Every `schema` in the paths, reduced to standard keywords. */

@@ -4,7 +4,7 @@
  * which the CLI prints as they are.
  */
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
-import type { ApiKey, KeyRole } from "../contract/keys.ts";
+import type { KeyRole } from "../contract/keys.ts";
 import type { Db } from "../db/client.ts";
 import { sqlState } from "../db/errors.ts";
 import { apiKeys, keyKnowledgeBases, knowledgeBases } from "../db/schema.ts";
@@ -237,19 +237,3 @@ export async function updateKey(db: Db, id: string, changes: KeyChanges, now = n
   }
   return true;
 }
-
-/** A listing in wire form. */
-export const toApiKey = (k: ApiKeyListing): ApiKey => ({
-  id: k.id,
-  name: k.name,
-  prefix: k.prefix,
-  role: k.role,
-  plan: k.plan,
-  rpm: k.rpm,
-  rpd: k.rpd,
-  knowledge_base_ids: k.knowledgeBaseIds ?? [],
-  created_at: k.createdAt.toISOString(),
-  expires_at: k.expiresAt?.toISOString() ?? null,
-  last_used_at: k.lastUsedAt?.toISOString() ?? null,
-  revoked_at: k.revokedAt?.toISOString() ?? null,
-});

@@ -7,11 +7,12 @@ import { decodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { PageQuery, plainLimit } from "../http/paging.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 import { adminGuard, type GuardDeps } from "./index.ts";
-import { createKey, getKey, pageKeys, revokeKey, toApiKey, updateKey } from "./keys-admin.ts";
-import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, KeyParams, UpdateKey } from "./model.ts";
+import { createKey, getKey, pageKeys, revokeKey, updateKey } from "./keys-admin.ts";
+import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, KeyParams, toApiKey, UpdateKey } from "./model.ts";
 
 const notFound = (id: string) => new ApiError("not_found", `No API key '${clip(id)}'.`, { param: "id" });
 const date = (v: string | null | undefined) => (v == null ? v : new Date(v));
@@ -40,11 +41,11 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
         parse: "none",
         params: KeyParams,
         response: { 200: ApiKey, 403: ErrorBody, 409: ErrorBody, ...ErrorResponses },
-        detail: {
-          summary: "Revoke an API key",
-          description:
-            "Refused from its next request on, on every instance. Revoking a revoked key answers it as it is. Revoking the last active admin key is 409 `last_admin`.",
-        },
+        detail: routeDoc(
+          "Revoke an API key",
+          "Refused from its next request on, on every instance. Revoking a revoked key answers it as it is. Revoking the last active admin key is 409 `last_admin`.",
+          { operationId: "revokeKey", success: "ApiKey" },
+        ),
       },
     );
   const withBody = new Elysia({ tags: ["Keys"] })
@@ -73,7 +74,11 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
       {
         body: CreateKey,
         response: { 201: CreatedApiKey, ...KEY_ERRORS },
-        detail: { summary: "Create an API key", description: "Answers the secret once; it is never shown again." },
+        detail: routeDoc("Create an API key", "Answers the secret once; it is never shown again.", {
+          operationId: "createKey",
+          success: "CreatedApiKey",
+          body: "KeyCreate",
+        }),
       },
     )
     .get(
@@ -87,13 +92,16 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
         transform: plainLimit,
         query: PageQuery,
         response: { 200: ApiKeyList, 403: ErrorBody, ...ErrorResponses },
-        detail: { summary: "List API keys", description: "Newest first, revoked ones included; never the secrets." },
+        detail: routeDoc("List API keys", "Newest first, revoked ones included; never the secrets.", {
+          operationId: "listKeys",
+          success: "ApiKeyList",
+        }),
       },
     )
     .get("/:id", ({ params }) => read(params.id), {
       params: KeyParams,
       response: { 200: ApiKey, 403: ErrorBody, ...ErrorResponses },
-      detail: { summary: "Get an API key" },
+      detail: routeDoc("Get an API key", "", { operationId: "getKey", success: "ApiKey" }),
     })
     .patch(
       "/:id",
@@ -121,11 +129,11 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
         params: KeyParams,
         body: UpdateKey,
         response: { 200: ApiKey, ...KEY_ERRORS, 409: ErrorBody },
-        detail: {
-          summary: "Change an API key",
-          description:
-            "Name, plan, limits, role, knowledge bases (replaced as a whole) and expiry. A new plan starts from its defaults unless limits are given. Demoting the last active admin key is 409 `last_admin`.",
-        },
+        detail: routeDoc(
+          "Change an API key",
+          "Name, plan, limits, role, knowledge bases (replaced as a whole) and expiry. A new plan starts from its defaults unless limits are given. Demoting the last active admin key is 409 `last_admin`.",
+          { operationId: "updateKey", success: "ApiKey", body: "KeyUpdate" },
+        ),
       },
     );
   return new Elysia({ prefix: "/keys" }).use(revoking).use(withBody);

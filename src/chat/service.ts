@@ -13,15 +13,15 @@ import {
   titleFrom,
 } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
-import { sqlState } from "../db/errors.ts";
+import { SQLSTATE, sqlState } from "../db/errors.ts";
 import type { ConversationRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 import { defaultKnowledgeBaseFor, mayUse, resolveKnowledgeBase } from "../knowledge/index.ts";
 
-/** The conversation a new message goes to, and what the agent should know of it. */
-export interface Turn {
+/** Where the reply to a new message goes, and the turns the agent should know of. */
+export interface PreparedReply {
   conversation: ConversationRow;
   history: ChatTurn[];
   /** What the reply may search and cite: the conversation's knowledge base, if the key may still use it. */
@@ -32,17 +32,18 @@ const notFound = (id: string) =>
   new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "conversation_id" });
 
 /**
- * A new conversation takes `knowledgeBaseId` (which the key must be allowed: else 404, as for an
- * unknown id) or the key's default; an existing one keeps its own, and naming another is a 400.
+ * Finds (or creates) the conversation and stores the user message: what a reply needs before its
+ * run. A new conversation takes `knowledgeBaseId` (which the key must be allowed: else 404, as
+ * for an unknown id) or the key's default; an existing one keeps its own, and naming another is a 400.
  */
-export async function beginTurn(
+export async function prepareReply(
   db: Db,
   key: Pick<ApiKeyInfo, "id" | "role" | "knowledgeBaseIds">,
   message: string,
   conversationId: string | null | undefined,
   at: Date,
   knowledgeBaseId?: string,
-): Promise<Turn> {
+): Promise<PreparedReply> {
   const keyId = key.id;
   const named = knowledgeBaseId === undefined ? undefined : (await resolveKnowledgeBase(db, key, knowledgeBaseId)).id;
   if (conversationId == null) {
@@ -81,7 +82,7 @@ export async function beginTurn(
     });
   } catch (error) {
     // foreign_key_violation: a DELETE of this conversation won the race since we found it.
-    if (sqlState(error) === "23503") throw notFound(conversationId);
+    if (sqlState(error) === SQLSTATE.foreignKeyViolation) throw notFound(conversationId);
     throw error;
   }
   return { conversation, history, knowledgeBaseId: kbId };

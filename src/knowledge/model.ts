@@ -19,7 +19,12 @@ export const KnowledgeBase = t.Object({
 export const KnowledgeBaseList = t.Object({ data: t.Array(KnowledgeBase), pagination: Pagination });
 
 export const CreateKnowledgeBase = t.Object({
-  name: t.String({ minLength: 1, maxLength: 100, error: "Invalid field 'name': 1–100 characters." }),
+  name: t.String({
+    minLength: 1,
+    maxLength: 100,
+    examples: ["product-docs"],
+    error: "Invalid field 'name': 1–100 characters.",
+  }),
   description: t.Optional(
     t.String({ maxLength: 2000, error: "Invalid field 'description': at most 2000 characters." }),
   ),
@@ -30,10 +35,11 @@ export const UpdateKnowledgeBase = t.Object({
   description: CreateKnowledgeBase.properties.description,
 });
 
-export const KbParams = t.Object({ id: t.String({ description: "kb_… identifier" }) });
+const kbId = t.String({ description: "kb_… identifier", examples: ["kb_01jd5x8r7mf6sb1b2k3n4p5q6r"] });
+export const KbParams = t.Object({ id: kbId });
 export const DocParams = t.Object({
-  id: t.String({ description: "kb_… identifier" }),
-  doc_id: t.String({ description: "doc_… identifier" }),
+  id: kbId,
+  doc_id: t.String({ description: "doc_… identifier", examples: ["doc_01jd5x8r7mf6sb1b2k3n4p5q6r"] }),
 });
 
 export const DocumentSummary = t.Object({
@@ -63,9 +69,17 @@ export const DocumentQuery = t.Composite([
 
 /** One document as JSON (POST …/documents with application/json; also each ndjson line). */
 export const DocumentInput = t.Object({
-  url: t.String({ description: "Absolute http(s) URL, without credentials; the same URL replaces the document." }),
-  title: t.Optional(t.String({ description: "Default: the first `# heading`, the HTML <title>, or the URL." })),
-  content: t.String({ description: "The text (at most MAX_DOCUMENT_BYTES UTF-8 bytes)." }),
+  url: t.String({
+    description: "Absolute http(s) URL, without credentials; the same URL replaces the document.",
+    examples: ["https://docs.example/guide"],
+  }),
+  title: t.Optional(
+    t.String({ description: "Default: the first `# heading`, the HTML <title>, or the URL.", examples: ["Guide"] }),
+  ),
+  content: t.String({
+    description: "The text (at most MAX_DOCUMENT_BYTES UTF-8 bytes).",
+    examples: ["# Guide\n\nHow to get started."],
+  }),
   format: t.Optional(
     literals(Wire.DOCUMENT_FORMATS, { description: "Default `markdown`; `html` is turned into text." }),
   ),
@@ -89,7 +103,12 @@ export const BulkResult = t.Object({
 });
 
 export const SearchBody = t.Object({
-  query: t.String({ minLength: 1, maxLength: 2000, error: "Invalid field 'query': 1–2000 characters." }),
+  query: t.String({
+    minLength: 1,
+    maxLength: 2000,
+    examples: ["How do I create an API key?"],
+    error: "Invalid field 'query': 1–2000 characters.",
+  }),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 50, default: 8, error: "Invalid field 'limit': 1–50." })),
 });
 

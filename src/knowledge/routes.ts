@@ -11,6 +11,7 @@ import { decodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { PageQuery, plainLimit } from "../http/paging.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import {
   createKnowledgeBase,
@@ -64,10 +65,11 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
       {
         body: CreateKnowledgeBase,
         response: { 201: KnowledgeBase, ...ADMIN, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses },
-        detail: {
-          summary: "Create a knowledge base",
-          description: "Names are unique: a duplicate is 409 `already_exists`.",
-        },
+        detail: routeDoc("Create a knowledge base", "Names are unique: a duplicate is 409 `already_exists`.", {
+          operationId: "createKnowledgeBase",
+          success: "KnowledgeBase",
+          body: "KnowledgeBaseCreate",
+        }),
       },
     )
     .get(
@@ -80,16 +82,19 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
         transform: plainLimit,
         query: PageQuery,
         response: { 200: KnowledgeBaseList, ...ADMIN, ...ErrorResponses },
-        detail: { summary: "List knowledge bases", description: "Newest first, by keyset cursor, with their counts." },
+        detail: routeDoc("List knowledge bases", "Newest first, by keyset cursor, with their counts.", {
+          operationId: "listKnowledgeBases",
+          success: "KnowledgeBaseList",
+        }),
       },
     )
     .get("/:id", ({ params }) => existing(params.id), {
       params: KbParams,
       response: { 200: KnowledgeBase, ...ADMIN, ...ErrorResponses },
-      detail: {
-        summary: "Get a knowledge base",
-        description: "With its document and passage counts, bytes and `updated_at`.",
-      },
+      detail: routeDoc("Get a knowledge base", "With its document and passage counts, bytes and `updated_at`.", {
+        operationId: "getKnowledgeBase",
+        success: "KnowledgeBase",
+      }),
     })
     .patch(
       "/:id",
@@ -102,7 +107,11 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
         params: KbParams,
         body: UpdateKnowledgeBase,
         response: { 200: KnowledgeBase, ...ADMIN, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses },
-        detail: { summary: "Rename or describe a knowledge base" },
+        detail: routeDoc("Rename or describe a knowledge base", "", {
+          operationId: "updateKnowledgeBase",
+          success: "KnowledgeBase",
+          body: "KnowledgeBaseUpdate",
+        }),
       },
     )
     .delete(
@@ -115,7 +124,9 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
         parse: "none",
         params: KbParams,
         response: { ...ADMIN, ...ErrorResponses },
-        detail: { summary: "Delete a knowledge base", description: "With its documents and passages. 204." },
+        detail: routeDoc("Delete a knowledge base", "With its documents and passages. 204.", {
+          operationId: "deleteKnowledgeBase",
+        }),
       },
     )
     .get(
@@ -133,10 +144,10 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
         params: KbParams,
         query: DocumentQuery,
         response: { 200: DocumentList, ...ADMIN, ...ErrorResponses },
-        detail: {
-          summary: "List documents",
-          description: "Newest first, by keyset cursor; `url_prefix` filters by URL.",
-        },
+        detail: routeDoc("List documents", "Newest first, by keyset cursor; `url_prefix` filters by URL.", {
+          operationId: "listDocuments",
+          success: "DocumentList",
+        }),
       },
     )
     .get(
@@ -150,7 +161,10 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
       {
         params: DocParams,
         response: { 200: Document, ...ADMIN, ...ErrorResponses },
-        detail: { summary: "Get a document", description: "Its metadata and stored content." },
+        detail: routeDoc("Get a document", "Its metadata and stored content.", {
+          operationId: "getDocument",
+          success: "Document",
+        }),
       },
     )
     .delete(
@@ -164,10 +178,11 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
         parse: "none",
         params: DocParams,
         response: { ...ADMIN, ...ErrorResponses },
-        detail: {
-          summary: "Delete a document",
-          description: "With its passages, at once: no search or reply cites it after the 204.",
-        },
+        detail: routeDoc(
+          "Delete a document",
+          "With its passages, at once: no search or reply cites it after the 204.",
+          { operationId: "deleteDocument" },
+        ),
       },
     );
 };
@@ -188,10 +203,10 @@ export const searchRoutes = (deps: KnowledgeDeps) =>
         params: KbParams,
         body: SearchBody,
         response: { 200: SearchResults, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses },
-        detail: {
-          summary: "Search a knowledge base",
-          description:
-            "Ranked passages, best page first: the agent's own search (BM25F), no model involved. Empty when the question is not about this knowledge base.",
-        },
+        detail: routeDoc(
+          "Search a knowledge base",
+          "Ranked passages, best page first: the agent's own search (BM25F), no model involved. Empty when the question is not about this knowledge base.",
+          { operationId: "searchKnowledgeBase", success: "SearchResults", body: "SearchRequest" },
+        ),
       },
     );

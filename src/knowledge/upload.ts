@@ -9,6 +9,7 @@ import { readLimited } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { getKnowledgeBase } from "./bases.ts";
 import { ingestFiles, ingestNdjson, UPLOAD_EXTENSIONS } from "./bulk.ts";
@@ -94,7 +95,11 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
           ...ErrorResponses,
         },
         detail: {
-          summary: "Add or replace documents",
+          ...routeDoc("Add or replace documents", "", {
+            operationId: "addDocuments",
+            success: "Document",
+            okOneOf: ["Document", "BulkResult"],
+          }),
           description:
             "`application/json`: one document; 201 when new, 200 when it replaced the one with the same URL. `application/x-ndjson`: one document per line, streamed; `multipart/form-data`: files (.md, .markdown, .txt with YAML `---` or TOML `+++` front matter, .html, .htm, .jsonl) and an optional `base_url` field for files without a `url`. Both bulk forms answer 200 with counts and one result per line or file; a bad line fails alone.",
           requestBody: {
