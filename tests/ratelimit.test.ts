@@ -2,12 +2,12 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { updateKey } from "../src/auth/keys-admin.ts";
-import { openPglite, openPostgres } from "../src/db/client.ts";
+import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { rateLimits } from "../src/db/schema.ts";
 import { EXACT_LOG_MAX } from "../src/ratelimit/service.ts";
 import { expectError, expectStatus, harness, keyIdOf, type Reply, read } from "./helpers/app.ts";
-import { onPostgres, secondStore } from "./helpers/store.ts";
+import { freshPglite, onPostgres, secondStore } from "./helpers/store.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -301,7 +301,7 @@ describe("limiter store failure", () => {
   });
 
   test("a closed PGlite → 503", async () => {
-    const store = await openPglite();
+    const store = await freshPglite();
     await migrate(store);
     const h = await harness({ store });
     const key = await h.key("free");

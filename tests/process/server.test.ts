@@ -4,18 +4,18 @@
  * the PGlite folder to check it was closed cleanly (lock released, data readable).
  * The slow replies come from tests/fixtures/slow-server.ts (the real `serve`, with a slow agent).
  */
-import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { createParser } from "eventsource-parser";
-import { loadEnv } from "../src/config/env.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { messages } from "../src/db/schema.ts";
-import { countDocuments } from "../src/knowledge/service.ts";
-import { openStoreFromEnv } from "../src/runtime/store.ts";
-import { launch, PROCESS_TEST_MS, startServer, tempDir as tempFolder } from "./helpers/process.ts";
-import { onPostgres } from "./helpers/store.ts";
+import { loadEnv } from "../../src/config/env.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { messages } from "../../src/db/schema.ts";
+import { countDocuments } from "../../src/knowledge/service.ts";
+import { openStoreFromEnv } from "../../src/runtime/store.ts";
+import { dataDir, launch, PROCESS_TEST_MS, startServer, tempDir as tempFolder } from "../helpers/process.ts";
+import { onPostgres } from "../helpers/store.ts";
 
 const tempDir = () => tempFolder("parley-server-");
 
@@ -105,8 +105,11 @@ const text = (events: any[]) =>
 
 // Real processes on their own PGlite folders; the PostgreSQL run would only repeat them.
 describe.skipIf(onPostgres)("server process: signals", () => {
-  // One folder for the slow-server cases (each run adds its own key): PGlite's initdb runs once.
-  const dir = tempDir();
+  // One folder for the slow-server cases (each run adds its own key), copied from the template.
+  let dir = "";
+  beforeAll(async () => {
+    dir = await dataDir("parley-server-");
+  });
 
   test("SIGTERM: new connections are refused, the running reply finishes, exit 0, reply stored as completed", async () => {
     const srv = await slowServer(dir, { SLOW_AGENT_TOKENS: "30", SLOW_AGENT_DELAY_MS: "100" }); // ~3 s
@@ -201,8 +204,7 @@ describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
       }),
     );
     writeFileSync(file, docs.join("\n"));
-    const env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "warn" };
-    expect(await launch(["bun", "src/main.ts", "migrate"], env).proc.exited).toBe(0);
+    const env = { DATA_DIR: await dataDir("parley-server-"), LOG_LEVEL: "warn" }; // migrated
     const cli = launch(["bun", "src/main.ts", "ingest", file], env);
     // Well into the ingest (which takes seconds), not at its end.
     while (!existsSync(join(env.DATA_DIR, "parley.lock")) && cli.proc.exitCode === null) await Bun.sleep(2);
@@ -233,13 +235,16 @@ function openToOthers(dir: string): string[] {
 }
 
 describe.skipIf(onPostgres)("start-up: port and data folder", () => {
-  // One folder for these cases: PGlite's initdb runs once.
-  const dir = tempDir();
+  // One folder for these cases, copied from the template.
+  let dir = "";
+  beforeAll(async () => {
+    dir = await dataDir("parley-server-");
+  });
 
   test("a second server on a port in use exits 1 naming the port; the first keeps all the traffic", async () => {
     const first = await startServer(dir);
     const port = new URL(first.url).port;
-    const other = tempDir();
+    const other = await dataDir("parley-server-");
     const second = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: other, PORT: port });
     const { code, stderr, logs } = await second.exited();
     expect(code, stderr).toBe(1);
