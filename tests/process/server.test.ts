@@ -8,13 +8,13 @@ import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { createParser } from "eventsource-parser";
 import { loadEnv } from "../../src/config/env.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { messages } from "../../src/db/schema.ts";
 import { countDocuments } from "../../src/knowledge/service.ts";
 import { openStoreFromEnv } from "../../src/runtime/store.ts";
 import { dataDir, launch, PROCESS_TEST_MS, startServer, tempDir as tempFolder } from "../helpers/process.ts";
+import { followSse } from "../helpers/sse.ts";
 import { onPostgres } from "../helpers/store.ts";
 
 const tempDir = () => tempFolder("parley-server-");
@@ -29,7 +29,7 @@ async function slowServer(dir: string, env: Record<string, string>) {
   return { ...srv, key: key as string, url: url as string };
 }
 
-/** A streamed chat, read with a real SSE parser; `until(type)` waits for the first such event. */
+/** A streamed chat, followed as it arrives (helpers/sse.ts): `until(type)` waits for the first such event. */
 async function stream(url: string, key: string) {
   const res = await fetch(`${url}/v1/chat`, {
     method: "POST",
@@ -37,21 +37,7 @@ async function stream(url: string, key: string) {
     body: JSON.stringify({ message: "go", stream: true }),
   });
   expect(res.status).toBe(200);
-  const events: any[] = [];
-  let notify = () => {};
-  const parser = createParser({ onEvent: (e) => events.push(JSON.parse(e.data)) });
-  const done = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body!) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      notify();
-    }
-    return events;
-  })();
-  const until = async (type: string) => {
-    while (!events.some((e) => e.type === type)) await Promise.race([new Promise<void>((r) => (notify = r)), done]);
-  };
-  return { events, done, until };
+  return followSse(res);
 }
 
 /**
