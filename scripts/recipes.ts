@@ -199,9 +199,14 @@ const RUNS: Record<string, (blocks: Block[]) => Promise<void>> = {
     write(join(work, "app/main.ts"), fileBlock(blocks, "app/main.ts"));
     const srv = background(["deno", "run", "-A", "app/main.ts"], work);
     try {
-      const res = await answers(`http://127.0.0.1:${PORT}/chat-api/v1/conversations`);
+      const url = `http://127.0.0.1:${PORT}/chat-api/v1/conversations`;
+      await answers(url);
+      // An unknown key: the plugin looks it up in the store (a 401, not a 503, says the store works).
+      const res = await fetch(url, {
+        headers: { authorization: "Bearer prl_0000000000000000000000000000000000000000000" },
+      });
       const body = await res.text();
-      console.log(`GET /chat-api/v1/conversations (no key) → ${res.status} ${body}`);
+      console.log(`GET /chat-api/v1/conversations (unknown key) → ${res.status} ${body}`);
       if (res.status !== 401 || !body.includes('"unauthorized"')) throw new Error("Parley on Deno did not answer");
     } finally {
       await srv.stop();

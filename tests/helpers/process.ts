@@ -2,7 +2,7 @@
  * Real Parley processes for tests: the CLI and the server as a user runs them, each on its own
  * PGlite folder (never DATABASE_URL: these also run, unchanged, in the PostgreSQL CI run).
  */
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -109,6 +109,28 @@ export function launch(cmd: string[], env: Record<string, string>) {
     return { code: proc.exitCode, signal: proc.signalCode, logs, stderr: await stderr };
   };
   return { proc, logs, waitLog, exited };
+}
+
+/**
+ * Resolves when `name` appears in `dir` (a lock file a process takes), told by the file system
+ * (fs.watch) rather than by polling; rejects when `proc` ends first.
+ */
+export async function fileAppears(dir: string, name: string, proc: Bun.Subprocess): Promise<void> {
+  const watcher = watch(dir);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (existsSync(join(dir, name))) resolve();
+        else if (proc.exitCode !== null || proc.signalCode !== null)
+          reject(new Error(`the process ended before ${name}`));
+      };
+      watcher.on("change", check);
+      void proc.exited.then(check);
+      check(); // it may be there already
+    });
+  } finally {
+    watcher.close();
+  }
 }
 
 /** How long a test that starts real servers may take (each may run PGlite's initdb; see waitLog). */

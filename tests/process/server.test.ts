@@ -13,7 +13,14 @@ import { migrate } from "../../src/db/migrate.ts";
 import { messages } from "../../src/db/schema.ts";
 import { countDocuments } from "../../src/knowledge/service.ts";
 import { openStoreFromEnv } from "../../src/runtime/store.ts";
-import { dataDir, launch, PROCESS_TEST_MS, startServer, tempDir as tempFolder } from "../helpers/process.ts";
+import {
+  dataDir,
+  fileAppears,
+  launch,
+  PROCESS_TEST_MS,
+  startServer,
+  tempDir as tempFolder,
+} from "../helpers/process.ts";
 import { followSse } from "../helpers/sse.ts";
 import { onPostgres } from "../helpers/store.ts";
 
@@ -164,7 +171,7 @@ describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
     const dir = tempDir();
     const srv = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: dir });
     // The lock is taken after the handlers are installed and before PGlite's initdb.
-    while (!existsSync(join(dir, "parley.lock")) && srv.proc.exitCode === null) await Bun.sleep(2);
+    await fileAppears(dir, "parley.lock", srv.proc);
     srv.proc.kill("SIGTERM");
     const { code, signal, logs, stderr } = await srv.exited();
     expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
@@ -193,7 +200,7 @@ describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
     const env = { DATA_DIR: await dataDir("parley-server-"), LOG_LEVEL: "warn" }; // migrated
     const cli = launch(["bun", "src/main.ts", "ingest", file], env);
     // Well into the ingest (which takes seconds), not at its end.
-    while (!existsSync(join(env.DATA_DIR, "parley.lock")) && cli.proc.exitCode === null) await Bun.sleep(2);
+    await fileAppears(env.DATA_DIR, "parley.lock", cli.proc);
     await Bun.sleep(1_000);
     cli.proc.kill("SIGINT");
     const { code, stderr, logs } = await cli.exited();
