@@ -4,7 +4,7 @@
  * here reach every file.
  */
 import { afterAll, afterEach, beforeAll } from "bun:test";
-import { stopListening } from "./app.ts";
+import { closeApps, stopListening } from "./app.ts";
 import { killProcesses } from "./process.ts";
 import { testStore } from "./store.ts";
 
@@ -18,3 +18,4 @@ beforeAll(async () => {
 // A failed case must not leave its processes holding the folder (or the port) the next case uses.
 afterEach(killProcesses);
 afterAll(stopListening);
+afterAll(closeApps);
