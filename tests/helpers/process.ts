@@ -42,15 +42,34 @@ let template: Promise<string> | undefined;
  * The copy keeps the modes (folder 0700, files 0600), so it is what the server itself made.
  */
 export async function dataDir(prefix = "parley-test-"): Promise<string> {
+  const dir = tempDir(prefix);
+  cpSync(await templateDataDir(), dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * The run's template folder, made on first use. tests/helpers/setup.ts makes it before the
+ * first process test, in a hook with its own long timeout: on a loaded machine initdb outlasts
+ * a test's. Its `migrate` is not one of the test's processes (killProcesses leaves it alone),
+ * and a failure is not kept: the next call tries again.
+ */
+export function templateDataDir(): Promise<string> {
   template ??= (async () => {
     const dir = tempDir("parley-template-");
-    const made = await cli(["migrate"], { DATA_DIR: dir });
-    if (made.code !== 0) throw new Error(`making the template data folder failed: ${made.stderr}`);
+    const proc = Bun.spawn(["bun", join(root, "src/main.ts"), "migrate"], {
+      cwd: root,
+      env: { ...baseEnv(), LOG_LEVEL: "warn", DATA_DIR: dir },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    if (code !== 0) throw new Error(`making the template data folder failed (exit ${code}): ${stderr}`);
     return dir;
-  })();
-  const dir = tempDir(prefix);
-  cpSync(await template, dir, { recursive: true });
-  return dir;
+  })().catch((e) => {
+    template = undefined;
+    throw e;
+  });
+  return template;
 }
 
 const baseEnv = () => ({

@@ -5,15 +5,17 @@
  */
 import { afterAll, afterEach, beforeAll } from "bun:test";
 import { closeApps, stopListening } from "./app.ts";
-import { killProcesses } from "./process.ts";
+import { killProcesses, templateDataDir } from "./process.ts";
 import { testStore } from "./store.ts";
 
 // The run's shared store is opened before the first file's tests (once: later files find it
 // open), so its cold start (PGlite's initdb: seconds, far more on a loaded machine) is not
 // charged to whichever test happens to ask for it first. Pure unit tests (tests/unit/) skip it.
+// Likewise the process lane's template data folder (helpers/process.ts).
 beforeAll(async () => {
   if (!Bun.main.includes("/tests/unit/")) await testStore();
-}, 300_000);
+  if (Bun.main.includes("/tests/process/")) await templateDataDir();
+}, 600_000);
 
 // A failed case must not leave its processes holding the folder (or the port) the next case uses.
 afterEach(killProcesses);

@@ -25,6 +25,14 @@ let image: Promise<Blob> | undefined;
  * The test store is one such copy, and so is every test's own PGlite (a store the test closes…).
  */
 export async function freshPglite(): Promise<Store> {
+  return openPglite(undefined, { loadDataDir: await pgliteImage() });
+}
+
+/**
+ * The run's initdb'd image, made on first use. A file whose tests need a fresh PGlite makes it in
+ * `beforeAll(pgliteImage, …)` with a long timeout (on PostgreSQL runs the shared store does not).
+ */
+export function pgliteImage(): Promise<Blob> {
   image ??= (async () => {
     const pg = await PGlite.create();
     try {
@@ -32,8 +40,11 @@ export async function freshPglite(): Promise<Store> {
     } finally {
       await pg.close();
     }
-  })();
-  return openPglite(undefined, { loadDataDir: await image });
+  })().catch((e) => {
+    image = undefined;
+    throw e;
+  });
+  return image;
 }
 
 async function open(): Promise<Store> {
