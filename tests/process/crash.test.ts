@@ -10,10 +10,10 @@ import type { Store } from "../../src/db/client.ts";
 import { openStoreFromEnv } from "../../src/runtime/store.ts";
 import { harness, listen } from "../helpers/app.ts";
 import { eventsPath, get, post, readEvents, tokensOf } from "../helpers/instances.ts";
-import { dataDir, launch } from "../helpers/process.ts";
+import { dataDir, launch, PROCESS_TEST_MS } from "../helpers/process.ts";
 import { onPostgres, testStore } from "../helpers/store.ts";
 
-setDefaultTimeout(60_000); // a child process start plus a lease
+setDefaultTimeout(PROCESS_TEST_MS); // a child process start plus a lease (see helpers/process.ts)
 
 const cleanup: (() => unknown)[] = [];
 afterAll(async () => {
