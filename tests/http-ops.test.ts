@@ -127,7 +127,7 @@ describe("access log", () => {
     const detail = await send(app, "GET", `/v1/conversations/${chat.json.conversation_id}`, { key });
     const bad = await send(app, "GET", "/v1/conversations", { key: `prl_${"x".repeat(43)}` });
     await send(app, "GET", "/healthz");
-    await new Promise((r) => setTimeout(r, 20)); // the after-response hook runs on the next turn
+    await log.waitFor((e) => e.msg === "request", 4); // the after-response hook runs on the next turn
     const lines = log.entries().filter((e) => e.msg === "request");
     const of = (r: { headers: Headers }): Array<Record<string, any>> =>
       lines.filter((l) => l.request_id === r.headers.get("x-request-id"));

@@ -21,8 +21,18 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Opens PGlite in `dataDir` (in memory when omitted). `options` reach PGlite as they are. */
+/**
+ * Opens PGlite in `dataDir` (in memory when omitted), creating the folder and its parents when
+ * missing, private to its owner (PGlite itself makes only the last level). `options` reach
+ * PGlite as they are.
+ */
 export async function openPglite(dataDir?: string, options: PGliteOptions = {}): Promise<Store> {
+  if (dataDir && !/^[a-z]+:\/\//.test(dataDir) && !options.fs) {
+    // A file-system path (not memory:// or idb://): node:fs, as PGlite's own NodeFS uses it
+    // there (Bun, Deno and Node all have it). Imported only then, so a browser never loads it.
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  }
   const client = await PGlite.create({ ...options, dataDir });
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
