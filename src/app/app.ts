@@ -75,15 +75,25 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
     .get(
       "/readyz",
       async ({ request }) => {
-        if (await storeAnswers(config, readyTimeoutMs)) return { status: "ready" as const };
-        const error = new ApiError("service_unavailable", `The database did not answer within ${readyTimeoutMs} ms.`);
+        const answers = await storeAnswers(config, readyTimeoutMs);
+        const writable = answers && (await storeWritable(config, readyTimeoutMs));
+        if (answers && writable) return { status: "ready" as const };
+        const error = new ApiError(
+          "service_unavailable",
+          answers
+            ? "The store cannot write its data (storage fault); it recovers by itself once the fault clears."
+            : `The database did not answer within ${readyTimeoutMs} ms.`,
+        );
         markStatus(request, 503);
         // Answered, not thrown: a probe failing every few seconds while the database is away is not worth a warning each.
         return error.respond(requestIdOf(request)) as never;
       },
       {
         response: { 200: t.Object({ status: t.Literal("ready") }), 503: ErrorBody },
-        detail: { summary: "Readiness: 503 while the database does not answer", tags: ["Health"] },
+        detail: {
+          summary: "Readiness: 503 while the database does not answer or the store cannot write",
+          tags: ["Health"],
+        },
       },
     )
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
@@ -95,13 +105,30 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
 }
 
 /** Whether the store answers a trivial query within `ms`. */
-async function storeAnswers({ store }: ParleyConfig, ms: number): Promise<boolean> {
+function storeAnswers({ store }: ParleyConfig, ms: number): Promise<boolean> {
+  return within(
+    store.db.execute(sql`select 1`).then(
+      () => true,
+      () => false,
+    ),
+    ms,
+  );
+}
+
+/** Whether the store can write (its own probe, when it has one) within `ms`. */
+function storeWritable({ store }: ParleyConfig, ms: number): Promise<boolean> {
+  return store.writable
+    ? within(
+        store.writable().catch(() => false),
+        ms,
+      )
+    : Promise.resolve(true);
+}
+
+/** `query`'s answer, or false after `ms`. */
+async function within(query: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
-  const query = store.db.execute(sql`select 1`).then(
-    () => true,
-    () => false,
-  );
   try {
     return await Promise.race([query, late]);
   } finally {

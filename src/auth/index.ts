@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "../http/errors.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
 import { consume, type Decision } from "../ratelimit/service.ts";
 import { bearerSecret } from "./keys.ts";
@@ -53,6 +53,7 @@ export const guard = ({ db, options, now }: GuardDeps) =>
         // is never served, and the next request tries the store again.
         throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", {
           cause: error,
+          headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
         });
       }
       const headers = rateLimitHeaders(decision, at);

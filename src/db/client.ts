@@ -18,12 +18,21 @@ export interface Store {
   readonly db: Db;
   /** Runs `fn` holding an exclusive lock across instances (PostgreSQL advisory lock). */
   withLock<T>(lockId: number, fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Whether the store can write now: a cheap, rate-limited probe /readyz adds to its `select 1`
+   * (the server's PGlite on a data folder checks the folder; see runtime/recovering-pglite.ts).
+   */
+  writable?(): Promise<boolean>;
   close(): Promise<void>;
 }
 
 /** Opens PGlite in `dataDir` (in memory when omitted). `options` reach PGlite as they are. */
 export async function openPglite(dataDir?: string, options: PGliteOptions = {}): Promise<Store> {
-  const client = await PGlite.create({ ...options, dataDir });
+  return pgliteStore(await PGlite.create({ ...options, dataDir }));
+}
+
+/** A store over a PGlite client (or a stand-in that forwards to one). */
+export function pgliteStore(client: PGlite): Store {
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
     kind: "pglite",
