@@ -76,6 +76,13 @@ export function loadEnv(source: Record<string, string | undefined>) {
       `Invalid environment:\n  LLM_MODEL: required when LLM_PROVIDER is set (LLM_PROVIDER=${env.LLM_PROVIDER})`,
     );
   }
+  // Two PGlite servers sharing a port would each serve their own store: the kernel would split
+  // clients between them (a key created on one is unknown to the other).
+  if (env.REUSE_PORT && !env.DATABASE_URL) {
+    throw new Error(
+      "Invalid environment:\n  REUSE_PORT: true only with DATABASE_URL (instances sharing a port must share one PostgreSQL; PGlite is one process per data folder)",
+    );
+  }
   return env;
 }
 
