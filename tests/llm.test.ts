@@ -301,6 +301,30 @@ for (const p of providers) {
       expect(s.fake.received).toHaveLength(3);
     });
 
+    test("a 400 quoting the user's message: the log has status, type, code and request id, never the provider's text (issue 18.5)", async () => {
+      const secret = `my private words ${crypto.randomUUID()}`;
+      const requestIdHeader = p.name === "anthropic" ? "request-id" : "x-request-id";
+      const s = await setup(
+        {},
+        {
+          status: 400,
+          errorMessage: `Invalid content in messages[1]: "${secret}" is not allowed`,
+          headers: { [requestIdHeader]: "req_fake_0123" },
+        },
+      );
+      expectError(await s.chat({ message: secret }), 502, "upstream_error");
+      const log = s.logger.lines.join("\n");
+      expect(log).not.toContain(secret);
+      expect(log).not.toContain("is not allowed");
+      const line = s.logger.lines.find((l) => l.includes("model provider failed"));
+      expect(line, log).toBeDefined();
+      expect(JSON.parse(line!)).toMatchObject({
+        status: 400,
+        provider_error: "invalid_request_error",
+        provider_request_id: "req_fake_0123",
+      });
+    });
+
     test("400 is not retried", async () => {
       const s = await setup({}, { status: 400 });
       expectError(await s.chat({ message: "How do API keys work?" }), 502, "upstream_error");
