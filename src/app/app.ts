@@ -8,7 +8,7 @@ import { Elysia, t } from "elysia";
 import { createLogger } from "../config/logger.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import { elapsedMs, finalStatus, markStart, markStatus } from "../http/access-log.ts";
-import { corsHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
+import { corsAnswerHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody } from "../http/model.ts";
@@ -55,7 +55,7 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
         );
         return preflightResponse(cors, request, requestId);
       }
-      Object.assign(set.headers, corsHeaders(cors, request.headers.get("origin")));
+      Object.assign(set.headers, corsAnswerHeaders(cors, request.headers.get("origin")));
     })
     .onError(({ error, code, request }) => errorResponse(error, request, logger, String(code)))
     .onAfterResponse(({ request, route, set, responseValue, ...ctx }) => {
