@@ -29,6 +29,8 @@ export function loadEnv(source: Record<string, string | undefined>) {
       KEEPALIVE_MS: int(DEFAULT_OPTIONS.keepAliveMs, 100, 25_000),
       SHUTDOWN_GRACE_MS: int(10_000, 0),
       DB_POOL_MAX: int(10),
+      // How long one statement may wait for PostgreSQL (queue, connect, answer) before a 503.
+      DB_WAIT_MS: int(5_000, 100, 600_000),
       FREE_RPM: int(DEFAULT_OPTIONS.plans.free.rpm),
       FREE_RPD: int(DEFAULT_OPTIONS.plans.free.rpd),
       PRO_RPM: int(DEFAULT_OPTIONS.plans.pro.rpm),

@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { boundedPool, DB_WAIT_MS } from "./bounded-pool.ts";
 import * as schema from "./schema.ts";
 
 /** The Drizzle database every service takes; identical API on PGlite and PostgreSQL. */
@@ -43,15 +44,19 @@ export function pgliteStore(client: PGlite): Store {
   };
 }
 
-/** Opens a postgres.js pool on `url`. */
-export function openPostgres(url: string, options: { max?: number } = {}): Store {
-  const client = postgres(url, {
-    max: options.max ?? 10,
-    onnotice: () => {},
-    // A dead database must surface as an error (503), not as a request that hangs.
-    connect_timeout: 5,
-  });
-  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+/** Opens a postgres.js pool on `url`. `waitMs` bounds every statement's wait (db/bounded-pool.ts). */
+export function openPostgres(url: string, options: { max?: number; waitMs?: number } = {}): Store {
+  const pool = boundedPool(
+    () =>
+      postgres(url, {
+        max: options.max ?? 10,
+        onnotice: () => {},
+        // A dead database must surface as an error (503), not as a request that hangs.
+        connect_timeout: 5,
+      }),
+    options.waitMs ?? DB_WAIT_MS,
+  );
+  const db = drizzlePostgres({ client: pool.sql, schema }) as unknown as Db;
   return {
     kind: "postgres",
     db,
@@ -65,6 +70,6 @@ export function openPostgres(url: string, options: { max?: number } = {}): Store
         await single.end({ timeout: 5 }); // closing the session releases the lock
       }
     },
-    close: () => client.end({ timeout: 5 }),
+    close: () => pool.end(),
   };
 }

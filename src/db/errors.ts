@@ -10,7 +10,7 @@ export function isStoreUnavailable(error: unknown): boolean {
   const code = String(e.code ?? e.errno ?? "");
   const message = String(e.message ?? "");
   if (
-    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CONNECT_TIMEOUT|CONNECTION_\w+)$/.test(
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CONNECT_TIMEOUT|CONNECTION_\w+|DB_WAIT_TIMEOUT)$/.test(
       code,
     )
   )

@@ -34,7 +34,7 @@ export interface OpenOptions {
 /** The store for this process, and how to let go of it. */
 export async function openStoreFromEnv(env: Env, { command, warn, onBusy }: OpenOptions = {}): Promise<OpenedStore> {
   if (env.DATABASE_URL) {
-    const store = openPostgres(env.DATABASE_URL, { max: env.DB_POOL_MAX });
+    const store = openPostgres(env.DATABASE_URL, { max: env.DB_POOL_MAX, waitMs: env.DB_WAIT_MS });
     return { ...store, describe: "PostgreSQL (DATABASE_URL)", close: once(store.close) };
   }
   const dir = resolve(env.DATA_DIR);
