@@ -11,6 +11,7 @@ import { elapsedMs, finalStatus, markStart, markStatus } from "../http/access-lo
 import { corsAnswerHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
+import { notAllowed, routePatterns } from "../http/fallback.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { createParley, type ParleyConfig } from "../mod.ts";
@@ -33,6 +34,7 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
   const logger = config.logger ?? createLogger("info");
   const cors = config.options?.corsOrigins;
   let spec: unknown;
+  let patterns: ReturnType<typeof routePatterns> | undefined;
   const app = new Elysia()
     // Routes outside the plugin (health, docs) carry a request id too.
     .onRequest(({ request, set }) => {
@@ -57,7 +59,16 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
       }
       Object.assign(set.headers, corsAnswerHeaders(cors, request.headers.get("origin")));
     })
-    .onError(({ error, code, request }) => errorResponse(error, request, logger, String(code)))
+    .onError(({ error, code, request }) => {
+      // Methods Elysia's router does not route (PROPFIND, TRACE, QUERY…) never reach the /v1
+      // catch-all: a path that exists answers 405 with Allow all the same.
+      if (code === "NOT_FOUND") {
+        patterns ??= routePatterns(app.routes.filter((r) => r.method !== "ALL" && !r.path.endsWith("*")));
+        const refused = notAllowed(patterns, request.method, urlOf(request).pathname.replace(/(.)\/$/, "$1"));
+        if (refused) return errorResponse(refused, request, logger);
+      }
+      return errorResponse(error, request, logger, String(code));
+    })
     .onAfterResponse(({ request, route, set, responseValue, ...ctx }) => {
       const path = urlOf(request).pathname;
       const apiKey = (ctx as { apiKey?: { id: string } }).apiKey;
