@@ -56,6 +56,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LLM_MODEL: z.string().optional(),
       LLM_SYSTEM_PROMPT: z.string().optional(),
       LLM_MAX_OUTPUT_TOKENS: int(1024, 1, 1_000_000),
+      LLM_MAX_REPLY_BYTES: int(262_144, 1_024, 16_777_216),
       LLM_TIMEOUT_MS: int(60_000, 100),
       LLM_IDLE_TIMEOUT_MS: int(30_000, 100),
       LLM_MAX_RETRIES: int(2, 0, 10),

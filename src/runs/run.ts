@@ -271,6 +271,7 @@ export class Run {
     let usage = null as Usage | null; // set in the callback below
     let failure: ApiError | null = null;
     let stopped = false;
+    let cut = false; // the agent ended the reply at a local limit (agent/cap.ts)
     try {
       await this.generate(agent, history, message, (chunk) => {
         if (chunk.type === "token") {
@@ -285,6 +286,8 @@ export class Run {
             output_tokens: count(chunk.usage?.output_tokens),
           };
           usage = u.input_tokens === null && u.output_tokens === null ? null : u;
+        } else if (chunk.type === "finish") {
+          cut = true;
         } else if (Array.isArray(chunk.sources)) {
           sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
         }
@@ -319,11 +322,12 @@ export class Run {
     this.unsubscribeStop();
     await this.writing;
     this.finished = true;
-    const status = failure ? "failed" : stopped ? "stopped" : "completed";
+    const ended = stopped ? "stopped" : cut ? "length" : "completed";
+    const status = failure ? "failed" : ended;
     const terminal = (): RunEvent =>
       failure
         ? { type: "error", error: failure.toPayload() }
-        : { type: "end", message_id: this.id, status: stopped ? "stopped" : "completed", usage };
+        : { type: "end", message_id: this.id, status: ended, usage };
     const seq = this.seq + 1;
     try {
       const events = [...this.pending, { seq, data: JSON.stringify(terminal()) }];
@@ -362,7 +366,7 @@ export class Run {
         role: "assistant",
         content,
         sources,
-        status: stopped ? "stopped" : "completed",
+        status: ended,
         createdAt: this.createdAt,
         leaseUntil: null,
         stopRequested: stopped,
