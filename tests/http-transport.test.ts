@@ -24,7 +24,9 @@ function raw(requestLine: string): Promise<string> {
       port: server.port,
       socket: {
         open: (s) => void s.write(`${requestLine}\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
-        data: (_s, chunk) => void (answer += new TextDecoder().decode(chunk)),
+        data: (_s, chunk) => {
+          answer += new TextDecoder().decode(chunk);
+        },
         close: done,
         error: done,
       },

@@ -14,7 +14,7 @@ import { ApiError } from "../http/errors.ts";
 import { notAllowed, routePatterns } from "../http/fallback.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
-import { createParley, type ParleyConfig } from "../mod.ts";
+import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
 import { buildOpenApi } from "./openapi.ts";
 
@@ -35,6 +35,7 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
   const cors = config.options?.corsOrigins;
   let spec: unknown;
   let patterns: ReturnType<typeof routePatterns> | undefined;
+  const parley = createParley({ ...config, logger });
   const app = new Elysia()
     // Routes outside the plugin (health, docs) carry a request id too.
     .onRequest(({ request, set }) => {
@@ -109,10 +110,12 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
     )
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
     .use(docsRoutes(docsScript))
-    .use(createParley({ ...config, logger }));
+    .use(parley);
   const maxChars = config.options?.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
   spec = buildOpenApi(app, { maxMessageChars: maxChars });
-  return app;
+  // The plugin's lifetimes: `app.parley.close()` ends them, `app.parley.replies.drain()` at shutdown.
+  const handle: ParleyHandle = parley;
+  return Object.assign(app, { parley: handle });
 }
 
 /** Whether the store answers a trivial query within `ms`. */

@@ -50,6 +50,7 @@ export function boundedPool(open: () => postgres.Sql, waitMs: number): BoundedPo
     const q = pool.unsafe(...args) as unknown as LazyQuery;
     // Arm the deadline when the query runs (when awaited), not when it is built.
     const then = q.then.bind(q);
+    // biome-ignore lint/suspicious/noThenProperty: the query is a thenable already; its own `then` is wrapped
     q.then = (onFulfilled, onRejected) => {
       const timer = setTimeout(() => {
         q.reject?.(timeout()); // first: cancelling a queued query rejects it too, as 57014
