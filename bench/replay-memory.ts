@@ -5,12 +5,13 @@
  * end at a modest pace (a pause every 64 KiB, as a real client's socket does); RSS is sampled
  * every 20 ms. Prints one JSON line: baseline, peak and added MiB, and the events each client got.
  */
+
+import type { Agent } from "../src/agent/types.ts";
 import { createApp } from "../src/app/app.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { createLogger } from "../src/config/logger.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
-import type { Agent } from "../src/agent/types.ts";
 
 const EVENTS = 20_000;
 const CLIENTS = Number(process.env.REPLAY_CLIENTS ?? 50);
