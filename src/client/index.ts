@@ -79,7 +79,7 @@ export function createClient(options: ClientOptions) {
         id: r.id as string,
         conversationId: r.conversation_id as string,
         content: r.content as string,
-        status: r.status === "stopped" ? "stopped" : "completed",
+        status: r.status === "stopped" || r.status === "length" ? r.status : "completed",
         createdAt: r.created_at as string,
         usage: usage(r.usage),
       };
