@@ -6,6 +6,9 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createKey } from "../src/auth/keys-admin.ts";
+import { DEFAULT_KB_ID } from "../src/db/schema.ts";
+import { createKnowledgeBase, ingestDocuments } from "../src/knowledge/index.ts";
 import { expectStatus, type Harness, harness, listen } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000);
@@ -74,21 +77,42 @@ describe("MCP over Streamable HTTP", () => {
   test("list_knowledge_bases: the ones this key may use", async () => {
     const client = await connect();
     const r = await client.callTool({ name: "list_knowledge_bases", arguments: {} });
-    expect(r.structuredContent).toEqual({ knowledge_bases: [{ id: "default", name: "default" }] });
+    expect(r.structuredContent).toEqual({ knowledge_bases: [{ id: DEFAULT_KB_ID, name: "default" }] });
     await client.close();
   });
 
-  test("a knowledge base the key may not use is refused (search and ask), as a tool error", async () => {
+  test("a knowledge base the key may not use is refused (search and ask), as a tool error; its documents stay hidden", async () => {
+    const other = await createKnowledgeBase(h.store.db, { name: `mcp-other-${crypto.randomUUID().slice(0, 8)}` });
+    const secretUrl = `https://other.example/${other.id}`;
+    await ingestDocuments(
+      h.store.db,
+      [{ url: secretUrl, title: "Zebra handbook", content: "# Zebras\nZebras graze in herds." }],
+      { kbId: other.id },
+    );
     const client = await connect();
     for (const [name, args] of [
+      ["search", { query: "zebras graze", knowledge_base: other.name }],
+      ["search", { query: "zebras graze", knowledge_base: other.id }],
+      ["ask", { question: "Where do zebras graze?", knowledge_base: other.name }],
       ["search", { query: "plugins", knowledge_base: "kb_someone_elses" }],
-      ["ask", { question: "What is a plugin?", knowledge_base: "other" }],
     ] as const) {
       const r = await client.callTool({ name, arguments: args });
       expect(r.isError).toBe(true);
       expect((r.content as TextContent)[0]!.text).toStartWith("not_found:");
     }
+    expect((await client.listResources()).resources.map((r) => r.uri)).not.toContain(secretUrl);
+    expect(await client.readResource({ uri: secretUrl }).catch((e) => e)).toBeInstanceOf(Error);
     await client.close();
+
+    // A key scoped to that knowledge base sees it alone: listed, searched, read.
+    const { secret } = await createKey(h.store.db, { name: "scoped", plan: "pro", knowledgeBaseIds: [other.id] });
+    const scoped = await connect(secret);
+    const listed = await scoped.callTool({ name: "list_knowledge_bases", arguments: {} });
+    expect(listed.structuredContent).toEqual({ knowledge_bases: [{ id: other.id, name: other.name }] });
+    const found = await scoped.callTool({ name: "search", arguments: { query: "zebras graze" } });
+    expect((found.structuredContent as { results: { url: string }[] }).results.map((x) => x.url)).toEqual([secretUrl]);
+    expect((await scoped.listResources()).resources.map((r) => r.uri)).toEqual([secretUrl]);
+    await scoped.close();
   });
 
   test("resources: each document by its URL, listed and readable", async () => {

@@ -8,6 +8,8 @@ import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
 import OpenAI from "openai";
+import { createKey } from "../src/auth/keys-admin.ts";
+import { createKnowledgeBase, ingestDocuments } from "../src/knowledge/index.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectStatus, type Harness, harness, listen } from "./helpers/app.ts";
 
@@ -207,6 +209,54 @@ describe("openai SDK: models", () => {
     for await (const m of client().models.list()) models.push(m);
     expect(models).toEqual([{ id: "default", object: "model", created: expect.any(Number), owned_by: "parley" }]);
     expect(await client().models.retrieve("default")).toMatchObject({ id: "default", object: "model" });
+  });
+});
+
+describe("openai SDK: knowledge bases as models, scoped to the key", () => {
+  test("a foreign knowledge base is a 404 in OpenAI's shape; a scoped key lists, retrieves and chats with its own", async () => {
+    const other = await createKnowledgeBase(h.store.db, { name: `zoo-${crypto.randomUUID().slice(0, 8)}` });
+    const url0 = `https://zoo.example/${other.id}`;
+    await ingestDocuments(
+      h.store.db,
+      [{ url: url0, title: "Zebra handbook", content: "# Zebras\nZebras graze in herds on the savanna." }],
+      { kbId: other.id },
+    );
+    for (const model of [other.name, other.id]) {
+      const e = await client()
+        .chat.completions.create({ model, messages: [{ role: "user", content: "Where do zebras graze?" }] })
+        .catch((x) => x);
+      expect(e).toBeInstanceOf(OpenAI.NotFoundError);
+      expect(e.error).toMatchObject({ code: "not_found", param: "model" });
+      expect(
+        await client()
+          .models.retrieve(model)
+          .catch((x) => x),
+      ).toBeInstanceOf(OpenAI.NotFoundError);
+    }
+    expect((await client().models.list()).data.map((m) => m.id)).not.toContain(other.name);
+
+    const { secret } = await createKey(h.store.db, { name: "zoo", plan: "pro", knowledgeBaseIds: [other.id] });
+    const zoo = client(secret);
+    expect((await zoo.models.list()).data).toEqual([
+      { id: other.name, object: "model", created: expect.any(Number), owned_by: "parley" },
+    ]);
+    expect((await zoo.models.retrieve(other.id)).id).toBe(other.name);
+    for (const model of ["default", other.name, other.id]) {
+      const done = await zoo.chat.completions.create({
+        model,
+        messages: [{ role: "user", content: "Where do zebras graze?" }],
+      });
+      expect(done.model).toBe(other.name);
+      expect(done.choices[0]!.message.annotations!.map((a) => a.url_citation)).toEqual([
+        expect.objectContaining({ url: url0, title: "Zebra handbook" }),
+      ]);
+    }
+    // The default knowledge base is not this key's: refused.
+    expect(
+      await zoo.chat.completions
+        .create({ model: "default-nope", messages: [{ role: "user", content: "hi" }] })
+        .catch((x) => x),
+    ).toBeInstanceOf(OpenAI.NotFoundError);
   });
 });
 

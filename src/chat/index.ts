@@ -23,7 +23,7 @@ const asJson = (m: MessageRow) => ({
   conversation_id: m.conversationId,
   content: m.content,
   sources: m.sources,
-  status: m.status === "stopped" ? ("stopped" as const) : ("completed" as const),
+  status: m.status === "stopped" || m.status === "length" ? m.status : ("completed" as const),
   created_at: m.createdAt.toISOString(),
   usage: usageOf(m),
 });
@@ -42,7 +42,8 @@ export const chatRoutes = (deps: ChatDeps) => {
         const idemKey = idempotencyKeyOf(request);
         const stream = body.stream === true;
         const started = await startReply(deps, {
-          keyId: apiKey.id,
+          key: apiKey,
+          knowledgeBaseId: body.knowledge_base_id,
           message: body.message,
           conversationId: body.conversation_id,
           stream,

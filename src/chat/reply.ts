@@ -1,9 +1,11 @@
 /**
  * The one way a chat reply starts, whichever door the question came through (POST /v1/chat,
  * POST /v1/chat/completions, the MCP `ask` tool): Idempotency-Key claim or replay, the turn
- * (conversation, history, user message), then the run. The doors only translate the wire form.
+ * (conversation, history, and the writes that go with the reply's statement), then the run.
+ * The doors only translate the wire form.
  */
 import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
+import type { ApiKeyInfo } from "../auth/index.ts";
 import type { MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import type { ReplyHandle } from "../replies/index.ts";
@@ -15,7 +17,10 @@ import { prepareReply } from "./service.ts";
 const PENDING_WAIT_MS = 5_000;
 
 export interface ReplyRequest {
-  keyId: string;
+  /** The caller's key: its conversations, and the knowledge bases it may use. */
+  key: ApiKeyInfo;
+  /** A new conversation's knowledge base, by id or name (the key's default when omitted). */
+  knowledgeBaseId?: string;
   message: string;
   conversationId?: string | null;
   /** For a new conversation: the turns the client already had (stored before the message). */
@@ -29,7 +34,13 @@ export interface ReplyRequest {
 
 /** A new run, or — a retry with the same Idempotency-Key — the first request's stored reply. */
 export type StartedReply =
-  | { kind: "run"; reply: ReplyHandle; conversationId: string }
+  | {
+      kind: "run";
+      reply: ReplyHandle;
+      conversationId: string;
+      /** The knowledge base the reply searches and cites (a continued conversation keeps its own). */
+      knowledgeBaseId: string | null;
+    }
   | { kind: "replay"; message: MessageRow };
 
 const inProgress = () =>
@@ -44,25 +55,40 @@ const inProgress = () =>
 export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<StartedReply> {
   const idem = req.idempotency;
   if (idem) {
-    const found = await claim(deps.db, req.keyId, idem.key, idem.hash, deps.now());
+    const found = await claim(deps.db, req.key.id, idem.key, idem.hash, deps.now());
     if (found.kind !== "first") return { kind: "replay", message: await replayed(deps, req, found) };
   }
   try {
     const at = new Date(deps.now());
-    const prepared = await prepareReply(deps.db, req.keyId, req.message, req.conversationId, at, req.history);
+    const prepared = await prepareReply(
+      deps.db,
+      req.key,
+      req.message,
+      req.conversationId,
+      at,
+      req.knowledgeBaseId,
+      req.history,
+    );
     const reply = await deps.replies.start({
       conversationId: prepared.conversation.id,
       history: prepared.history,
       message: req.message,
+      knowledgeBaseId: prepared.knowledgeBaseId,
       at,
-      also: idem ? [linkReply(req.keyId, idem.key)] : [],
+      also: [...prepared.writes, ...(idem ? [linkReply(req.key.id, idem.key)] : [])],
       settings: req.settings,
     });
-    return { kind: "run", reply, conversationId: prepared.conversation.id };
+    return {
+      kind: "run",
+      reply,
+      conversationId: prepared.conversation.id,
+      knowledgeBaseId: prepared.knowledgeBaseId,
+    };
   } catch (error) {
     // Retries of a request that never started a reply: the same client error, or a fresh try after a server fault.
-    if (idem && error instanceof ApiError && error.status < 500) await recordError(deps.db, req.keyId, idem.key, error);
-    else if (idem) await forget(deps.db, req.keyId, idem.key).catch(() => {});
+    if (idem && error instanceof ApiError && error.status < 500)
+      await recordError(deps.db, req.key.id, idem.key, error);
+    else if (idem) await forget(deps.db, req.key.id, idem.key).catch(() => {});
     throw error;
   }
 }
@@ -73,7 +99,7 @@ async function replayed(deps: ChatDeps, req: ReplyRequest, found: Exclude<Claim,
   // A stream retry waits (briefly) for the first request to start its reply, then follows it.
   for (let waited = 0; found.kind === "pending" && req.stream && waited < PENDING_WAIT_MS; waited += 50) {
     await new Promise((r) => setTimeout(r, 50));
-    found = await inspect(deps.db, req.keyId, key, hash);
+    found = await inspect(deps.db, req.key.id, key, hash);
   }
   if (found.kind === "pending") throw inProgress();
   if (found.kind === "reused") {
@@ -84,7 +110,7 @@ async function replayed(deps: ChatDeps, req: ReplyRequest, found: Exclude<Claim,
   if (found.kind === "error") {
     throw new ApiError(found.error.code, found.error.message, found.error.param ? { param: found.error.param } : {});
   }
-  const message = await deps.replies.find(req.keyId, found.messageId);
+  const message = await deps.replies.find(req.key.id, found.messageId);
   if (!message)
     throw new ApiError("not_found", "The reply of this Idempotency-Key's request was deleted with its conversation.");
   return message;

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { ApiKeyInfo } from "../auth/index.ts";
 import { type ChatDeps, messageProblem, startReply } from "../chat/index.ts";
 import { ApiError } from "../http/errors.ts";
-import { searchPassages } from "../knowledge/search.ts";
+import { searchKnowledgeBase } from "../knowledge/index.ts";
 import { type KnowledgeModel, modelsOf, resolveModel } from "../openai-compat/index.ts";
 import { registerDocuments } from "./resources.ts";
 
@@ -27,11 +27,11 @@ const failure = (error: unknown) => ({
   ],
 });
 
-const kbJson = (m: KnowledgeModel) => ({ id: m.knowledgeBaseId ?? m.id, name: m.id });
+const kbJson = (m: KnowledgeModel) => ({ id: m.knowledgeBaseId, name: m.id });
 
 export function mcpServer(deps: ChatDeps, key: ApiKeyInfo): McpServer {
   const server = new McpServer(SERVER_INFO);
-  const knowledgeBase = (name?: string) => resolveModel(key, name ?? "default");
+  const knowledgeBase = (name?: string) => resolveModel(deps.db, key, name ?? "default", "knowledge_base");
 
   server.registerTool(
     "search",
@@ -46,22 +46,23 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo): McpServer {
       },
       outputSchema: {
         results: z.array(
-          z.object({ url: z.string(), title: z.string(), heading: z.string(), content: z.string(), score: z.number() }),
+          z.object({
+            document_id: z.string(),
+            url: z.string(),
+            title: z.string(),
+            heading: z.string(),
+            content: z.string(),
+            score: z.number(),
+          }),
         ),
       },
       annotations: { readOnlyHint: true },
     },
     async ({ query, knowledge_base, limit }) => {
       try {
-        await knowledgeBase(knowledge_base);
-        const hits = await searchPassages(deps.db, query, [], { limit: limit ?? 8 });
-        const results = hits.map((h) => ({
-          url: h.url,
-          title: h.title,
-          heading: h.heading,
-          content: h.content,
-          score: Math.round(h.score * 1000) / 1000,
-        }));
+        const kb = await knowledgeBase(knowledge_base);
+        const hits = await searchKnowledgeBase(deps.db, kb.knowledgeBaseId, query, limit ?? 8);
+        const results = hits.map((h) => ({ ...h, score: Math.round(h.score * 1000) / 1000 }));
         const text = results.length
           ? results.map((r, i) => `[${i + 1}] ${r.title} — ${r.heading}\n${r.url}\n${r.content}`).join("\n\n")
           : "No passage matches this query.";
@@ -86,10 +87,15 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo): McpServer {
     },
     async ({ question, knowledge_base }) => {
       try {
-        await knowledgeBase(knowledge_base);
+        const kb = await knowledgeBase(knowledge_base);
         const problem = messageProblem(question);
         if (problem) throw new ApiError("invalid_request", `Invalid 'question': ${problem}.`, { param: "question" });
-        const started = await startReply(deps, { keyId: key.id, message: question, stream: false });
+        const started = await startReply(deps, {
+          key,
+          knowledgeBaseId: kb.knowledgeBaseId,
+          message: question,
+          stream: false,
+        });
         if (started.kind !== "run") throw new ApiError("internal_error", "No reply was started.");
         const outcome = await started.reply.done;
         if (!outcome.ok) throw outcome.error;
@@ -114,13 +120,13 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo): McpServer {
       annotations: { readOnlyHint: true },
     },
     async () => {
-      const knowledge_bases = (await modelsOf(key)).map(kbJson);
+      const knowledge_bases = (await modelsOf(deps.db, key)).map(kbJson);
       return {
         content: [{ type: "text", text: knowledge_bases.map((k) => `${k.name} (${k.id})`).join("\n") }],
         structuredContent: { knowledge_bases },
       };
     },
   );
-  registerDocuments(server, deps.db);
+  registerDocuments(server, deps.db, key);
   return server;
 }

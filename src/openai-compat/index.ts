@@ -80,13 +80,15 @@ export const openAiRoutes = (deps: ChatDeps) =>
     .post(
       "/chat/completions",
       async ({ body, apiKey, request, set }) => {
-        const model = await resolveModel(apiKey, body.model);
+        const model = await resolveModel(deps.db, apiKey, body.model);
         const asked = readCompletion(body, deps.options.maxMessageChars);
         const continued = request.headers.get(CONVERSATION_HEADER);
         const idemKey = idempotencyKeyOf(request);
         const stream = body.stream === true;
         const started = await startReply(deps, {
-          keyId: apiKey.id,
+          key: apiKey,
+          // A continued conversation keeps its knowledge base; `default` then means that one.
+          knowledgeBaseId: continued && body.model === "default" ? undefined : model.knowledgeBaseId,
           message: asked.question,
           // The stored history continues the conversation, in place of the one in `messages`.
           conversationId: continued,
@@ -97,12 +99,18 @@ export const openAiRoutes = (deps: ChatDeps) =>
             ? { key: idemKey, hash: await sha256(JSON.stringify(["chat.completions", body, continued])) }
             : undefined,
         }).catch((error) => {
+          if (error instanceof ApiError && error.options.param === "knowledge_base_id")
+            throw new ApiError(error.code, error.message, { param: "model" });
           if (error instanceof ApiError && error.options.param === "conversation_id")
             throw new ApiError("not_found", `No conversation '${clip(continued ?? "")}' for this key.`, {
               param: "X-Parley-Conversation-Id",
             });
           throw error;
         });
+        // A continued conversation answers from its own knowledge base (what `default` means there).
+        const kbId = started.kind === "run" ? started.knowledgeBaseId : null;
+        const answering =
+          kbId && kbId !== model.knowledgeBaseId ? await resolveModel(deps.db, apiKey, kbId).catch(() => model) : model;
         const message =
           started.kind === "run"
             ? { id: started.reply.id, conversationId: started.conversationId }
@@ -112,21 +120,25 @@ export const openAiRoutes = (deps: ChatDeps) =>
         set.headers[CONVERSATION_HEADER] = message.conversationId;
         if (stream) {
           return (await completionStream(feed, {
-            model: model.id,
+            model: answering.id,
             created,
             includeUsage: body.stream_options?.include_usage === true,
             keepAliveMs: deps.options.keepAliveMs,
             headers: { [CONVERSATION_HEADER]: message.conversationId },
-            titles: (urls) => titlesOf(deps.db, urls),
+            titles: (urls) => titlesOf(deps.db, answering.knowledgeBaseId, urls),
           })) as never;
         }
         const r = await collect(feed);
-        const annotations = annotationsOf(r.content, r.sources, await titlesOf(deps.db, r.sources));
+        const annotations = annotationsOf(
+          r.content,
+          r.sources,
+          await titlesOf(deps.db, answering.knowledgeBaseId, r.sources),
+        );
         return {
           id: completionId(r.messageId),
           object: "chat.completion" as const,
           created,
-          model: model.id,
+          model: answering.id,
           choices: [
             {
               index: 0,
@@ -155,7 +167,7 @@ export const openAiRoutes = (deps: ChatDeps) =>
     )
     .get(
       "/models",
-      async ({ apiKey }) => ({ object: "list" as const, data: (await modelsOf(apiKey)).map(modelObject) }),
+      async ({ apiKey }) => ({ object: "list" as const, data: (await modelsOf(deps.db, apiKey)).map(modelObject) }),
       {
         response: { 200: ModelList, ...errors },
         detail: routeDoc("List models", "The knowledge bases this key may use, as OpenAI models.", {
@@ -164,7 +176,7 @@ export const openAiRoutes = (deps: ChatDeps) =>
         }),
       },
     )
-    .get("/models/:id", async ({ apiKey, params }) => modelObject(await resolveModel(apiKey, params.id)), {
+    .get("/models/:id", async ({ apiKey, params }) => modelObject(await resolveModel(deps.db, apiKey, params.id)), {
       params: t.Object({ id: t.String() }),
       response: { 200: ModelObject, ...errors },
       detail: routeDoc("Retrieve a model", "A knowledge base this key may use, by name or id; 404 otherwise.", {

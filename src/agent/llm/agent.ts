@@ -6,6 +6,7 @@
  */
 import { createLogger, type Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
+import { capReply } from "../cap.ts";
 import type { Agent, AgentChunk, AgentInput } from "../types.ts";
 import { CitationFilter } from "./citations.ts";
 import { type LlmConfig, resolveConfig } from "./config.ts";
@@ -13,7 +14,7 @@ import { UpstreamFailure } from "./failure.ts";
 import { languageModel } from "./model.ts";
 import { findPassages } from "./passages.ts";
 import { conversation, systemPrompt } from "./prompt.ts";
-import { streamReply } from "./stream.ts";
+import { type Piece, streamReply } from "./stream.ts";
 
 export interface LlmAgentOptions {
   logger?: Logger;
@@ -23,8 +24,14 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
   const c = resolveConfig(config);
   const model = languageModel(c);
   return {
-    async *respond({ history, message, signal, settings = {} }: AgentInput): AsyncIterable<AgentChunk> {
-      const passages = await findPassages(db, message, history);
+    async *respond({
+      history,
+      message,
+      signal,
+      knowledgeBaseId,
+      settings = {},
+    }: AgentInput): AsyncIterable<AgentChunk> {
+      const passages = await findPassages(db, message, history, knowledgeBaseId);
       signal.throwIfAborted();
       const base = settings.instructions ? `${c.systemPrompt}\n\n${settings.instructions}` : c.systemPrompt;
       const prompt = {
@@ -35,12 +42,18 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
       // Every [n] the client sees names a passage that was given (citations.ts).
       const citations = new CitationFilter(passages.map((p) => p.url));
       try {
-        for await (const piece of streamReply(model, c, prompt, signal, logger)) {
-          if (piece.type === "text") {
-            const text = citations.push(piece.text);
+        const limits = { maxTokens: c.maxOutputTokens, maxBytes: c.maxReplyBytes };
+        for await (const chunk of capReply(chunks(streamReply(model, c, prompt, signal, logger)), limits)) {
+          if (chunk.type === "token") {
+            const text = citations.push(chunk.content);
             if (text) yield { type: "token", content: text };
           } else {
-            yield { type: "usage", usage: { input_tokens: piece.input, output_tokens: piece.output } };
+            // A cut reply ends here: what the filter held back is shown before the finish.
+            if (chunk.type === "finish") {
+              const rest = citations.end();
+              if (rest) yield { type: "token", content: rest };
+            }
+            yield chunk;
           }
         }
       } catch (error) {
@@ -51,4 +64,12 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
       yield { type: "sources", sources: citations.sources };
     },
   };
+}
+
+/** The provider's pieces as the agent's chunks. */
+async function* chunks(pieces: AsyncIterable<Piece>): AsyncGenerator<AgentChunk> {
+  for await (const piece of pieces) {
+    if (piece.type === "text") yield { type: "token", content: piece.text };
+    else yield { type: "usage", usage: { input_tokens: piece.input, output_tokens: piece.output } };
+  }
 }
