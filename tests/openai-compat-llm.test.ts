@@ -138,6 +138,33 @@ for (const p of providers) {
       expect(json.choices[0]!.message.content).toBe("Hello there.");
     });
 
+    test("finish_reason length: the provider's own cap, and a max_tokens the provider ignored (cut here); stored as length", async () => {
+      const s = await setup();
+      s.fake.script.push({ tokens: ["One", " two"], cutShort: true }, { tokens: ["A", " b", " c", " d", " e"] });
+      const { data, response } = await s.openai.chat.completions
+        .create({ model: "default", messages: [{ role: "user", content: QUESTION }] })
+        .withResponse();
+      expect(data.choices[0]!.finish_reason).toBe("length");
+      expect(data.choices[0]!.message.content).toBe("One two");
+      const stream = await s.openai.chat.completions.create({
+        model: "default",
+        messages: [{ role: "user", content: QUESTION }],
+        stream: true,
+        max_completion_tokens: 2,
+      });
+      const chunks: OpenAI.ChatCompletionChunk[] = [];
+      for await (const c of stream) chunks.push(c);
+      expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("A b");
+      expect(chunks.at(-1)!.choices[0]!.finish_reason).toBe("length");
+      const conversation = response.headers.get("x-parley-conversation-id");
+      const read = await fetch(`${s.url}/v1/conversations/${conversation}`, {
+        headers: { authorization: `Bearer ${s.key}` },
+      });
+      const body = (await read.json()) as { messages: { role: string; status: string }[] };
+      expect({ status: read.status, body }).toMatchObject({ status: 200 });
+      expect(body.messages.at(-1)).toMatchObject({ role: "assistant", status: "length" });
+    });
+
     test("a failure before the first token: OpenAI's error shape and status (JSON and stream)", async () => {
       const s = await setup();
       s.fake.script.push({ status: 500 }, { status: 500 });

@@ -42,7 +42,9 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
       // Every [n] the client sees names a passage that was given (citations.ts).
       const citations = new CitationFilter(passages.map((p) => p.url));
       try {
-        const limits = { maxTokens: c.maxOutputTokens, maxBytes: c.maxReplyBytes };
+        // The client's max_tokens holds too when a provider ignores it (never more than the operator's).
+        const maxTokens = Math.min(c.maxOutputTokens, settings.maxOutputTokens ?? c.maxOutputTokens);
+        const limits = { maxTokens, maxBytes: c.maxReplyBytes };
         for await (const chunk of capReply(chunks(streamReply(model, c, prompt, signal, logger)), limits)) {
           if (chunk.type === "token") {
             const text = citations.push(chunk.content);
@@ -70,6 +72,7 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
 async function* chunks(pieces: AsyncIterable<Piece>): AsyncGenerator<AgentChunk> {
   for await (const piece of pieces) {
     if (piece.type === "text") yield { type: "token", content: piece.text };
+    else if (piece.type === "length") yield { type: "finish", reason: "length" };
     else yield { type: "usage", usage: { input_tokens: piece.input, output_tokens: piece.output } };
   }
 }

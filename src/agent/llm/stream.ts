@@ -11,7 +11,11 @@ import type { GenerationSettings } from "../types.ts";
 import type { ResolvedLlmConfig } from "./config.ts";
 import { classify, UpstreamFailure } from "./failure.ts";
 
-export type Piece = { type: "text"; text: string } | { type: "usage"; input: number | null; output: number | null };
+/** `length`: the provider ended the reply at its output cap (max_tokens). */
+export type Piece =
+  | { type: "text"; text: string }
+  | { type: "length" }
+  | { type: "usage"; input: number | null; output: number | null };
 
 export interface Prompt {
   system: string;
@@ -122,6 +126,7 @@ async function* attemptStream(
     ) {
       throw new UpstreamFailure("incomplete");
     }
+    if (finish.finishReason === "length") yield { type: "length" };
     const { inputTokens, outputTokens } = finish.totalUsage;
     if (inputTokens !== undefined || outputTokens !== undefined)
       yield { type: "usage", input: inputTokens ?? null, output: outputTokens ?? null };
