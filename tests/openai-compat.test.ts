@@ -9,7 +9,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
 import OpenAI from "openai";
 import { createKey } from "../src/auth/keys-admin.ts";
-import { createKnowledgeBase, ingestDocuments } from "../src/knowledge/index.ts";
+import { createKnowledgeBase, DEFAULT_KB_ID, ingestDocuments } from "../src/knowledge/index.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectStatus, type Harness, harness, listen } from "./helpers/app.ts";
 
@@ -257,6 +257,36 @@ describe("openai SDK: knowledge bases as models, scoped to the key", () => {
         .create({ model: "default-nope", messages: [{ role: "user", content: "hi" }] })
         .catch((x) => x),
     ).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+});
+
+describe("openai SDK: a continued conversation keeps its knowledge base", () => {
+  test("`default` then means the conversation's own (answer's model and citation titles from it); another one → 400 param model", async () => {
+    const other = await createKnowledgeBase(h.store.db, { name: `herd-${crypto.randomUUID().slice(0, 8)}` });
+    const url0 = `https://herd.example/${other.id}`;
+    await ingestDocuments(
+      h.store.db,
+      [{ url: url0, title: "Zebra handbook", content: "# Zebras\nZebras graze in herds on the savanna." }],
+      { kbId: other.id },
+    );
+    const { secret } = await createKey(h.store.db, {
+      name: "two",
+      plan: "pro",
+      knowledgeBaseIds: [DEFAULT_KB_ID, other.id],
+    });
+    const two = client(secret);
+    const ask = [{ role: "user" as const, content: "Where do zebras graze?" }];
+    const first = await two.chat.completions.create({ model: other.name, messages: ask }).withResponse();
+    expect(first.data.model).toBe(other.name);
+    const headers = { "x-parley-conversation-id": first.response.headers.get("x-parley-conversation-id")! };
+    const next = await two.chat.completions.create({ model: "default", messages: ask }, { headers });
+    expect(next.model).toBe(other.name);
+    expect(next.choices[0]!.message.annotations!.map((a) => a.url_citation)).toEqual([
+      expect.objectContaining({ url: url0, title: "Zebra handbook" }),
+    ]);
+    const e = await two.chat.completions.create({ model: DEFAULT_KB_ID, messages: ask }, { headers }).catch((x) => x);
+    expect(e).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(e.error).toMatchObject({ code: "invalid_request", param: "model" });
   });
 });
 
