@@ -1,7 +1,10 @@
 /**
- * `bun run eval [corpus.jsonl] [questions.jsonl]`: ingests a corpus into a fresh in-memory
- * PGlite (or the empty PostgreSQL database in DATABASE_URL), asks every question through the
- * search the agent uses, and prints page-level top-1, top-3 and MRR with the misses.
+ * `bun run eval [corpus.jsonl[,more.jsonl…] | sample] [questions.jsonl]`: ingests a corpus (or
+ * the built-in 6-document sample) into a fresh in-memory PGlite (or the empty PostgreSQL
+ * database in DATABASE_URL), asks every question through the search the agent uses, and prints
+ * page-level top-1, top-3 and MRR with the misses, and the abstentions: in-scope questions
+ * refused (no passage returned) and off-topic questions refused. EVAL_LANGUAGE sets the search
+ * language (default: the documents' commonest). Question sets live in eval/sets/.
  * A question line is {"question": "...", "urls": ["https://..."]}: a hit is a result whose
  * document URL is one of them. Questions alternate between halves A and B (A = even lines) so
  * parameters can be chosen on one half and checked on the other. A question with no URLs is
@@ -11,13 +14,19 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { isLanguage, LANGUAGES } from "../src/knowledge/language.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
-import { type SearchOptions, searchPassages } from "../src/knowledge/search.ts";
+import { searchPassages } from "../src/knowledge/retrieve.ts";
+import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
+import type { SearchOptions } from "../src/knowledge/search.ts";
 import { ingestDocuments } from "../src/knowledge/service.ts";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const corpusPath = process.argv[2] ?? here("../../shared/corpora/elysia-docs.jsonl");
-const questionsPath = process.argv[3] ?? here("./elysia-questions.jsonl");
+const questionsPath = process.argv[3] ?? here("./sets/elysia-en.jsonl");
+const language = process.env.EVAL_LANGUAGE;
+if (language !== undefined && !isLanguage(language))
+  throw new Error(`EVAL_LANGUAGE must be one of ${LANGUAGES.join(", ")}`);
 
 interface Question {
   question: string;
@@ -34,12 +43,19 @@ const questions: Question[] = readFileSync(questionsPath, "utf8")
   });
 
 // EVAL_OPTIONS='[{"k1":1.2},{"k1":2}]': ranking options to compare (summaries only when several).
-const optionSets: SearchOptions[] = process.env.EVAL_OPTIONS ? [JSON.parse(process.env.EVAL_OPTIONS)].flat() : [{}];
+const optionSets: SearchOptions[] = (
+  process.env.EVAL_OPTIONS ? [JSON.parse(process.env.EVAL_OPTIONS)].flat() : [{}]
+).map((o: SearchOptions) => ({ ...o, language }));
 
 const store = process.env.DATABASE_URL ? openPostgres(process.env.DATABASE_URL) : await openPglite();
 try {
   await migrate(store);
-  const { docs, problems } = parseJsonl(readFileSync(corpusPath, "utf8"), corpusPath);
+  const parsed =
+    corpusPath === "sample"
+      ? [{ docs: SAMPLE_DOCS, problems: [] }]
+      : corpusPath.split(",").map((p) => parseJsonl(readFileSync(p, "utf8"), p));
+  const docs = parsed.flatMap((p) => p.docs);
+  const problems = parsed.flatMap((p) => p.problems);
   const t0 = performance.now();
   await ingestDocuments(store.db, docs);
   console.log(
@@ -79,7 +95,8 @@ async function evaluate(options: SearchOptions, brief: boolean) {
   };
   const short = (u: string) => u.replace(/^https?:\/\/[^/]+/, "");
   const answered = offTopic.filter((o) => o.pages.length > 0);
-  const abstention = `off-topic questions answered with no sources: ${offTopic.length - answered.length}/${offTopic.length}`;
+  const refusedIn = rows.filter((r) => r.pages.length === 0).length;
+  const abstention = `abstentions: in-scope refused ${refusedIn}/${rows.length}, off-topic refused ${offTopic.length - answered.length}/${offTopic.length}`;
   if (brief) {
     console.log(
       `${JSON.stringify(options)}\n  all ${summary(rows)}\n  A   ${summary(rows.filter((r) => r.half === "A"))}\n  B   ${summary(rows.filter((r) => r.half === "B"))}\n  ${abstention}`,
@@ -92,6 +109,7 @@ async function evaluate(options: SearchOptions, brief: boolean) {
     console.log(`       want ${r.q.urls.map(short).join(" | ")}`);
     console.log(`       got  ${r.pages.slice(0, 3).map(short).join(", ") || "(nothing)"}`);
   }
+  for (const r of rows.filter((r) => r.pages.length === 0)) console.log(`  in-scope but refused: ${r.q.question}`);
   for (const o of answered)
     console.log(`  off-topic but answered: ${o.q.question} → ${o.pages.slice(0, 3).map(short).join(", ")}`);
   const ms = rows.map((r) => r.ms).sort((a, b) => a - b);

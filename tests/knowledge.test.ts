@@ -7,7 +7,8 @@ import { eq, sql } from "drizzle-orm";
 import { chunks, documents, knowledgeTerms } from "../src/db/schema.ts";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
-import { rankPassages, searchPassages, searchQueryText } from "../src/knowledge/search.ts";
+import { searchPassages } from "../src/knowledge/retrieve.ts";
+import { rankPassages, searchQueryText } from "../src/knowledge/search.ts";
 import { ingestDocuments } from "../src/knowledge/service.ts";
 import { testStore } from "./helpers/store.ts";
 

@@ -110,5 +110,14 @@ export const migrations = [
       "\nCREATE INDEX \"idempotency_keys_expires_idx\" ON \"idempotency_keys\" USING btree (\"expires_at\");",
       "\nCREATE INDEX \"messages_running_idx\" ON \"messages\" USING btree (\"lease_until\") WHERE \"messages\".\"status\" = 'in_progress';"
     ]
+  },
+  {
+    "tag": "0008_issue24_language",
+    "folderMillis": 1795481133867,
+    "bps": true,
+    "hash": "13ca1ce8310f1c9376eddbc7395ecf28f9fc6d32253e22b90249476f0b6a6cc8",
+    "sql": [
+      "ALTER TABLE \"documents\" ADD COLUMN \"language\" text DEFAULT 'english' NOT NULL;"
+    ]
   }
 ];

@@ -157,6 +157,8 @@ export const documents = pgTable("documents", {
   url: text("url").notNull().unique(),
   title: text("title").notNull(),
   content: text("content").notNull(),
+  /** Language name (knowledge/language.ts): picks the text-search configuration of its passages. */
+  language: text("language").notNull().default("english"),
   updatedAt: ts("updated_at").notNull(),
 });
 

@@ -3,12 +3,15 @@
  * line) and markdown/text with `url:` (and optionally `title:`) in front matter. Bad lines are
  * reported with file:line and skipped; the rest load.
  */
+import { isLanguage, LANGUAGES, type Language } from "./language.ts";
 
 /** A document to ingest. */
 export interface KnowledgeDoc {
   url: string;
   title: string;
   content: string;
+  /** The document's language (knowledge/language.ts); detected from its text when absent. */
+  language?: Language;
 }
 
 /** A line or file that could not be loaded, and why. */
@@ -45,7 +48,7 @@ export function parseJsonl(text: string, file: string): { docs: KnowledgeDoc[]; 
   for (const [i, line] of text.split("\n").entries()) {
     if (!line.trim()) continue;
     const problem = (reason: string) => problems.push({ where: `${file}:${i + 1}`, reason });
-    let v: { url?: unknown; title?: unknown; content?: unknown };
+    let v: { url?: unknown; title?: unknown; content?: unknown; language?: unknown };
     try {
       v = JSON.parse(line);
     } catch (e) {
@@ -71,7 +74,11 @@ export function parseJsonl(text: string, file: string): { docs: KnowledgeDoc[]; 
       problem("contains a NUL character");
       continue;
     }
-    docs.push({ url, title, content: v.content });
+    if (v.language !== undefined && v.language !== null && !isLanguage(v.language)) {
+      problem(`\`language\` must be one of ${LANGUAGES.join(", ")}`);
+      continue;
+    }
+    docs.push({ url, title, content: v.content, ...(v.language ? { language: v.language } : {}) });
   }
   return { docs, problems };
 }
@@ -99,5 +106,8 @@ export function parseMarkdown(text: string, file: string): { doc?: KnowledgeDoc;
   if (!content.trim()) return { problem: { where: file, reason: "empty document" } };
   const title = fields.get("title") || /^#\s+(.+)$/m.exec(content)?.[1]?.trim() || url;
   if (hasNul(text)) return { problem: { where: file, reason: "contains a NUL character" } };
-  return { doc: { url, title, content } };
+  const language = fields.get("language");
+  if (language !== undefined && !isLanguage(language))
+    return { problem: { where: `${file}:1`, reason: `\`language\` must be one of ${LANGUAGES.join(", ")}` } };
+  return { doc: { url, title, content, ...(language ? { language } : {}) } };
 }

@@ -2,8 +2,8 @@
  * Ranked search over the knowledge base: BM25F computed in one SQL statement, so PGlite and
  * PostgreSQL rank identically.
  *
- * - Terms: the question through `to_tsvector('english', …)` — the same parser, stemmer and stop
- *   words as the index. Question framing ("how do I", "tell me about") needs no list: stop
+ * - Terms: the question through `to_tsvector(<language's configuration>, …)` after the same CJK
+ *   segmentation as ingest (language.ts) — the same parser, stemmer and stop words as the index. Question framing ("how do I", "tell me about") needs no list: stop
  *   words drop out, and the rest weigh what their inverse document frequency says.
  * - Fields: every passage's tsvector holds the document title (weight A), the passage heading
  *   (B) and the body (C); a term's frequency counts each occurrence by its field's weight
@@ -24,9 +24,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
+import { configCaseSql, LANGUAGE_CONFIGS, type Language, searchableText } from "./language.ts";
 
 /** A passage found by search, with the document it comes from. */
 export interface SearchHit {
+  /** The passage's id. */
+  id: string;
   url: string;
   title: string;
   heading: string;
@@ -63,9 +66,20 @@ export interface SearchOptions {
   probeMaxDf?: number;
   /** Most passages scored per question. */
   maxCandidates?: number;
+  /**
+   * Weight, in the coverage rule, of a question term the knowledge base has never seen, as a
+   * multiple of the mean IDF of the question's known terms (BM25's own IDF would make it the
+   * heaviest term: "tell" in "tell me about streaming" outweighed the subject).
+   */
+  unseenWeight?: number;
+  /**
+   * The question's language (its text-search configuration); by default the language most of
+   * the documents are in.
+   */
+  language?: Language | undefined;
 }
 
-export const SEARCH_DEFAULTS: Required<SearchOptions> = {
+export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "language">> = {
   limit: 8,
   perPage: 2,
   k1: 1.2,
@@ -77,6 +91,7 @@ export const SEARCH_DEFAULTS: Required<SearchOptions> = {
   minPassageCoverage: 0.35,
   probeMaxDf: 500,
   maxCandidates: 100,
+  unseenWeight: 1,
 };
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
@@ -94,13 +109,16 @@ const num = (n: number) => {
  */
 export function searchSql(question: string, options: SearchOptions = {}): SQL {
   const o = { ...SEARCH_DEFAULTS, ...options };
-  const q = question.slice(0, MAX_QUESTION_CHARS);
+  const q = searchableText(question.slice(0, MAX_QUESTION_CHARS));
+  const cfg = o.language
+    ? sql`${LANGUAGE_CONFIGS[o.language]}::text`
+    : sql`(select ${sql.raw(configCaseSql("language"))} from documents group by language order by count(*) desc, language limit 1)`;
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
   from knowledge_stats where id = 1
 ),
-ql as (select distinct u.lexeme from unnest(to_tsvector('english', ${q}::text)) u limit ${num(MAX_TERMS)}),
+ql as (select distinct u.lexeme from unnest(to_tsvector(coalesce(${cfg}, 'english')::regconfig, ${q}::text)) u limit ${num(MAX_TERMS)}),
 qt as (
   select ql.lexeme, coalesce(t.df, 0) as df,
     ln(1 + (st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) as idf
@@ -110,6 +128,13 @@ qt as (
 -- (in at most probeMaxDf passages; the rarest term alone when every one is common), then the
 -- passages holding the most IDF of them — the coordination level, read from the index alone —
 -- are the ones scored.
+-- The question's IDF mass, the denominator of coverage: known terms by their IDF, unseen ones
+-- by unseenWeight times the known terms' mean (no known term at all: nothing can cover it).
+qmass as (
+  select coalesce(sum(idf) filter (where df > 0), 0)
+    + count(*) filter (where df = 0) * ${num(o.unseenWeight)} * coalesce(avg(idf) filter (where df > 0), 0) as m
+  from qt
+),
 quoted as (
   select lexeme, df, idf, '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' as lit from qt where df > 0
 ),
@@ -138,7 +163,7 @@ tf as (
 scored as (
   select tf.id, tf.document_id,
     sum(tf.idf * tf.w * ${num(o.k1 + 1)} / (tf.w + ${num(o.k1)} * (1 - ${num(o.b)} + ${num(o.b)} * tf.len / st.avglen))) as score,
-    sum(tf.idf) / (select sum(idf) from qt) as coverage
+    sum(tf.idf) / (select m from qmass) as coverage
   from tf cross join st
   group by tf.id, tf.document_id
 ),
@@ -146,7 +171,7 @@ ranked as (
   select s.*, row_number() over (partition by s.document_id order by s.score desc, s.id) as nth from scored s
 ),
 page_terms as (
-  select document_id, sum(idf) / (select sum(idf) from qt) as coverage
+  select document_id, sum(idf) / (select m from qmass) as coverage
   from (select distinct document_id, lexeme, idf from tf) x group by document_id
 ),
 pages as (
@@ -163,7 +188,7 @@ best as (
   limit ${num(o.limit)}
 )
 -- Only the returned passages' text is read.
-select d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
+select c.id, d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
 from best t join chunks c on c.id = t.id join documents d on d.id = t.document_id
 order by t.page_score desc, t.document_id, t.score desc, t.id`;
 }
@@ -171,37 +196,6 @@ order by t.page_score desc, t.document_id, t.score desc, t.id`;
 /** `searchSql` as text with $n parameters, for a driver used directly (the benchmark's floor). */
 export function searchQueryText(question: string, options: SearchOptions = {}): { sql: string; params: unknown[] } {
   return new PgDialect().sqlToQuery(searchSql(question, options));
-}
-
-/** An earlier turn of the conversation (the agent's ChatTurn). */
-export interface Turn {
-  role: "user" | "assistant";
-  content: string;
-}
-
-// Words that point back to the conversation's topic rather than naming one ("how do I sign it?").
-const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
-
-/**
- * Passages that answer `question`, best page first (at most `perPage` passages per page), or
- * none when the question is not about this knowledge base. A follow-up that refers back, or
- * finds nothing alone, is searched together with the previous user turn of `history` (oldest
- * first): the combined text still holds every word of the question, the earlier one supplies
- * the topic; one that names a new topic ("and what are the rate limits?") finds it on its own.
- */
-export async function searchPassages(
-  db: Db,
-  question: string,
-  history: Turn[] = [],
-  options: SearchOptions = {},
-): Promise<SearchHit[]> {
-  const previous = [...history].reverse().find((t) => t.role === "user")?.content;
-  let hits = await rankPassages(db, question, options);
-  if (previous && (hits.length === 0 || REFERS_BACK.test(question))) {
-    const combined = await rankPassages(db, `${question} ${previous}`, options);
-    if (combined.length > 0) hits = combined;
-  }
-  return hits;
 }
 
 /** One search for `question` alone: the ranked passages, or none (see the module comment). */
@@ -212,6 +206,7 @@ export async function rankPassages(db: Db, question: string, options: SearchOpti
     | { rows: Record<string, unknown>[] };
   const list = Array.isArray(rows) ? rows : rows.rows;
   return list.map((r) => ({
+    id: String(r.id),
     url: String(r.url),
     title: String(r.title),
     heading: String(r.heading),

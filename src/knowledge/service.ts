@@ -7,7 +7,9 @@ import type { Db } from "../db/client.ts";
 import { chunks, documents } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { type Passage, splitIntoPassages } from "./chunk.ts";
+import { detectLanguage } from "./language.ts";
 import type { KnowledgeDoc } from "./parse.ts";
+import { passageLength, passageTsv } from "./passage-index.ts";
 
 /** How `ingestDocuments` stamps documents and what it does with one that fails to store. */
 export interface IngestOptions {
@@ -119,6 +121,9 @@ async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 5): Promise
 
 async function storeBatch(db: Db, batch: Prepared[], now: Date): Promise<void> {
   // One short transaction per batch: never spans anything but these statements.
+  const languages = new Map(
+    batch.map(({ doc }) => [doc.url, doc.language ?? detectLanguage(`${doc.title}\n${doc.content}`)]),
+  );
   await db.transaction(async (tx) => {
     const rows = await tx
       .insert(documents)
@@ -128,12 +133,18 @@ async function storeBatch(db: Db, batch: Prepared[], now: Date): Promise<void> {
           url: doc.url,
           title: doc.title,
           content: doc.content,
+          language: languages.get(doc.url)!,
           updatedAt: now,
         })),
       )
       .onConflictDoUpdate({
         target: documents.url,
-        set: { title: sql`excluded.title`, content: sql`excluded.content`, updatedAt: sql`excluded.updated_at` },
+        set: {
+          title: sql`excluded.title`,
+          content: sql`excluded.content`,
+          language: sql`excluded.language`,
+          updatedAt: sql`excluded.updated_at`,
+        },
       })
       .returning({ id: documents.id, url: documents.url });
     const ids = new Map(rows.map((r) => [r.url, r.id]));
@@ -153,17 +164,14 @@ async function storeBatch(db: Db, batch: Prepared[], now: Date): Promise<void> {
           ord,
           heading: p.heading,
           content: p.content,
-          tsv: sql`setweight(to_tsvector('english', ${doc.title}), 'A') || setweight(to_tsvector('english', ${heading}), 'B') || setweight(to_tsvector('english', ${p.content}), 'C')`,
-          len: wordCount(`${doc.title} ${heading} ${p.content}`),
+          tsv: passageTsv(doc.title, heading, p.content, languages.get(doc.url)!),
+          len: passageLength(doc.title, heading, p.content),
         };
       }),
     );
     if (values.length) await tx.insert(chunks).values(values);
   });
 }
-
-/** Words in a text: BM25's passage length (the unit only has to be the same for every passage). */
-export const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
 export async function countDocuments(db: Db): Promise<number> {
   const [row] = await db.select({ n: count() }).from(documents);

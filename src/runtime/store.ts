@@ -5,6 +5,7 @@
  * Bun/Node-only (file system, process): CLI and server only.
  */
 import { join, resolve } from "node:path";
+import { vector } from "@electric-sql/pglite-pgvector";
 import type { Env } from "../config/env.ts";
 import { openPglite, openPostgres, type Store } from "../db/client.ts";
 import { LockBusy, lockDataDir } from "./lock.ts";
@@ -56,7 +57,12 @@ export async function openStoreFromEnv(env: Env, { command, warn, onBusy }: Open
         `the data folder ${dir} was readable by other users: removed group/other permissions from ${loosened} file(s) and folder(s)`,
       );
     const pg = join(dir, "pg");
-    const store = await openPglite(pg, { ...(await pgliteAssets()), fs: new PrivateNodeFS(pg) });
+    const store = await openPglite(pg, {
+      ...(await pgliteAssets()),
+      fs: new PrivateNodeFS(pg),
+      // pgvector is loaded only when hybrid search is on (it costs start-up time).
+      ...(env.EMBEDDINGS_PROVIDER ? { extensions: { vector } } : {}),
+    });
     return {
       ...store,
       describe: `PGlite in ${dir}`,

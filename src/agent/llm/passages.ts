@@ -4,13 +4,20 @@
  * it?") with the previous question and abstains (returns nothing) on off-topic questions.
  */
 import type { Db } from "../../db/client.ts";
-import { type SearchHit, searchPassages } from "../../knowledge/search.ts";
+import type { SemanticSearch } from "../../knowledge/embeddings/index.ts";
+import { searchPassages } from "../../knowledge/retrieve.ts";
+import type { SearchHit } from "../../knowledge/search.ts";
 import type { ChatTurn } from "../types.ts";
 
 const MAX_PASSAGES = 5;
 
 export type Passage = Pick<SearchHit, "url" | "title" | "heading" | "content">;
 
-export async function findPassages(db: Db, message: string, history: ChatTurn[]): Promise<Passage[]> {
-  return (await searchPassages(db, message, history)).slice(0, MAX_PASSAGES);
+export async function findPassages(
+  db: Db,
+  message: string,
+  history: ChatTurn[],
+  semantic?: SemanticSearch,
+): Promise<Passage[]> {
+  return (await searchPassages(db, message, history, {}, semantic)).slice(0, MAX_PASSAGES);
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "documents" ADD COLUMN "language" text DEFAULT 'english' NOT NULL;
