@@ -30,12 +30,17 @@ export async function searchPassages(
   options: SearchOptions = {},
   semantic?: SemanticSearch,
 ): Promise<SearchHit[]> {
-  const vector = semantic && /[\p{L}\p{N}]/u.test(question) ? await semantic.embedQuestion(question) : undefined;
+  const previous = [...history].reverse().find((t) => t.role === "user")?.content;
+  const refersBack = previous !== undefined && REFERS_BACK.test(question);
+  // One embedding per search: of the follow-up with its topic when it refers back.
+  const vector =
+    semantic && /[\p{L}\p{N}]/u.test(question)
+      ? await semantic.embedQuestion(refersBack ? `${question} ${previous}` : question)
+      : undefined;
   const rank = (text: string) =>
     semantic && vector ? hybridRank(db, text, vector, semantic, options) : rankPassages(db, text, options);
-  const previous = [...history].reverse().find((t) => t.role === "user")?.content;
   let hits = await rank(question);
-  if (previous && (hits.length === 0 || REFERS_BACK.test(question))) {
+  if (previous && (hits.length === 0 || refersBack)) {
     const combined = await rank(`${question} ${previous}`);
     if (combined.length > 0) hits = combined;
   }

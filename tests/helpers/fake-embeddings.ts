@@ -26,7 +26,7 @@ export interface FakeEmbeddings {
   /** Base URL to configure (ends in /v1). */
   url: string;
   /** Requests received (bodies as parsed JSON), and how many inputs each carried. */
-  requests: { model: string; inputs: number; encoding: string }[];
+  requests: { model: string; inputs: number; encoding: string; texts: string[] }[];
   /** The next `n` requests fail with `status` (e.g. 500, 429). */
   failNext(n: number, status?: number): void;
   /** Every request fails (the model is down) until reset with `down(false)`. */
@@ -70,7 +70,7 @@ export function startFakeEmbeddings({
       )
         return error(400, "'input' must be a string or an array of strings", "invalid_request_error", null);
       const encoding = body.encoding_format === "base64" ? "base64" : "float";
-      requests.push({ model: body.model, inputs: inputs.length, encoding });
+      requests.push({ model: body.model, inputs: inputs.length, encoding, texts: inputs });
       if (isDown) return error(503, "The engine is currently overloaded, please try again later", "server_error", null);
       if (failures.n > 0) {
         failures.n--;
