@@ -77,7 +77,7 @@ export function syntheticCorpus(passages: number, seed = 42): KnowledgeDoc[] {
 }
 
 /** Questions as users write them: framing, two or three words of one document, one common word. */
-function questions(docs: KnowledgeDoc[], n: number, seed = 7): string[] {
+export function syntheticQuestions(docs: KnowledgeDoc[], n: number, seed = 7): string[] {
   const random = rng(seed);
   return Array.from({ length: n }, () => {
     const doc = docs[Math.floor(random() * docs.length)]!;
@@ -111,7 +111,7 @@ async function grow(store: Store, sizes: number[], log: (s: string) => void) {
     await ingestDocuments(store.db, docs);
     const seconds = (performance.now() - t0) / 1000;
     have = size;
-    const stats = await measure(store, questions(all.slice(0, size / PASSAGES_PER_DOC), QUERIES));
+    const stats = await measure(store, syntheticQuestions(all.slice(0, size / PASSAGES_PER_DOC), QUERIES));
     const row = { passages: size, ingestPassagesPerSecond: (docs.length * PASSAGES_PER_DOC) / seconds, ...stats };
     log(`${store.kind} ${JSON.stringify(row)}`);
     out.push(row);

@@ -70,29 +70,45 @@ try {
 
 async function evaluate(options: SearchOptions, brief: boolean) {
   type Row = { half: "A" | "B"; rank: number; q: Question; pages: string[]; ms: number };
+  type Off = { half: "A" | "B"; q: Question; pages: string[] };
   const rows: Row[] = [];
-  const offTopic: { q: Question; pages: string[] }[] = [];
-  for (const [i, q] of questions.entries()) {
-    if (q.urls.length === 0) {
-      const hits = await searchPassages(store.db, q.question, [], options);
-      offTopic.push({ q, pages: [...new Set(hits.map((h) => h.url))] });
-      continue;
-    }
+  const offTopic: Off[] = [];
+  for (const q of questions) {
     const t = performance.now();
     const hits = await searchPassages(store.db, q.question, [], options);
     const ms = performance.now() - t;
     const pages = [...new Set(hits.map((h) => h.url))];
+    if (q.urls.length === 0) {
+      offTopic.push({ half: offTopic.length % 2 === 0 ? "A" : "B", q, pages });
+      continue;
+    }
     const at = pages.findIndex((u) => q.urls.includes(u));
     rows.push({ half: rows.length % 2 === 0 ? "A" : "B", rank: at < 0 ? 0 : at + 1, q, pages, ms });
   }
 
-  const summary = (rs: Row[]) => {
+  const figures = (half?: "A" | "B") => {
+    const rs = rows.filter((r) => !half || r.half === half);
+    const off = offTopic.filter((o) => !half || o.half === half);
     const n = rs.length || 1;
-    const top1 = rs.filter((r) => r.rank === 1).length;
-    const top3 = rs.filter((r) => r.rank >= 1 && r.rank <= 3).length;
-    const mrr = rs.reduce((s, r) => s + (r.rank ? 1 / r.rank : 0), 0) / n;
-    return `top-1 ${top1}/${rs.length} (${((100 * top1) / n).toFixed(0)}%)  top-3 ${top3}/${rs.length} (${((100 * top3) / n).toFixed(0)}%)  MRR ${mrr.toFixed(3)}`;
+    return {
+      questions: rs.length,
+      top1: rs.filter((r) => r.rank === 1).length / n,
+      top3: rs.filter((r) => r.rank >= 1 && r.rank <= 3).length / n,
+      mrr: rs.reduce((s, r) => s + (r.rank ? 1 / r.rank : 0), 0) / n,
+      inScopeRefused: `${rs.filter((r) => r.pages.length === 0).length}/${rs.length}`,
+      offTopicRefused: `${off.filter((o) => o.pages.length === 0).length}/${off.length}`,
+    };
   };
+  const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+  const summary = (half?: "A" | "B") => {
+    const f = figures(half);
+    return `top-1 ${pct(f.top1)}  top-3 ${pct(f.top3)}  MRR ${f.mrr.toFixed(3)}  in-scope refused ${f.inScopeRefused}  off-topic refused ${f.offTopicRefused}`;
+  };
+  const answered = offTopic.filter((o) => o.pages.length > 0);
+  if (brief) {
+    console.log(`${JSON.stringify(options)}\n  all ${summary()}\n  A   ${summary("A")}\n  B   ${summary("B")}`);
+    return;
+  }
   const short = (u: string) => u.replace(/^https?:\/\/[^/]+/, "");
   const answered = offTopic.filter((o) => o.pages.length > 0);
   const refusedIn = rows.filter((r) => r.pages.length === 0).length;
@@ -113,10 +129,13 @@ async function evaluate(options: SearchOptions, brief: boolean) {
   for (const o of answered)
     console.log(`  off-topic but answered: ${o.q.question} → ${o.pages.slice(0, 3).map(short).join(", ")}`);
   const ms = rows.map((r) => r.ms).sort((a, b) => a - b);
-  console.log(`\nall      ${summary(rows)}`);
-  console.log(`half A   ${summary(rows.filter((r) => r.half === "A"))}`);
-  console.log(`half B   ${summary(rows.filter((r) => r.half === "B"))}`);
-  console.log(abstention);
+  console.log(`\nall      ${summary()}`);
+  console.log(`half A   ${summary("A")}`);
+  console.log(`half B   ${summary("B")}`);
+  // One line a table can be built from (eval/README.md).
+  console.log(
+    `RESULT ${JSON.stringify({ store: store.kind, questions: questionsPath.split("/").at(-1), all: figures(), B: figures("B") })}`,
+  );
   console.log(
     `latency  p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms (${store.kind})`,
   );

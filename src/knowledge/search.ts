@@ -72,6 +72,8 @@ export interface SearchOptions {
    * heaviest term: "tell" in "tell me about streaming" outweighed the subject).
    */
   unseenWeight?: number;
+  /** Which of the known terms' IDFs `unseenWeight` multiplies: their mean or their maximum. */
+  unseenOf?: "mean" | "max";
   /**
    * The question's language (its text-search configuration); by default the language most of
    * the documents are in.
@@ -92,6 +94,7 @@ export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "language">> = {
   probeMaxDf: 500,
   maxCandidates: 100,
   unseenWeight: 1,
+  unseenOf: "mean",
 };
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
@@ -132,7 +135,7 @@ qt as (
 -- by unseenWeight times the known terms' mean (no known term at all: nothing can cover it).
 qmass as (
   select coalesce(sum(idf) filter (where df > 0), 0)
-    + count(*) filter (where df = 0) * ${num(o.unseenWeight)} * coalesce(avg(idf) filter (where df > 0), 0) as m
+    + count(*) filter (where df = 0) * ${num(o.unseenWeight)} * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(idf) filter (where df > 0), 0) as m
   from qt
 ),
 quoted as (
