@@ -110,15 +110,6 @@ async function evaluate(options: SearchOptions, brief: boolean) {
     return;
   }
   const short = (u: string) => u.replace(/^https?:\/\/[^/]+/, "");
-  const answered = offTopic.filter((o) => o.pages.length > 0);
-  const refusedIn = rows.filter((r) => r.pages.length === 0).length;
-  const abstention = `abstentions: in-scope refused ${refusedIn}/${rows.length}, off-topic refused ${offTopic.length - answered.length}/${offTopic.length}`;
-  if (brief) {
-    console.log(
-      `${JSON.stringify(options)}\n  all ${summary(rows)}\n  A   ${summary(rows.filter((r) => r.half === "A"))}\n  B   ${summary(rows.filter((r) => r.half === "B"))}\n  ${abstention}`,
-    );
-    return;
-  }
   console.log("misses (answering page not first):");
   for (const r of rows.filter((r) => r.rank !== 1)) {
     console.log(`  [${r.half}] ${r.rank ? `rank ${r.rank}` : "not found"}: ${r.q.question}`);
