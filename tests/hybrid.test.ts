@@ -52,7 +52,7 @@ describe("the loopback embeddings server speaks OpenAI's protocol", () => {
     expect(res.data.map((d) => d.index)).toEqual([0, 1]);
     expect(res.usage).toEqual({ prompt_tokens: 4, total_tokens: 4 });
     const want = hashingVector("streaming replies", DIMS);
-    res.data[0]!.embedding.forEach((x, i) => expect(x).toBeCloseTo(want[i]!, 6));
+    for (const [i, x] of res.data[0]!.embedding.entries()) expect(x).toBeCloseTo(want[i]!, 6);
     const floats = await client.embeddings.create({ model: MODEL, input: "rate limits", encoding_format: "float" });
     expect(floats.data[0]!.embedding).toEqual(hashingVector("rate limits", DIMS));
     expect(fake.requests.slice(-2).map((r) => r.encoding)).toEqual(["base64", "float"]);
@@ -175,7 +175,7 @@ describe.skipIf(onPostgres)("hybrid search on PGlite (pgvector)", () => {
       .map((r) => r.id);
     const fused = new Map<string, number>();
     for (const list of [lexical, near])
-      list.forEach((id, i) => fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1)));
+      for (const [i, id] of list.entries()) fused.set(id, (fused.get(id) ?? 0) + 1 / (RRF_K + i + 1));
     const best = [...fused.entries()].sort((a, b) => b[1] - a[1])[0]!;
     expect(hits[0]!.id).toBe(best[0]);
     expect(hits[0]!.score).toBeCloseTo(best[1], 12);

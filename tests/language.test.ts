@@ -53,7 +53,7 @@ describe("language detection", () => {
     ["Los componentes son la base de la interfaz y se pueden reutilizar en una página para el usuario.", "spanish"],
     ["Components are the building blocks of the interface, and you can reuse them in the page.", "english"],
     ["Компоненты — это строительные блоки интерфейса.", "simple"],
-  ])("%s → %s", (text, language) => {
+  ] as const)("%s → %s", (text, language) => {
     expect(detectLanguage(text)).toBe(language);
   });
 });
