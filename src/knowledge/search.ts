@@ -17,8 +17,9 @@
  *   the cost follows the selective terms' postings, not the corpus.
  * - Pages: a page scores its best passage plus a decaying share of its next two, so a page
  *   with several matching passages beats one stray passage of similar strength.
- * - Abstention: `coverage` is the share of the question's IDF mass a passage contains (a term
- *   the knowledge base has never seen weighs most). When no passage reaches MIN_COVERAGE the
+ * - Abstention: `coverage` is the share of the question's IDF mass a passage contains; a term
+ *   the knowledge base has never seen weighs as much as the question's rarest known term (with
+ *   its own IDF it weighed most: "tell" vetoed "tell me about streaming replies"). When no passage reaches MIN_COVERAGE the
  *   question is not about this knowledge base and search returns nothing.
  */
 import { type SQL, sql } from "drizzle-orm";
@@ -68,8 +69,8 @@ export interface SearchOptions {
   maxCandidates?: number;
   /**
    * Weight, in the coverage rule, of a question term the knowledge base has never seen, as a
-   * multiple of the mean IDF of the question's known terms (BM25's own IDF would make it the
-   * heaviest term: "tell" in "tell me about streaming" outweighed the subject).
+   * multiple of the highest (`unseenOf`) IDF of the question's known terms (BM25's own IDF
+   * would make it the heaviest term: "tell" in "tell me about streaming" outweighed the subject).
    */
   unseenWeight?: number;
   /** Which of the known terms' IDFs `unseenWeight` multiplies: their mean or their maximum. */
@@ -94,7 +95,7 @@ export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "language">> = {
   probeMaxDf: 500,
   maxCandidates: 100,
   unseenWeight: 1,
-  unseenOf: "mean",
+  unseenOf: "max",
 };
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
@@ -132,7 +133,7 @@ qt as (
 -- passages holding the most IDF of them — the coordination level, read from the index alone —
 -- are the ones scored.
 -- The question's IDF mass, the denominator of coverage: known terms by their IDF, unseen ones
--- by unseenWeight times the known terms' mean (no known term at all: nothing can cover it).
+-- by unseenWeight times the known terms' highest (or mean) IDF (no known term: nothing covers it).
 qmass as (
   select coalesce(sum(idf) filter (where df > 0), 0)
     + count(*) filter (where df = 0) * ${num(o.unseenWeight)} * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(idf) filter (where df > 0), 0) as m
