@@ -80,6 +80,16 @@ export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 export type { Plan } from "./contract/plans.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
+export {
+  backfillEmbeddings,
+  createEmbedder,
+  createSemanticSearch,
+  type EmbeddingsConfig,
+  MissingVectorExtension,
+  prepareVectorStore,
+  type SemanticSearch,
+} from "./knowledge/embeddings/index.ts";
+export { detectLanguage, LANGUAGES, type Language } from "./knowledge/language.ts";
 export { type KnowledgeDoc, parseJsonl, parseMarkdown } from "./knowledge/parse.ts";
 export { ingestDocuments } from "./knowledge/service.ts";
 export { RunRegistry } from "./runs/run.ts";
