@@ -5,16 +5,16 @@
 import { Elysia } from "elysia";
 import { retrievalAgent } from "./agent/retrieval.ts";
 import type { Agent } from "./agent/types.ts";
-import { checkLimit } from "./auth/limits.ts";
 import { chatRoutes } from "./chat/index.ts";
 import { startSweeper } from "./chat/sweeper.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
-import { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
+import { checkOptions, DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 import { conversationRoutes } from "./conversations/index.ts";
 import { replyRoutes } from "./conversations/replies.ts";
+import { touchConversation } from "./conversations/service.ts";
 import type { Store } from "./db/client.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
-import { RunRegistry } from "./runs/run.ts";
+import { createReplies, type Replies } from "./replies/index.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -25,43 +25,52 @@ export interface ParleyConfig {
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests can move time (rate-limit windows). */
   now?: () => number;
-  /** Share one registry with the server so shutdown can drain streams. */
-  runs?: RunRegistry;
 }
 
-/** The Parley /v1 API as an Elysia plugin. */
+/** What `createParley` adds to its plugin: the replies (shutdown drains them) and `close()`. */
+export interface ParleyHandle {
+  /** The replies of this instance: `drain(graceMs)` at shutdown, `running` for logs. */
+  readonly replies: Pick<Replies, "drain" | "running">;
+  /** Ends what this instance started: the sweeper, running replies (cut off), tails, lease timer, LISTEN. The store stays open (it is yours). */
+  close(): Promise<void>;
+}
+
+/**
+ * The Parley /v1 API as an Elysia plugin. Builds its long-lived objects once — the replies
+ * (notifier, lease keeper, tails, registry) and the sweeper — and `close()` ends them.
+ */
 export function createParley(config: ParleyConfig) {
   const options: ParleyOptions = { ...DEFAULT_OPTIONS, ...config.options };
-  // A host app passes these directly: refuse nonsense at start, not on the first request.
-  for (const [plan, l] of Object.entries(options.plans)) {
-    checkLimit(`options.plans.${plan}.rpm`, l.rpm);
-    checkLimit(`options.plans.${plan}.rpd`, l.rpd);
-  }
-  // Same bounds as REPLY_LEASE_MS / REPLY_FLUSH_MS: a 0 here would spin timers.
-  const within = (name: string, v: number, min: number, max: number) => {
-    if (!Number.isSafeInteger(v) || v < min || v > max)
-      throw new Error(`options.${name} must be an integer from ${min} to ${max}`);
-  };
-  within("replyLeaseMs", options.replyLeaseMs, 1_000, 600_000);
-  within("replyFlushMs", options.replyFlushMs, 10, 1_000);
-  const deps = {
+  checkOptions(options);
+  const base = {
     db: config.store.db,
     agent: config.agent ?? retrievalAgent(config.store.db),
     logger: config.logger ?? createLogger("info"),
     now: config.now ?? Date.now,
-    runs: config.runs ?? new RunRegistry(),
     options,
   };
+  const replies = createReplies({ ...base, touchConversation });
+  const deps = { ...base, replies };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
-  startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
+  const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
   const features = [chatRoutes(deps), conversationRoutes(deps), replyRoutes(deps)] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
-  return new Elysia({ prefix: "/v1" })
+  const plugin = new Elysia({ prefix: "/v1" })
     .use(features[0])
     .use(features[1])
     .use(features[2])
     .use(fallback(deps.logger, routes));
+  let closing: Promise<void> | undefined;
+  const handle: ParleyHandle = {
+    replies,
+    close: () =>
+      (closing ??= (async () => {
+        sweeper.stop();
+        await replies.close();
+      })()),
+  };
+  return Object.assign(plugin, handle);
 }
 
 export {
@@ -92,4 +101,3 @@ export {
 export { detectLanguage, LANGUAGES, type Language } from "./knowledge/language.ts";
 export { type KnowledgeDoc, parseJsonl, parseMarkdown } from "./knowledge/parse.ts";
 export { ingestDocuments } from "./knowledge/service.ts";
-export { RunRegistry } from "./runs/run.ts";

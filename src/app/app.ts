@@ -13,7 +13,7 @@ import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
-import { createParley, type ParleyConfig } from "../mod.ts";
+import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
 import { buildOpenApi } from "./openapi.ts";
 
@@ -33,6 +33,7 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
   const logger = config.logger ?? createLogger("info");
   const cors = config.options?.corsOrigins;
   let spec: unknown;
+  const parley = createParley({ ...config, logger });
   const app = new Elysia()
     // Routes outside the plugin (health, docs) carry a request id too.
     .onRequest(({ request, set }) => {
@@ -88,10 +89,12 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
     )
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
     .use(docsRoutes(docsScript))
-    .use(createParley({ ...config, logger }));
+    .use(parley);
   const maxChars = config.options?.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
   spec = buildOpenApi(app, { maxMessageChars: maxChars });
-  return app;
+  // The plugin's lifetimes: `app.parley.close()` ends them, `app.parley.replies.drain()` at shutdown.
+  const handle: ParleyHandle = parley;
+  return Object.assign(app, { parley: handle });
 }
 
 /** Whether the store answers a trivial query within `ms`. */

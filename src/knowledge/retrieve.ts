@@ -6,8 +6,8 @@ import type { Db } from "../db/client.ts";
 import { nearestPassages, reciprocalRankFusion, type SemanticSearch } from "./embeddings/hybrid.ts";
 import { rankPassages, SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search.ts";
 
-/** An earlier turn of the conversation (the agent's ChatTurn). */
-export interface Turn {
+/** A turn: one earlier message of the conversation (the shape of agent/types.ts's ChatTurn; knowledge sits below agent). */
+export interface ChatTurn {
   role: "user" | "assistant";
   content: string;
 }
@@ -26,7 +26,7 @@ const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
 export async function searchPassages(
   db: Db,
   question: string,
-  history: Turn[] = [],
+  history: ChatTurn[] = [],
   options: SearchOptions = {},
   semantic?: SemanticSearch,
 ): Promise<SearchHit[]> {
