@@ -12,7 +12,7 @@ import { rankPassages, searchQueryText } from "../src/knowledge/search.ts";
 import { ingestDocuments } from "../src/knowledge/service.ts";
 import { testStore } from "./helpers/store.ts";
 
-setDefaultTimeout(30_000); // per file: see bunfig.toml
+setDefaultTimeout(120_000); // per file: the first test opens the shared store (a cold PGlite: 40 s and more on a saturated machine)
 
 describe("parsing", () => {
   test("jsonl: good lines load, bad ones are reported with file:line", () => {
