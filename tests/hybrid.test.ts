@@ -21,9 +21,11 @@ import {
   EmbeddingsError,
   embeddingInput,
   MissingVectorExtension,
+  nearestPassages,
   prepareVectorStore,
   RRF_K,
 } from "../src/knowledge/embeddings/index.ts";
+import { createKnowledgeBase, DEFAULT_KB_ID } from "../src/knowledge/index.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
@@ -186,6 +188,32 @@ describe.skipIf(onPostgres)("hybrid search on PGlite (pgvector)", () => {
     expect(hits[0]!.url).toBe("https://parley.example/docs/chat");
   });
 
+  test("the vector ranking is scoped to the knowledge base, like BM25F's candidates", async () => {
+    const other = await createKnowledgeBase(store.db, { name: "hybrid-other" });
+    const url = "https://other.example/streaming";
+    const question = "How do I stream a reply token by token?";
+    // The other knowledge base's one passage is the question itself: the nearest vector of the store.
+    await ingestDocuments(store.db, [{ url, title: "Streaming", content: question }], { kbId: other.id });
+    await backfillEmbeddings(store.db, embedder());
+    const semantic = createSemanticSearch({ embedder: embedder() });
+    const [v] = await embedder().embed([question]);
+    const everywhere = await nearestPassages(store.db, MODEL, v!, 5);
+    expect(everywhere[0]!.url).toBe(url);
+    const inDefault = await nearestPassages(store.db, MODEL, v!, 5, DEFAULT_KB_ID);
+    expect(inDefault).toHaveLength(5);
+    expect(inDefault.map((n) => n.url)).not.toContain(url);
+    // The other knowledge base holds one passage of hundreds: the HNSW scan still finds it.
+    const inOther = await nearestPassages(store.db, MODEL, v!, 5, other.id);
+    expect(inOther.map((n) => n.url)).toEqual([url]);
+    const hits = await searchPassages(store.db, question, [], { kbId: DEFAULT_KB_ID }, semantic);
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.map((h) => h.url)).not.toContain(url);
+    expect((await searchPassages(store.db, question, [], { kbId: other.id }, semantic)).map((h) => h.url)).toEqual([
+      url,
+    ]);
+    await store.db.execute(sql`delete from knowledge_bases where id = ${other.id}`);
+  });
+
   test("a follow-up that refers back embeds once: the question with its topic", async () => {
     const semantic = createSemanticSearch({ embedder: embedder() });
     const before = fake.requests.length;
@@ -226,7 +254,12 @@ describe.skipIf(onPostgres)("hybrid search on PGlite (pgvector)", () => {
       const agent = retrievalAgent(store.db, { semantic });
       let text = "";
       let sources: string[] = [];
-      for await (const c of agent.respond({ history: [], message: question, signal: new AbortController().signal })) {
+      for await (const c of agent.respond({
+        history: [],
+        message: question,
+        signal: new AbortController().signal,
+        knowledgeBaseId: DEFAULT_KB_ID,
+      })) {
         if (c.type === "token") text += c.content;
         if (c.type === "sources") sources = c.sources;
       }

@@ -38,8 +38,11 @@ export interface RetrievalAgentOptions {
 
 export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Agent {
   return {
-    async *respond({ history, message, signal }: AgentInput): AsyncIterable<AgentChunk> {
-      const chosen = choose(await searchPassages(db, message, history, {}, options.semantic));
+    async *respond({ history, message, signal, knowledgeBaseId }: AgentInput): AsyncIterable<AgentChunk> {
+      const hits = knowledgeBaseId
+        ? await searchPassages(db, message, history, { kbId: knowledgeBaseId }, options.semantic)
+        : [];
+      const chosen = choose(hits);
       const answer = compose(message, chosen);
       for (const token of tokenize(answer)) {
         signal.throwIfAborted();

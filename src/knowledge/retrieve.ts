@@ -58,7 +58,7 @@ async function hybridRank(
   const o = { ...SEARCH_DEFAULTS, ...options };
   const [lexical, near] = await Promise.all([
     rankPassages(db, text, { ...options, limit: semantic.depth, perPage: semantic.depth }),
-    nearestPassages(db, semantic.embedder.model, vector, semantic.depth),
+    nearestPassages(db, semantic.embedder.model, vector, semantic.depth, options.kbId),
   ]);
   if (
     lexical.length === 0 &&

@@ -31,6 +31,7 @@ import { configCaseSql, LANGUAGE_CONFIGS, type Language, searchableText } from "
 export interface SearchHit {
   /** The passage's id. */
   id: string;
+  documentId: string;
   url: string;
   title: string;
   heading: string;
@@ -45,6 +46,11 @@ export interface SearchHit {
 
 /** Tuning of the ranking; the defaults are the literature's (k1, b) or chosen once, generally. */
 export interface SearchOptions {
+  /**
+   * Search only this knowledge base (candidates are filtered in the index scan, see
+   * knowledge_candidates_in). Unset: every knowledge base (benchmarks and evaluation only).
+   */
+  kbId?: string;
   /** Passages returned (after page grouping). */
   limit?: number;
   /** Passages returned per page at most. */
@@ -76,13 +82,13 @@ export interface SearchOptions {
   /** Which of the known terms' IDFs `unseenWeight` multiplies: their mean or their maximum. */
   unseenOf?: "mean" | "max";
   /**
-   * The question's language (its text-search configuration); by default the language most of
-   * the documents are in.
+   * The question's language (its text-search configuration); by default the knowledge base's
+   * `language`, else the language most of its documents are in.
    */
   language?: Language | undefined;
 }
 
-export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "language">> = {
+export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "kbId" | "language">> = {
   limit: 8,
   perPage: 2,
   k1: 1.2,
@@ -114,9 +120,21 @@ const num = (n: number) => {
 export function searchSql(question: string, options: SearchOptions = {}): SQL {
   const o = { ...SEARCH_DEFAULTS, ...options };
   const q = searchableText(question.slice(0, MAX_QUESTION_CHARS));
+  // Unset: the knowledge base's language, else the language most of its documents are in.
+  const byDocuments =
+    o.kbId === undefined
+      ? sql`(select language from documents group by language order by count(*) desc, language limit 1)`
+      : sql`(select language from documents where kb_id = ${o.kbId}::text group by language order by count(*) desc, language limit 1)`;
   const cfg = o.language
     ? sql`${LANGUAGE_CONFIGS[o.language]}::text`
-    : sql`(select ${sql.raw(configCaseSql("language"))} from documents group by language order by count(*) desc, language limit 1)`;
+    : o.kbId === undefined
+      ? sql`(select ${sql.raw(configCaseSql("l.language"))} from ${byDocuments} l(language))`
+      : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${o.kbId}::text), ${byDocuments})) l(language))`;
+  // The statistics (IDF, average length) are the whole store's; only candidates are scoped.
+  const candidates = (lit: SQL, lim: SQL) =>
+    o.kbId === undefined
+      ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
+      : sql`knowledge_candidates_in(${lit}::tsquery, ${o.kbId}::text, ${lim})`;
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
@@ -150,7 +168,7 @@ probe as (
 cand_ids as (
   -- A selective term brings all its postings; the common fallback term only as many as are scored.
   select k.id from probe p
-    cross join lateral knowledge_candidates(p.lit::tsquery, case when p.df <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end) as k(id)
+    cross join lateral ${candidates(sql`p.lit`, sql`case when p.df <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end`)} as k(id)
   group by k.id order by sum(p.idf) desc, k.id limit ${num(o.maxCandidates)}
 ),
 cand as materialized (
@@ -192,7 +210,7 @@ best as (
   limit ${num(o.limit)}
 )
 -- Only the returned passages' text is read.
-select c.id, d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
+select c.id, d.id as document_id, d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
 from best t join chunks c on c.id = t.id join documents d on d.id = t.document_id
 order by t.page_score desc, t.document_id, t.score desc, t.id`;
 }
@@ -211,6 +229,7 @@ export async function rankPassages(db: Db, question: string, options: SearchOpti
   const list = Array.isArray(rows) ? rows : rows.rows;
   return list.map((r) => ({
     id: String(r.id),
+    documentId: String(r.document_id),
     url: String(r.url),
     title: String(r.title),
     heading: String(r.heading),

@@ -13,11 +13,14 @@ const MAX_PASSAGES = 5;
 
 export type Passage = Pick<SearchHit, "url" | "title" | "heading" | "content">;
 
+/** Passages of knowledge base `kbId` only; none without one. */
 export async function findPassages(
   db: Db,
   message: string,
   history: ChatTurn[],
+  kbId: string | null,
   semantic?: SemanticSearch,
 ): Promise<Passage[]> {
-  return (await searchPassages(db, message, history, {}, semantic)).slice(0, MAX_PASSAGES);
+  if (!kbId) return [];
+  return (await searchPassages(db, message, history, { kbId }, semantic)).slice(0, MAX_PASSAGES);
 }

@@ -84,6 +84,7 @@ export function createSemanticSearch(config: SemanticSearchConfig): SemanticSear
 /** A passage from the vector index. */
 export interface Neighbour {
   id: string;
+  documentId: string;
   url: string;
   title: string;
   heading: string;
@@ -93,20 +94,32 @@ export interface Neighbour {
 
 const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];
 
-/** The `depth` passages nearest to `vector` (cosine), through the HNSW index. */
-export async function nearestPassages(db: Db, model: string, vector: number[], depth: number): Promise<Neighbour[]> {
+/**
+ * The `depth` passages nearest to `vector` (cosine), through the HNSW index; with `kbId`, of
+ * that knowledge base only (knowledge_nearest_in, embeddings/store.ts).
+ */
+export async function nearestPassages(
+  db: Db,
+  model: string,
+  vector: number[],
+  depth: number,
+  kbId?: string,
+): Promise<Neighbour[]> {
   const v = vectorLiteral(vector);
+  const near =
+    kbId === undefined
+      ? sql`select e.chunk_id, e.embedding <=> ${v}::vector as distance from chunk_embeddings e
+        where e.model = ${model} order by e.embedding <=> ${v}::vector limit ${depth}`
+      : sql`select chunk_id, distance from knowledge_nearest_in(${v}::vector, ${model}::text, ${kbId}::text, ${depth}::integer)`;
   const rows = rowsOf(
-    await db.execute(sql`with near as (
-        select e.chunk_id, e.embedding <=> ${v}::vector as distance from chunk_embeddings e
-        where e.model = ${model} order by e.embedding <=> ${v}::vector limit ${depth}
-      )
-      select c.id, d.url, d.title, c.heading, c.content, 1 - n.distance as similarity
+    await db.execute(sql`with near as (${near})
+      select c.id, d.id as document_id, d.url, d.title, c.heading, c.content, 1 - n.distance as similarity
       from near n join chunks c on c.id = n.chunk_id join documents d on d.id = c.document_id
       order by n.distance, c.id`),
   );
   return rows.map((r) => ({
     id: String(r.id),
+    documentId: String(r.document_id),
     url: String(r.url),
     title: String(r.title),
     heading: String(r.heading),

@@ -8,7 +8,7 @@ import { createSemanticSearch, type SemanticSearch, type SemanticSearchConfig } 
 
 export { backfillEmbeddings, countMissingEmbeddings, embeddingInput } from "./backfill.ts";
 export { createEmbedder, type Embedder, type EmbeddingsConfig, EmbeddingsError } from "./client.ts";
-export { createSemanticSearch, RRF_K, type SemanticSearch, type SemanticStats } from "./hybrid.ts";
+export { createSemanticSearch, nearestPassages, RRF_K, type SemanticSearch, type SemanticStats } from "./hybrid.ts";
 export { MissingVectorExtension, prepareVectorStore } from "./store.ts";
 
 /** The embedder EMBEDDINGS_* describe, or undefined when EMBEDDINGS_PROVIDER is unset. */

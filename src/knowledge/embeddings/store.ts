@@ -51,6 +51,21 @@ export async function prepareVectorStore(db: Db, dimensions: number): Promise<{ 
   await db.execute(
     sql`create index if not exists chunk_embeddings_hnsw on chunk_embeddings using hnsw (embedding vector_cosine_ops)`,
   );
+  // Nearest passages of one knowledge base. The HNSW index yields its nearest vectors and the
+  // knowledge base filters them; pgvector 0.8+ keeps scanning the index until `lim` passages
+  // pass the filter (iterative scan), where an older one would stop after ef_search vectors and
+  // return too few for a knowledge base that holds a small share of the store.
+  const [ext] = rowsOf(await db.execute(sql`select extversion from pg_extension where extname = 'vector'`));
+  const [major = 0, minor = 0] = String(ext?.extversion ?? "0")
+    .split(".")
+    .map(Number);
+  const iterative = major > 0 || minor >= 8 ? "set hnsw.iterative_scan = relaxed_order" : "";
+  await db.execute(
+    sql.raw(`create or replace function knowledge_nearest_in(v vector, m text, kb text, lim integer)
+      returns table (chunk_id text, distance float8) language sql stable ${iterative}
+      as $$ select e.chunk_id, e.embedding <=> v from chunk_embeddings e join chunks c on c.id = e.chunk_id
+        where e.model = m and c.kb_id = kb order by e.embedding <=> v limit lim $$`),
+  );
   return { recreated };
 }
 
