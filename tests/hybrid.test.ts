@@ -34,7 +34,7 @@ import { ingestDocuments } from "../src/knowledge/service.ts";
 import { type FakeEmbeddings, hashingVector, startFakeEmbeddings } from "./helpers/fake-embeddings.ts";
 import { CORPUS, onPostgres } from "./helpers/store.ts";
 
-setDefaultTimeout(60_000);
+setDefaultTimeout(120_000);
 
 const DIMS = 64;
 const MODEL = "fake-hash-64";
