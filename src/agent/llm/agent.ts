@@ -6,6 +6,7 @@
  */
 import { createLogger, type Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
+import type { SemanticSearch } from "../../knowledge/embeddings/index.ts";
 import { capReply } from "../cap.ts";
 import type { Agent, AgentChunk, AgentInput } from "../types.ts";
 import { CitationFilter } from "./citations.ts";
@@ -18,9 +19,15 @@ import { type Piece, streamReply } from "./stream.ts";
 
 export interface LlmAgentOptions {
   logger?: Logger;
+  /** Hybrid search (knowledge/embeddings); BM25F alone without it. */
+  semantic?: SemanticSearch | undefined;
 }
 
-export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("info") }: LlmAgentOptions = {}): Agent {
+export function llmAgent(
+  db: Db,
+  config: LlmConfig,
+  { logger = createLogger("info"), semantic }: LlmAgentOptions = {},
+): Agent {
   const c = resolveConfig(config);
   const model = languageModel(c);
   return {
@@ -31,7 +38,7 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
       knowledgeBaseId,
       settings = {},
     }: AgentInput): AsyncIterable<AgentChunk> {
-      const passages = await findPassages(db, message, history, knowledgeBaseId);
+      const passages = await findPassages(db, message, history, knowledgeBaseId, semantic);
       signal.throwIfAborted();
       const base = settings.instructions ? `${c.systemPrompt}\n\n${settings.instructions}` : c.systemPrompt;
       const prompt = {
