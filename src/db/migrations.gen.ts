@@ -188,5 +188,16 @@ export const migrations = [
       "-- Issue 19: conversations of earlier versions keep answering from the documents they had.\nUPDATE \"conversations\" SET \"kb_id\" = 'kb_01m85g5npgfzrtbs7dcm30btjf' WHERE \"kb_id\" IS NULL;\n",
       "\n-- Search candidates of one knowledge base, through the GIN index (as knowledge_candidates):\n-- the knowledge base is a filter on the index's postings, so another knowledge base's\n-- passages are never candidates and never crowd this one's out of the limit.\nCREATE FUNCTION knowledge_candidates_in(q tsquery, kb text, lim integer) RETURNS SETOF text\n  LANGUAGE sql STABLE ROWS 100 SET enable_seqscan = off\n  AS $$ SELECT c.id FROM chunks c WHERE c.tsv @@ q AND c.kb_id = kb LIMIT lim $$;\n"
     ]
+  },
+  {
+    "tag": "0014_faulty_lila_cheney",
+    "folderMillis": 1795486773847,
+    "bps": true,
+    "hash": "fa821e7d91ecf8aa5828a750b4ec939c29dd3e2818dd667b38b1aa61b867a376",
+    "sql": [
+      "ALTER TABLE \"messages\" ADD COLUMN \"token_offsets\" integer[];",
+      "\nALTER TABLE \"messages\" ADD COLUMN \"compacted_events\" jsonb;",
+      "\nCREATE INDEX \"messages_compact_due_idx\" ON \"messages\" USING btree (\"created_at\") WHERE \"messages\".\"role\" = 'assistant' and \"messages\".\"status\" <> 'in_progress' and \"messages\".\"token_offsets\" is null;"
+    ]
   }
 ];
