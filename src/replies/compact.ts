@@ -14,7 +14,7 @@ import type { Db } from "../db/client.ts";
 import { rowsOf } from "./statements.ts";
 
 /** Replies compacted by one statement: bounded, so one batch holds locks briefly. */
-export const COMPACT_BATCH = 100;
+export const COMPACT_BATCH = 50;
 
 /**
  * Compacts up to `limit` ended replies created before `cutoff` (ms). Conditional on the reply
@@ -48,22 +48,27 @@ export async function compactEvents(
     ),
     summary as (
       select d.id,
-        coalesce((select array_agg(t.upto order by t.seq) from toks t where t.message_id = d.id), '{}'::int[]) as offsets,
-        coalesce((select min(t.seq) from toks t where t.message_id = d.id), 0) as first,
-        (select max(t.seq) - min(t.seq) + 1 = count(*) or count(*) = 0 from toks t where t.message_id = d.id) as contiguous,
-        coalesce((select string_agg(t.piece, '' order by t.seq) from toks t where t.message_id = d.id), '') as text
-      from due d
+        coalesce(array_agg(t.upto order by t.seq) filter (where t.seq is not null), '{}'::int[]) as offsets,
+        coalesce(min(t.seq), 0) as first,
+        count(t.seq) = 0 or max(t.seq) - min(t.seq) + 1 = count(t.seq) as contiguous,
+        coalesce(string_agg(t.piece, '' order by t.seq), '') as text
+      from due d left join toks t on t.message_id = d.id
+      group by d.id
+    ),
+    kept as (
+      select ev.message_id, jsonb_agg(jsonb_build_array(ev.seq, ev.data) order by ev.seq) as events
+      from ev join summary s on s.id = ev.message_id
+      where not ev.tok or not s.contiguous
+      group by ev.message_id
     ),
     done as (
       update messages m set
         token_offsets = case when s.contiguous then s.offsets else '{}'::int[] end,
         compacted_events = jsonb_build_object(
           'first', case when s.contiguous then s.first else 0 end,
-          'kept', coalesce((
-            select jsonb_agg(jsonb_build_array(ev.seq, ev.data) order by ev.seq) from ev
-            where ev.message_id = s.id and (not ev.tok or not s.contiguous)), '[]'::jsonb)
+          'kept', coalesce(k.events, '[]'::jsonb)
         ) || case when s.text = m.content or not s.contiguous then '{}'::jsonb else jsonb_build_object('text', s.text) end
-      from summary s
+      from summary s left join kept k on k.message_id = s.id
       where m.id = s.id and m.status <> 'in_progress' and m.token_offsets is null
       returning m.id
     ),
