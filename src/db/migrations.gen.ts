@@ -190,8 +190,18 @@ export const migrations = [
     ]
   },
   {
-    "tag": "0014_faulty_lila_cheney",
-    "folderMillis": 1795486773847,
+    "tag": "0014_issue24_language",
+    "folderMillis": 1795486785239,
+    "bps": true,
+    "hash": "c463371c082b206febe2388f9039fb37d6e3f2ae74ad13c2bc0e1471f5350f5f",
+    "sql": [
+      "ALTER TABLE \"documents\" ADD COLUMN \"language\" text DEFAULT 'english' NOT NULL;",
+      "\nALTER TABLE \"knowledge_bases\" ADD COLUMN \"language\" text;"
+    ]
+  },
+  {
+    "tag": "0015_complete_synch",
+    "folderMillis": 1795488318492,
     "bps": true,
     "hash": "fa821e7d91ecf8aa5828a750b4ec939c29dd3e2818dd667b38b1aa61b867a376",
     "sql": [
