@@ -42,6 +42,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
       PRO_RPD: planLimit(DEFAULT_OPTIONS.plans.pro.rpd),
       REPLY_LEASE_MS: option("replyLeaseMs"),
       REPLY_FLUSH_MS: option("replyFlushMs"),
+      REPLY_EVENTS_RETENTION: option("replyEventsRetentionS"),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
       LOG_FORMAT: z.enum(["json", "text"]).default("json"),
       CORS_ORIGINS: z
@@ -132,5 +133,6 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     replyLeaseMs: env.REPLY_LEASE_MS,
     replyFlushMs: env.REPLY_FLUSH_MS,
+    replyEventsRetentionS: env.REPLY_EVENTS_RETENTION,
   };
 }

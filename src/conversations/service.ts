@@ -194,7 +194,18 @@ export async function deleteConversation(db: Db, keyId: string, id: string): Pro
 /** Stores a message and moves the conversation's updated_at forward, in one round trip each. */
 export async function addMessage(
   db: Db,
-  m: Omit<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens" | "leaseUntil" | "stopRequested" | "lastSeq"> &
+  m: Omit<
+    MessageRow,
+    | "id"
+    | "sources"
+    | "inputTokens"
+    | "outputTokens"
+    | "leaseUntil"
+    | "stopRequested"
+    | "lastSeq"
+    | "tokenOffsets"
+    | "compactedEvents"
+  > &
     Partial<Pick<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens">>,
 ): Promise<MessageRow> {
   // The run columns (lease, stop flag, last event) only matter to replies being generated (replies/).
@@ -207,6 +218,8 @@ export async function addMessage(
     leaseUntil: null,
     stopRequested: false,
     lastSeq: 0,
+    tokenOffsets: null,
+    compactedEvents: null,
   };
   await db.insert(messages).values(row);
   await db

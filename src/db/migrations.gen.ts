@@ -198,5 +198,16 @@ export const migrations = [
       "ALTER TABLE \"documents\" ADD COLUMN \"language\" text DEFAULT 'english' NOT NULL;",
       "\nALTER TABLE \"knowledge_bases\" ADD COLUMN \"language\" text;"
     ]
+  },
+  {
+    "tag": "0015_complete_synch",
+    "folderMillis": 1795488318492,
+    "bps": true,
+    "hash": "fa821e7d91ecf8aa5828a750b4ec939c29dd3e2818dd667b38b1aa61b867a376",
+    "sql": [
+      "ALTER TABLE \"messages\" ADD COLUMN \"token_offsets\" integer[];",
+      "\nALTER TABLE \"messages\" ADD COLUMN \"compacted_events\" jsonb;",
+      "\nCREATE INDEX \"messages_compact_due_idx\" ON \"messages\" USING btree (\"created_at\") WHERE \"messages\".\"role\" = 'assistant' and \"messages\".\"status\" <> 'in_progress' and \"messages\".\"token_offsets\" is null;"
+    ]
   }
 ];

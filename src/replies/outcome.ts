@@ -64,7 +64,7 @@ export function storedReply(
       status: stopped ? "stopped" : out.cut ? "length" : "completed",
       createdAt: run.createdAt,
     },
-    ...{ leaseUntil: null, stopRequested: stopped, lastSeq },
+    ...{ leaseUntil: null, stopRequested: stopped, lastSeq, tokenOffsets: null, compactedEvents: null },
     ...{ inputTokens: out.usage?.input_tokens ?? null, outputTokens: out.usage?.output_tokens ?? null },
   };
 }
