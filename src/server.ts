@@ -19,6 +19,7 @@ import { SAMPLE_DOCS } from "./knowledge/sample.ts";
 import { countDocuments, ingestDocuments } from "./knowledge/service.ts";
 import type { ParleyHandle } from "./mod.ts";
 import { type AdminServer, startAdmin } from "./runtime/admin.ts";
+import { consoleAssets } from "./runtime/console-assets.ts";
 import { docsScript } from "./runtime/docs-asset.ts";
 import { describeHolder, lockServer } from "./runtime/lock.ts";
 import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
@@ -155,6 +156,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       agent: agent ?? agentFromEnv(env, store.db, logger),
       options: optionsFromEnv(env),
       docsScript,
+      consoleAssets,
     });
     parley = app.parley;
     // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start and
