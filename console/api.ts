@@ -76,10 +76,16 @@ export async function* readSse(res: Response): AsyncGenerator<SseEvent> {
   }
 }
 
-/** Whether the signed-in key may use the admin API (a chat key hears 403 there). */
+/**
+ * Checks the key (any /v1 read: 401 for a bad one) and whether it may use the admin API: a chat
+ * key hears 403 there (404 on a server without the admin API). No endpoint states a key's role,
+ * so this probe is the one request the console expects to be refused.
+ */
 export async function isAdmin(): Promise<boolean> {
+  const own = await fetch("/v1/conversations?limit=1", { headers: headers() });
+  if (!own.ok) await fail(own);
   const res = await fetch("/v1/keys?limit=1", { headers: headers() });
-  if (res.status === 403) return false;
+  if (res.status === 403 || res.status === 404) return false;
   if (!res.ok) await fail(res);
   return true;
 }
