@@ -8,14 +8,20 @@ interface Key {
   prefix: string;
   role: string;
   plan: string;
-  rpm: number;
-  rpd: number;
+  rpm: number | null;
+  rpd: number | null;
   knowledge_base_ids: string[];
   expires_at: string | null;
   last_used_at: string | null;
   revoked_at: string | null;
 }
 const PLANS = ["free", "pro", "enterprise"];
+/** The plans' own limits (docs/api.md), shown when a key has none of its own (`null`). */
+const PLAN_LIMITS: Record<string, [number, number]> = { free: [20, 1000], pro: [100, 10000] };
+const limits = (k: Key) => {
+  const [rpm, rpd] = PLAN_LIMITS[k.plan] ?? [];
+  return `${k.rpm ?? rpm ?? "?"}/min, ${k.rpd ?? rpd ?? "?"}/day${k.rpm === null && k.rpd === null ? " (plan)" : ""}`;
+};
 const when = (iso: string | null) => (iso ? new Date(iso).toISOString().slice(0, 16).replace("T", " ") : "—");
 
 export function Keys() {
@@ -155,9 +161,7 @@ export function Keys() {
                   </td>
                   <td>{k.role}</td>
                   <td>{k.plan}</td>
-                  <td>
-                    {k.rpm}/min, {k.rpd}/day
-                  </td>
+                  <td>{limits(k)}</td>
                   <td>{when(k.last_used_at)}</td>
                   <td>{k.revoked_at ? `revoked ${when(k.revoked_at)}` : when(k.expires_at)}</td>
                   <td>
@@ -226,10 +230,11 @@ function EditKey({
         </select>
       </label>
       <label>
-        Requests per minute <input name="rpm" type="number" min={1} defaultValue={String(k.rpm)} />
+        Requests per minute{" "}
+        <input name="rpm" type="number" min={1} defaultValue={k.rpm === null ? "" : String(k.rpm)} />
       </label>
       <label>
-        Requests per day <input name="rpd" type="number" min={1} defaultValue={String(k.rpd)} />
+        Requests per day <input name="rpd" type="number" min={1} defaultValue={k.rpd === null ? "" : String(k.rpd)} />
       </label>
       <fieldset>
         <legend>Knowledge bases</legend>

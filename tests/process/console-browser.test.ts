@@ -203,6 +203,101 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
         await check(p, `${width} playground with feedback`);
       });
 
+      test("knowledge: create a base, drop files (progress, per-file results), filter, delete, search with scores", async () => {
+        const p = await page(width, server.adminKey);
+        await p.getByRole("link", { name: "Knowledge" }).click();
+        const name = `Handbook ${width}`;
+        await p.getByLabel("New knowledge base").fill(name);
+        await p.getByRole("button", { name: "Create" }).click();
+        await p.getByRole("heading", { name: `Documents in ${name}` }).waitFor();
+        // Drag and drop: a drop event whose DataTransfer holds two files, as a browser makes it.
+        const drop = await p.evaluateHandle(() => {
+          const dt = new DataTransfer();
+          const md =
+            "---\nurl: https://handbook.example.com/leave\n---\n# Leave\n\nStaff get 30 days of paid leave a year.";
+          dt.items.add(new File([md], "leave.md", { type: "text/markdown" }));
+          dt.items.add(new File(["%PDF-1.4"], "scan.pdf", { type: "application/pdf" }));
+          return dt;
+        });
+        await p.locator(".dropzone").dispatchEvent("drop", { dataTransfer: drop });
+        const results = p.getByRole("list", { name: "Upload results" });
+        await results.waitFor();
+        expect(await p.locator("progress").getAttribute("value")).toBe("100");
+        const lines = await results.getByRole("listitem").allTextContents();
+        expect(lines.some((l) => l.startsWith("leave.md") && l.includes("created"))).toBe(true);
+        expect(lines.some((l) => l.startsWith("scan.pdf") && l.includes("failed"))).toBe(true);
+        await p.getByRole("cell", { name: "https://handbook.example.com/leave" }).waitFor();
+        await p.getByLabel("Filter by URL prefix").fill("https://nowhere.example.com/");
+        await p.getByRole("cell", { name: "https://handbook.example.com/leave" }).waitFor({ state: "detached" });
+        await p.getByLabel("Filter by URL prefix").fill("");
+        await p.getByRole("cell", { name: "https://handbook.example.com/leave" }).waitFor();
+        await p.getByLabel("Query").fill("how many days of paid leave");
+        await p.getByRole("button", { name: "Search" }).click();
+        const score = await p.locator(".hits .score").first().textContent();
+        expect(score).toMatch(/^score \d+\.\d{3}$/);
+        note(
+          `${width} knowledge: "${name}" created; drop of 2 files → ${JSON.stringify(lines)}; filter hides/shows; search → ${score}`,
+        );
+        await check(p, `${width} knowledge`, width === 1280 ? "knowledge.png" : undefined);
+        await p.getByRole("button", { name: "Delete Leave" }).click();
+        await p.getByRole("cell", { name: "https://handbook.example.com/leave" }).waitFor({ state: "detached" });
+        await p.getByRole("button", { name: `Delete ${name}` }).click();
+        await p.getByRole("heading", { name: `Documents in ${name}` }).waitFor({ state: "detached" });
+        await p.getByRole("cell", { name, exact: true }).waitFor({ state: "detached" });
+        note(`${width} knowledge: document deleted, knowledge base deleted`);
+      });
+
+      test("keys: create (secret once, copy), list with plan and limits, change plan and limits, revoke", async () => {
+        const p = await page(width, server.adminKey);
+        await p.getByRole("link", { name: "Keys" }).click();
+        const name = `web ${width}`;
+        await p.getByLabel("Name").fill(name);
+        await p.getByLabel("Plan").first().selectOption("pro");
+        await p.getByRole("button", { name: "Create key" }).click();
+        const secret = (await p.locator("#new-secret").textContent())!;
+        expect(secret).toMatch(/^prl_/);
+        await p.getByRole("button", { name: "Copy" }).click();
+        await p.getByRole("button", { name: "Copied" }).waitFor();
+        expect(await p.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+        const works = await fetch(`${server.url}/v1/conversations`, { headers: { authorization: `Bearer ${secret}` } });
+        expect(works.status).toBe(200);
+        await check(p, `${width} keys`, width === 1280 ? "keys.png" : undefined);
+        await p.getByRole("button", { name: "Done" }).click();
+        expect(await p.getByText(secret).count()).toBe(0); // shown once
+        const row = p.getByRole("row", { name: new RegExp(`^${name} `) });
+        expect(await row.textContent()).toContain("100/min, 10000/day (plan)");
+        await row.getByRole("button", { name: `Edit ${name}` }).click();
+        const form = p.getByRole("form", { name: `Edit ${name}` });
+        await form.getByLabel("Plan").selectOption("enterprise");
+        await form.getByLabel("Requests per minute").fill("500");
+        await form.getByLabel("Requests per day").fill("50000");
+        await form.getByRole("button", { name: "Save" }).click();
+        await row.getByText("500/min, 50000/day").waitFor();
+        await row.getByRole("button", { name: `Revoke ${name}` }).click();
+        await row.getByText(/revoked/).waitFor();
+        const refused = await fetch(`${server.url}/v1/conversations`, {
+          headers: { authorization: `Bearer ${secret}` },
+        });
+        expect(refused.status).toBe(401);
+        note(
+          `${width} keys: created (secret shown once, copied to the clipboard, works), plan pro → enterprise 500/min 50000/day, revoked (401 after)`,
+        );
+      });
+
+      test("usage and feedback: per-day charts per key, down-voted answers with question and sources", async () => {
+        const p = await page(width, server.adminKey);
+        await p.getByRole("link", { name: "Usage and feedback" }).click();
+        await p.locator("svg rect.bar").first().waitFor();
+        const charts = await p.getByRole("img").count();
+        const down = p.locator(".downs li").first();
+        await down.waitFor();
+        expect(await down.textContent()).toContain("Question:");
+        note(
+          `${width} usage: ${charts} charts (requests and tokens per key); down-voted answers listed with their question`,
+        );
+        await check(p, `${width} usage and feedback`, width === 1280 ? "usage.png" : undefined);
+      });
+
       async function startConsoleServerKeyOnly() {
         const { createKey } = await import("../../src/auth/keys-admin.ts");
         return (
