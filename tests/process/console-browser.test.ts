@@ -199,6 +199,10 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
         await answer.getByRole("button", { name: "Save" }).click();
         await answer.locator("q").getByText("Missed the point").waitFor();
         expect(await answer.getByRole("button", { name: "Bad answer" }).getAttribute("aria-pressed")).toBe("true");
+        const auth = { headers: { authorization: `Bearer ${server.chatKey}` } };
+        const [newest] = (await (await fetch(`${server.url}/v1/conversations?limit=1`, auth)).json()).data;
+        const conv = await (await fetch(`${server.url}/v1/conversations/${newest.id}`, auth)).json();
+        expect(conv.messages.at(-1).feedback).toMatchObject({ rating: "down", comment: "Missed the point" });
         note(`${width} feedback: thumbs down + comment saved`);
         await check(p, `${width} playground with feedback`);
       });
