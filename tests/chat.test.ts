@@ -1,5 +1,6 @@
 /** POST /v1/chat as JSON: happy path, validation, ownership. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, harness } from "./helpers/app.ts";
 
@@ -131,5 +132,35 @@ describe("POST /v1/chat (JSON)", () => {
     const list = await failing.call("GET", "/v1/conversations", { key: k });
     const conv = await failing.call("GET", `/v1/conversations/${list.json.data[0].id}`, { key: k });
     expect(conv.json.messages[1]).toMatchObject({ role: "assistant", status: "failed", content: "a b" });
+  });
+
+  test("the conversation, the user message and the reply are created by one statement: none without the others", async () => {
+    const k = await h.key();
+    const idem = `atomic-${crypto.randomUUID()}`;
+    // Fail only the last part of the reply-creating statement (this request's Idempotency-Key link).
+    const fn = `parley_test_fail_${idem.replace(/-/g, "_")}`;
+    await h.store.db.execute(
+      sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
+      begin raise exception 'cannot link' using errcode = '25006'; end $$`),
+    );
+    await h.store.db.execute(
+      sql.raw(`create trigger ${fn} before update on idempotency_keys
+      for each row when (new.idem_key = '${idem}' and new.message_id is not null) execute function ${fn}()`),
+    );
+    try {
+      const r = await h.call("POST", "/v1/chat", {
+        key: k,
+        json: { message: "a turn that cannot be stored" },
+        headers: { "idempotency-key": idem },
+      });
+      expect(r.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await h.store.db.execute(sql.raw(`drop trigger ${fn} on idempotency_keys`));
+      await h.store.db.execute(sql.raw(`drop function ${fn}()`));
+    }
+    // Nothing of the turn was stored: no conversation holding a user message without a reply.
+    const list = await h.call("GET", "/v1/conversations", { key: k });
+    expectStatus(list, 200);
+    expect(list.json.data).toEqual([]);
   });
 });

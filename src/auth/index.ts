@@ -8,9 +8,9 @@ import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
-import { consume, type Decision } from "../ratelimit/service.ts";
+import type { Decision } from "../ratelimit/service.ts";
+import { admitKey } from "./admit.ts";
 import { bearerSecret } from "./keys.ts";
-import { limitsFor } from "./limits.ts";
 import { findKeyBySecret } from "./lookup.ts";
 
 /** What the gate needs. */
@@ -38,16 +38,16 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
       const secret = bearerSecret(header);
       if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
-      const apiKey = await findKeyBySecret(db, secret);
-      if (!apiKey) throw unauthorized("Invalid or revoked API key.");
-      return { apiKey };
-    })
-    .derive({ as: "scoped" }, async ({ apiKey, set }) => {
-      if (!options.rateLimit) return {};
+      if (!options.rateLimit) {
+        const apiKey = await findKeyBySecret(db, secret);
+        if (!apiKey) throw unauthorized("Invalid or revoked API key.");
+        return { apiKey, decision: undefined as Decision | undefined, at: 0 };
+      }
+      // With the limiter on, the key lookup and the admission are one statement (auth/admit.ts).
       const at = now();
-      let decision: Decision;
+      let admission: Awaited<ReturnType<typeof admitKey>>;
       try {
-        decision = await consume(db, apiKey.id, limitsFor(apiKey, options.plans), at);
+        admission = await admitKey(db, secret, options.plans, at);
       } catch (error) {
         // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
         // is never served, and the next request tries the store again.
@@ -55,6 +55,11 @@ export const guard = ({ db, options, now }: GuardDeps) =>
           cause: error,
         });
       }
+      if (!admission) throw unauthorized("Invalid or revoked API key.");
+      return { apiKey: admission.apiKey, decision: admission.decision as Decision | undefined, at };
+    })
+    .derive({ as: "scoped" }, ({ decision, at, set }) => {
+      if (!decision) return {};
       const headers = rateLimitHeaders(decision, at);
       if (!decision.allowed) {
         throw decision.refusedBy === "day"

@@ -112,7 +112,7 @@ export const chatRoutes = (deps: ChatDeps) => {
             history: prepared.history,
             message: body.message,
             at,
-            also: idemKey ? [linkReply(apiKey.id, idemKey)] : [],
+            also: [...prepared.writes, ...(idemKey ? [linkReply(apiKey.id, idemKey)] : [])],
           });
         } catch (error) {
           // Retries of a request that never started a reply: the same client error, or a fresh try after a server fault.

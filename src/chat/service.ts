@@ -1,33 +1,38 @@
 /**
- * Everything before generation: find or create the conversation, read its history, store the
- * user message. Short statements only; the run that follows holds no transaction.
+ * Everything before generation: find the conversation (or make a new one) and read its history.
+ * The conversation and the user message are written by the statement that creates the reply.
  */
 import type { ChatTurn } from "../agent/types.ts";
 import {
-  addMessage,
-  createConversationWithMessage,
   findConversation,
+  insertConversation,
+  insertUserMessage,
   MESSAGES_CAP,
   pageMessages,
   titleFrom,
 } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
-import { SQLSTATE, sqlState } from "../db/errors.ts";
 import type { ConversationRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/text.ts";
-import { isId } from "../ids.ts";
+import { isId, newId } from "../ids.ts";
+import type { ReplyWrite } from "../replies/index.ts";
 
-/** Where the reply to a new message goes, and the turns the agent should know of. */
+/**
+ * Where the reply to a new message goes, the turns the agent should know of, and the turn's own
+ * writes (the conversation when it is new, the user message), which run in the statement that
+ * creates the reply.
+ */
 export interface PreparedReply {
   conversation: ConversationRow;
   history: ChatTurn[];
+  writes: ReplyWrite[];
 }
 
 const notFound = (id: string) =>
   new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "conversation_id" });
 
-/** Finds (or creates) the conversation and stores the user message: what a reply needs before its run. */
+/** Finds the conversation (or makes a new one) and reads its history: what a reply needs before its run. */
 export async function prepareReply(
   db: Db,
   keyId: string,
@@ -36,10 +41,12 @@ export async function prepareReply(
   at: Date,
 ): Promise<PreparedReply> {
   if (conversationId == null) {
-    // A new conversation comes with its first message in one statement: never one without the other.
+    const conversation = { id: newId("conv"), keyId, title: titleFrom(message), createdAt: at, updatedAt: at };
+    // The message's id is made after the conversation's: (created_at, id) orders the turn.
     return {
-      conversation: await createConversationWithMessage(db, keyId, titleFrom(message), message, at),
+      conversation,
       history: [],
+      writes: [insertConversation(conversation), insertUserMessage(conversation.id, message, at)],
     };
   }
   const conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
@@ -50,18 +57,6 @@ export async function prepareReply(
     // A stopped reply is what the user chose to keep; failed and running ones are not history.
     .filter((m) => m.status === "completed" || m.status === "stopped")
     .map((m) => ({ role: m.role, content: m.content }));
-  try {
-    await addMessage(db, {
-      conversationId: conversation.id,
-      role: "user",
-      content: message,
-      status: "completed",
-      createdAt: at,
-    });
-  } catch (error) {
-    // foreign_key_violation: a DELETE of this conversation won the race since we found it.
-    if (sqlState(error) === SQLSTATE.foreignKeyViolation) throw notFound(conversationId);
-    throw error;
-  }
-  return { conversation, history };
+  // The reply statement moves the conversation's updated_at (touchConversation): not this write.
+  return { conversation, history, writes: [insertUserMessage(conversation.id, message, at)] };
 }

@@ -110,5 +110,26 @@ export const migrations = [
       "\nCREATE INDEX \"idempotency_keys_expires_idx\" ON \"idempotency_keys\" USING btree (\"expires_at\");",
       "\nCREATE INDEX \"messages_running_idx\" ON \"messages\" USING btree (\"lease_until\") WHERE \"messages\".\"status\" = 'in_progress';"
     ]
+  },
+  {
+    "tag": "0008_issue23_ratelimit_unlogged",
+    "folderMillis": 1795481168176,
+    "bps": true,
+    "hash": "bb43f82b4b71cc9dcbe9c8adb3a298ebbc9c4e1aff2f37a24ec05dd5dbe6a143",
+    "sql": [
+      "-- The limiter's counters skip the write-ahead log (issue 23): its upsert, on every request,\n-- then commits without waiting for a WAL flush. The trade, in docs/architecture.md: after a\n-- PostgreSQL crash (not a clean restart) the table comes back empty, so every key's minute and\n-- day counts restart from zero; the table is also absent on streaming replicas.\nALTER TABLE \"rate_limits\" SET UNLOGGED;\n"
+    ]
+  },
+  {
+    "tag": "0009_issue23_ingest_set_based",
+    "folderMillis": 1795481770998,
+    "bps": true,
+    "hash": "ced3173fff02929285eef980ba222fafd3cd387ce318178854b56655fa727262",
+    "sql": [
+      "-- Ingest (issue 23). The ingest statement computes each passage's term frequencies (tfs) from\n-- its tsvector itself, for the whole batch; the row trigger now runs only for a row that\n-- arrives without them (another writer) or whose tsvector changes.\nDROP TRIGGER \"chunks_tfs\" ON \"chunks\";\n",
+      "\nCREATE TRIGGER chunks_tfs BEFORE INSERT ON \"chunks\" FOR EACH ROW WHEN (NEW.tfs = '{}'::jsonb)\n  EXECUTE FUNCTION knowledge_chunk_tfs();\n",
+      "\nCREATE TRIGGER chunks_tfs_update BEFORE UPDATE OF tsv ON \"chunks\" FOR EACH ROW EXECUTE FUNCTION knowledge_chunk_tfs();\n",
+      "\n-- New entries go to the GIN index's pending list and are merged into the tree in bulk: when the\n-- list outgrows gin_pending_list_limit (during the insert that fills it) and at the end of every\n-- ingest (knowledge/service.ts calls gin_clean_pending_list), so no search scans a pending list\n-- once an ingest has returned. Merging in bulk is several times cheaper than one tree insert per\n-- entry (fastupdate = off, migration 0006).\nALTER INDEX \"chunks_tsv_idx\" SET (fastupdate = on);\n"
+    ]
   }
 ];

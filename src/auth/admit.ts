@@ -1,0 +1,118 @@
+/**
+ * The gate's hot path in ONE statement: the live key behind the secret's hash, and the limiter's
+ * admission for it (ratelimit/service.ts), so an authenticated request costs one round trip
+ * before its own work. The key's limits (its own, else its plan's) are resolved inside the
+ * statement from the plan defaults bound as values. A request it does not admit (no such key,
+ * or refused) reads the key and its counters once more to tell 401 from 429 and say for how long.
+ */
+import { and, eq, isNull, type SQLWrapper, sql } from "drizzle-orm";
+import type { ParleyOptions, PlanLimits } from "../config/options.ts";
+import type { Db } from "../db/client.ts";
+import { apiKeys, rateLimits } from "../db/schema.ts";
+import { memo } from "../memo.ts";
+import {
+  admissionReturning,
+  admissionUpdate,
+  type Decision,
+  decide,
+  EXACT_LOG_MAX,
+  emptyState,
+  MINUTE_MS,
+  utcDay,
+} from "../ratelimit/service.ts";
+import { hashSecret } from "./keys.ts";
+import type { ApiKeyInfo } from "./lookup.ts";
+
+const p = (name: string) => sql.placeholder(name);
+
+/** A key's limit: its own, else its plan's default; enterprise keys (and old rows) fall back to Pro's. */
+const limitOf = (own: SQLWrapper, free: string, pro: string) =>
+  sql<number>`coalesce(${own}, case ${apiKeys.plan} when 'free' then ${p(free)}::integer when 'pro' then ${p(pro)}::integer end, ${p(pro)}::integer)`;
+
+const keyColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  plan: apiKeys.plan,
+  rpm: apiKeys.rpm,
+  rpd: apiKeys.rpd,
+  limitRpm: limitOf(apiKeys.rpm, "freeRpm", "proRpm").as("limit_rpm"),
+  limitRpd: limitOf(apiKeys.rpd, "freeRpd", "proRpd").as("limit_rpd"),
+};
+const liveKey = and(eq(apiKeys.hash, p("hash")), isNull(apiKeys.revokedAt));
+
+/** Placeholders: hash, now, edge (MINUTE_MS - now), day, freeRpm, freeRpd, proRpm, proRpd. */
+function gateStatement(db: Db) {
+  const gateKey = db.$with("gate_key").as(db.select(keyColumns).from(apiKeys).where(liveKey));
+  const now = sql`${p("now")}::bigint`;
+  const day = sql`${p("day")}::date`;
+  const from = (column: string) => sql.raw(`(select ${column} from gate_key)`);
+  return db
+    .with(gateKey)
+    .insert(rateLimits)
+    .select(
+      // The current bucket (1 ms up to EXACT_LOG_MAX per minute, else 1 s), stored as its last ms.
+      sql`select id, array[${now} - ${now} % g + g - 1], array[1], ${day}, 1
+        from gate_key, lateral (select (case when limit_rpm <= ${sql.raw(String(EXACT_LOG_MAX))} then 1 else 1000 end)::bigint as g) bucket`,
+    )
+    .onConflictDoUpdate(
+      admissionUpdate({
+        cur: sql`excluded.hits[1]`,
+        edge: sql`${p("edge")}::bigint`,
+        rpm: from("limit_rpm"),
+        rpd: from("limit_rpd"),
+        day,
+      }),
+    )
+    .returning({
+      ...admissionReturning,
+      id: rateLimits.keyId,
+      name: sql<string>`${from("name")}`,
+      plan: sql<ApiKeyInfo["plan"]>`${from("plan")}`,
+      rpm: sql<number | null>`${from("rpm")}`,
+      rpd: sql<number | null>`${from("rpd")}`,
+      limitRpm: sql<number>`${from("limit_rpm")}`,
+      limitRpd: sql<number>`${from("limit_rpd")}`,
+    })
+    .prepare("parley_gate_admit");
+}
+
+/** The key and its counters as they are, for a request the gate did not admit. */
+const stateStatement = (db: Db) =>
+  db
+    .select({ ...keyColumns, ...admissionReturning })
+    .from(apiKeys)
+    .leftJoin(rateLimits, eq(rateLimits.keyId, apiKeys.id))
+    .where(liveKey)
+    .prepare("parley_gate_state");
+
+const gates = new WeakMap<Db, { admit: ReturnType<typeof gateStatement>; state: ReturnType<typeof stateStatement> }>();
+
+/** The live key behind `secret` and the limiter's decision for this request; null when no live key has it. */
+export async function admitKey(
+  db: Db,
+  secret: string,
+  plans: ParleyOptions["plans"],
+  now: number,
+): Promise<{ apiKey: ApiKeyInfo; decision: Decision } | null> {
+  const { admit, state } = memo(gates, db, () => ({ admit: gateStatement(db), state: stateStatement(db) }));
+  const values = {
+    hash: await hashSecret(secret),
+    day: utcDay(now),
+    freeRpm: plans.free.rpm,
+    freeRpd: plans.free.rpd,
+    proRpm: plans.pro.rpm,
+    proRpd: plans.pro.rpd,
+  };
+  const [admitted] = await admit.execute({ ...values, now, edge: MINUTE_MS - now });
+  if (admitted) return { apiKey: keyOf(admitted), decision: decide(true, admitted, limitsOf(admitted), now) };
+  const [row] = await state.execute(values);
+  if (!row) return null;
+  const counters = row.hits ? { hits: row.hits, counts: row.counts!, day: row.day!, dayCount: row.dayCount! } : null;
+  return { apiKey: keyOf(row), decision: decide(false, counters ?? emptyState(now), limitsOf(row), now) };
+}
+
+const keyOf = ({ id, name, plan, rpm, rpd }: ApiKeyInfo): ApiKeyInfo => ({ id, name, plan, rpm, rpd });
+const limitsOf = (row: { limitRpm: number; limitRpd: number }): PlanLimits => ({
+  rpm: row.limitRpm,
+  rpd: row.limitRpd,
+});
