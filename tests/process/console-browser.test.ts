@@ -121,6 +121,34 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
         await check(p, `${width} playground`, width === 1280 ? "playground.png" : "playground-375.png");
       });
 
+      test("keyboard only: reach the composer, send, rate the answer, sign out", async () => {
+        const p = await page(width, server.chatKey); // signIn itself uses only Tab, typing and Enter
+        /** Presses Tab until `accessibleName` has focus (at most 40 times); the number of presses. */
+        const tabTo = async (test: () => Promise<boolean>) => {
+          for (let i = 1; i <= 40; i++) {
+            await p.keyboard.press("Tab");
+            if (await test()) return i;
+          }
+          throw new Error("never reached by Tab");
+        };
+        const focused = (sel: string) => () => p.evaluate((s) => document.activeElement?.matches(s) ?? false, sel);
+        const tabs = await tabTo(focused("textarea#message"));
+        await p.keyboard.type("Keyboard question");
+        await p.keyboard.press("Enter");
+        const answer = p.locator(".msg.assistant").last();
+        await answer.getByRole("button", { name: "Good answer" }).waitFor();
+        await tabTo(focused('.msg.assistant button[aria-label="Good answer"]'));
+        await p.keyboard.press("Space");
+        await answer.locator('button[aria-label="Good answer"][aria-pressed="true"]').waitFor();
+        const focusVisible = await p.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+        await tabTo(async () => (await p.evaluate(() => document.activeElement?.textContent)) === "Sign out");
+        await p.keyboard.press("Enter");
+        await p.getByLabel("API key").waitFor();
+        note(
+          `${width} keyboard: composer reached in ${tabs} Tabs, sent with Enter, rated with Space (focus outline ${focusVisible}), signed out with Enter`,
+        );
+      });
+
       test("stop: a reply running in one tab is stopped from another", async () => {
         const a = await page(width, server.chatKey);
         server.fake.script.push({ tokens: Array.from({ length: 200 }, (_, i) => `w${i} `), tokenDelayMs: 100 });
