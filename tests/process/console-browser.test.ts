@@ -277,6 +277,17 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
         await p.getByRole("heading", { name: `Documents in ${name}` }).waitFor({ state: "detached" });
         await p.getByRole("cell", { name, exact: true }).waitFor({ state: "detached" });
         note(`${width} knowledge: document deleted, knowledge base deleted`);
+        // The hostile document (in the default knowledge base) in the search tester: text, never markup.
+        await p.getByRole("button", { name: "Open default" }).click();
+        await p.getByLabel("Query").fill("Parley cites sources hostile");
+        await p.getByRole("button", { name: "Search" }).click();
+        await p.locator(".hits li").first().waitFor();
+        expect(await p.locator(".hits").textContent()).toContain("<script>");
+        expect(await p.locator(".hits img, .hits script").count()).toBe(0);
+        expect(await pwned(p)).toBeNull();
+        note(
+          `${width} knowledge: the hostile document's passage shows in the search tester as text (no img/script), window.__pwned unset`,
+        );
       });
 
       test("keys: create (secret once, copy), list with plan and limits, change plan and limits, revoke", async () => {
