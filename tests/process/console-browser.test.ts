@@ -149,6 +149,24 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
         );
       });
 
+      test("playground: an admin picks the knowledge base a new conversation answers from", async () => {
+        const p = await page(width, server.adminKey);
+        const picker = p.getByLabel("Knowledge base");
+        await picker.locator("option", { hasText: /^default$/ }).waitFor({ state: "attached" });
+        await picker.selectOption({ label: "default" });
+        const sent: string[] = [];
+        p.on("request", (r) => r.url().endsWith("/v1/chat") && sent.push(r.postData() ?? ""));
+        await p.getByLabel("Message").fill("Which sources does Parley cite?");
+        await p.keyboard.press("Enter");
+        await p.locator(".msg.assistant").last().getByRole("button", { name: "Good answer" }).waitFor();
+        const body = JSON.parse(sent[0]!);
+        expect(body.knowledge_base_id).toMatch(/^kb_/);
+        note(
+          `${width} playground: knowledge base "default" picked → chat sent with knowledge_base_id ${body.knowledge_base_id}`,
+        );
+        await check(p, `${width} playground (admin key, picker)`);
+      });
+
       test("stop: a reply running in one tab is stopped from another", async () => {
         const a = await page(width, server.chatKey);
         server.fake.script.push({ tokens: Array.from({ length: 200 }, (_, i) => `w${i} `), tokenDelayMs: 100 });
