@@ -82,7 +82,7 @@ export function Playground({ admin }: { admin: boolean }) {
   });
 
   /** Follows a reply's events (from `l.seq`), appending tokens; ends on `end` or `error`. */
-  const follow = async (res: Response, l: Live) => {
+  const follow = async (res: Response, l: Live): Promise<Live> => {
     let current = l;
     setLive(current);
     for await (const ev of readSse(res)) {
@@ -105,7 +105,7 @@ export function Playground({ admin }: { admin: boolean }) {
         if (d.type === "error") setError(d.error.message);
         saveLive(null);
         setLive(null);
-        return;
+        return current;
       }
       current = { ...current, seq: ev.id };
       saveLive(current);
@@ -115,6 +115,7 @@ export function Playground({ admin }: { admin: boolean }) {
     }
     saveLive(null);
     setLive(null);
+    return current;
   };
 
   const openConversation = async (id: string, resume?: Live) => {
@@ -159,11 +160,9 @@ export function Playground({ admin }: { admin: boolean }) {
       if (open) body.conversation_id = open;
       else if (kb) body.knowledge_base_id = kb;
       const res = await request("POST", "/v1/chat", body);
-      const isNew = !open;
-      await follow(res, { conversation_id: open ?? "", message_id: "", seq: 0, text: "" });
-      const id = JSON.parse(sessionStorage.getItem(LIVE) ?? "null")?.conversation_id;
-      if (isNew) await loadMore(true);
-      if (id ?? open) await refresh(id ?? open);
+      const done = await follow(res, { conversation_id: open ?? "", message_id: "", seq: 0, text: "" });
+      if (!open) await loadMore(true); // the new conversation heads the list
+      if (done.conversation_id) await refresh(done.conversation_id);
     } catch (err) {
       setError((err as Error).message);
     }
