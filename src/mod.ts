@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import { retrievalAgent } from "./agent/retrieval.ts";
 import type { Agent } from "./agent/types.ts";
+import { keyRoutes } from "./auth/routes.ts";
 import { chatRoutes } from "./chat/index.ts";
 import { startSweeper } from "./chat/sweeper.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
@@ -14,6 +15,7 @@ import { replyRoutes } from "./conversations/replies.ts";
 import { touchConversation } from "./conversations/service.ts";
 import type { Store } from "./db/client.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
+import { knowledgeRoutes } from "./knowledge/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
 
 /** What `createParley` needs; only `store` is required. */
@@ -53,13 +55,21 @@ export function createParley(config: ParleyConfig) {
   const deps = { ...base, replies };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
   const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
-  const features = [chatRoutes(deps), conversationRoutes(deps), replyRoutes(deps)] as const;
+  const features = [
+    chatRoutes(deps),
+    conversationRoutes(deps),
+    replyRoutes(deps),
+    knowledgeRoutes(deps),
+    keyRoutes(deps),
+  ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
   const plugin = new Elysia({ prefix: "/v1" })
     .use(features[0])
     .use(features[1])
     .use(features[2])
+    .use(features[3])
+    .use(features[4])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {
@@ -83,11 +93,18 @@ export {
 export { retrievalAgent } from "./agent/retrieval.ts";
 export type { Agent, AgentChunk, AgentInput, ChatTurn, Usage } from "./agent/types.ts";
 export { buildOpenApi, type OpenApiOptions } from "./app/openapi.ts";
-export { createKey, listKeys, revokeKey, updateKey } from "./auth/keys-admin.ts";
+export { createKey, getKey, listKeys, pageKeys, revokeKey, updateKey } from "./auth/keys-admin.ts";
 export { createLogger, type Logger } from "./config/logger.ts";
 export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 export type { Plan } from "./contract/plans.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
-export { type KnowledgeDoc, parseJsonl, parseMarkdown } from "./knowledge/parse.ts";
-export { ingestDocuments } from "./knowledge/service.ts";
+export {
+  createKnowledgeBase,
+  DEFAULT_KB_ID,
+  ingestDocuments,
+  type KnowledgeDoc,
+  parseJsonl,
+  parseMarkdown,
+  searchKnowledgeBase,
+} from "./knowledge/index.ts";

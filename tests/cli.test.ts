@@ -48,6 +48,21 @@ describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
     expect(again.stderr).toContain(`no active key ${keyId}`);
   });
 
+  test("keys create --admin makes an admin key; ingest --kb NAME names the knowledge base, an unknown one is an error", async () => {
+    const a = await cli(["keys", "create", "--name", "boss", "--plan", "pro", "--admin"], { DATA_DIR: dataDir });
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stderr).toMatch(/created key_\w+ \(pro, admin\)/);
+    expect((await cli(["keys", "list"], { DATA_DIR: dataDir })).stdout).toMatch(/admin\s+pro .* boss/);
+    const dir = tempDir();
+    writeFileSync(join(dir, "a.md"), "---\nurl: https://kb.test/a\n---\n# A\nokapi facts");
+    const bad = await cli(["ingest", "--kb", "nope", dir], { DATA_DIR: dataDir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("no knowledge base named 'nope'");
+    const ok = await cli(["ingest", "--kb", "default", dir], { DATA_DIR: dataDir });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain("ingested 1 document(s)");
+  });
+
   test("ingest loads good documents and reports bad lines with file:line", async () => {
     const dir = tempDir();
     writeFileSync(

@@ -1,7 +1,7 @@
 /** GET/DELETE /v1/conversations: listing, keyset pagination under change, detail, ownership. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { encodeCursor } from "../src/conversations/cursor.ts";
 import { addMessage, createConversation } from "../src/conversations/service.ts";
+import { encodeCursor } from "../src/http/cursor.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml

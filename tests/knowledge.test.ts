@@ -45,7 +45,7 @@ describe("parsing", () => {
 
   test("markdown: url from front matter, title from front matter or first heading", () => {
     const a = parseMarkdown('---\nurl: https://a.test/md\ntitle: "Hello"\n---\n# Ignored\nbody', "a.md");
-    expect(a.doc).toEqual({ url: "https://a.test/md", title: "Hello", content: "# Ignored\nbody" });
+    expect(a.doc).toEqual({ url: "https://a.test/md", title: "Hello", content: "# Ignored\nbody", metadata: {} });
     const b = parseMarkdown("---\nurl: https://a.test/b\n---\n# From heading\ntext", "b.md");
     expect(b.doc!.title).toBe("From heading");
     expect(parseMarkdown("# no front matter", "c.md").problem?.where).toBe("c.md:1");

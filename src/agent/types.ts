@@ -13,6 +13,11 @@ export interface ChatTurn {
 export interface AgentInput {
   history: ChatTurn[];
   message: string;
+  /**
+   * The knowledge base the conversation answers from: search and cite only its documents.
+   * Null when there is none (the key may use no knowledge base, or it was deleted).
+   */
+  knowledgeBaseId: string | null;
   signal: AbortSignal;
 }
 

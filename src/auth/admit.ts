@@ -37,12 +37,21 @@ const keyColumns = {
   rpd: apiKeys.rpd,
   limitRpm: limitOf(apiKeys.rpm, "freeRpm", "proRpm").as("limit_rpm"),
   limitRpd: limitOf(apiKeys.rpd, "freeRpd", "proRpd").as("limit_rpd"),
+  role: apiKeys.role,
+  // The key's grants come with it: still one round trip.
+  knowledgeBaseIds: sql<
+    string[]
+  >`array(select g.kb_id from key_knowledge_bases g where g.key_id = ${apiKeys.id} order by 1)`.as("kb_ids"),
+  expiresAt: apiKeys.expiresAt,
+  lastUsedAt: apiKeys.lastUsedAt,
 };
 const liveKey = and(eq(apiKeys.hash, p("hash")), isNull(apiKeys.revokedAt));
+/** An expired key is never admitted (nor counted); the state read then tells 401 key_expired. */
+const unexpired = sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > to_timestamp(${p("now")}::bigint / 1000.0))`;
 
 /** Placeholders: hash, now, edge (MINUTE_MS - now), day, freeRpm, freeRpd, proRpm, proRpd. */
 function gateStatement(db: Db) {
-  const gateKey = db.$with("gate_key").as(db.select(keyColumns).from(apiKeys).where(liveKey));
+  const gateKey = db.$with("gate_key").as(db.select(keyColumns).from(apiKeys).where(and(liveKey, unexpired)));
   const now = sql`${p("now")}::bigint`;
   const day = sql`${p("day")}::date`;
   const from = (column: string) => sql.raw(`(select ${column} from gate_key)`);
@@ -72,6 +81,10 @@ function gateStatement(db: Db) {
       rpd: sql<number | null>`${from("rpd")}`,
       limitRpm: sql<number>`${from("limit_rpm")}`,
       limitRpd: sql<number>`${from("limit_rpd")}`,
+      role: sql<ApiKeyInfo["role"]>`${from("role")}`,
+      knowledgeBaseIds: sql<string[]>`${from("kb_ids")}`,
+      expiresAt: sql<Date | null>`${from("expires_at")}`.mapWith(apiKeys.expiresAt),
+      lastUsedAt: sql<Date | null>`${from("last_used_at")}`.mapWith(apiKeys.lastUsedAt),
     })
     .prepare("parley_gate_admit");
 }
@@ -111,7 +124,27 @@ export async function admitKey(
   return { apiKey: keyOf(row), decision: decide(false, counters ?? emptyState(now), limitsOf(row), now) };
 }
 
-const keyOf = ({ id, name, plan, rpm, rpd }: ApiKeyInfo): ApiKeyInfo => ({ id, name, plan, rpm, rpd });
+const keyOf = ({
+  id,
+  name,
+  plan,
+  rpm,
+  rpd,
+  role,
+  knowledgeBaseIds,
+  expiresAt,
+  lastUsedAt,
+}: ApiKeyInfo): ApiKeyInfo => ({
+  id,
+  name,
+  plan,
+  rpm,
+  rpd,
+  role,
+  knowledgeBaseIds: knowledgeBaseIds ?? [],
+  expiresAt: expiresAt == null ? null : new Date(expiresAt),
+  lastUsedAt: lastUsedAt == null ? null : new Date(lastUsedAt),
+});
 const limitsOf = (row: { limitRpm: number; limitRpd: number }): PlanLimits => ({
   rpm: row.limitRpm,
   rpd: row.limitRpd,

@@ -11,7 +11,9 @@ import { rateLimitHeaders } from "../ratelimit/headers.ts";
 import type { Decision } from "../ratelimit/service.ts";
 import { admitKey } from "./admit.ts";
 import { bearerSecret } from "./keys.ts";
-import { findKeyBySecret } from "./lookup.ts";
+import { type ApiKeyInfo, findKeyBySecret, touchKey } from "./lookup.ts";
+
+export type { ApiKeyInfo } from "./lookup.ts";
 
 /** What the gate needs. */
 export interface GuardDeps {
@@ -24,6 +26,19 @@ const unauthorized = (message: string) =>
   new ApiError("unauthorized", message, { headers: { "www-authenticate": 'Bearer realm="parley"' } });
 
 /**
+ * An expired key gets 401 `key_expired` (the gate never admits nor counts it); a live one has
+ * its `last_used_at` moved, at most once a minute (a conditional UPDATE: lookup.ts).
+ */
+async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> {
+  if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= at) {
+    throw new ApiError("key_expired", `This API key expired at ${apiKey.expiresAt.toISOString()}.`, {
+      headers: { "www-authenticate": 'Bearer realm="parley", error="invalid_token"' },
+    });
+  }
+  await touchKey(db, apiKey, new Date(at));
+}
+
+/**
  * Auth and the limiter are `derive`s on purpose, not `resolve`s: a derive runs in the transform
  * stage, before schema validation (a resolve runs after it), and body problems found while
  * parsing are raised by jsonBody's transform hook, registered after this guard. So a request
@@ -31,7 +46,7 @@ const unauthorized = (message: string) =>
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const guard = ({ db, options, now }: GuardDeps) =>
+export const guard = ({ db, options, now }: GuardDeps, need: { role?: "admin" } = {}) =>
   new Elysia()
     .derive({ as: "scoped" }, async ({ request }) => {
       const header = request.headers.get("authorization");
@@ -41,6 +56,7 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       if (!options.rateLimit) {
         const apiKey = await findKeyBySecret(db, secret);
         if (!apiKey) throw unauthorized("Invalid or revoked API key.");
+        await checkLive(db, apiKey, now());
         return { apiKey, decision: undefined as Decision | undefined, at: 0 };
       }
       // With the limiter on, the key lookup and the admission are one statement (auth/admit.ts).
@@ -56,6 +72,7 @@ export const guard = ({ db, options, now }: GuardDeps) =>
         });
       }
       if (!admission) throw unauthorized("Invalid or revoked API key.");
+      await checkLive(db, admission.apiKey, at);
       return { apiKey: admission.apiKey, decision: admission.decision as Decision | undefined, at };
     })
     .derive({ as: "scoped" }, ({ decision, at, set }) => {
@@ -76,4 +93,18 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       }
       Object.assign(set.headers, headers);
       return {};
+    })
+    .derive({ as: "scoped" }, ({ apiKey }) => {
+      if (need.role === "admin" && apiKey.role !== "admin") {
+        throw new ApiError("permission_denied", "This route needs an admin key; this key's role is 'chat'.");
+      }
+      return {};
     });
+
+/**
+ * The guard, then the role: a chat key gets 403 `permission_denied` on an admin route. Also a
+ * derive (transform stage), so the 403 comes before any complaint about the body, and the
+ * refused request still counts against the key's limits like any other. (One instance with all
+ * three derives: a scoped hook reaches one level up only, so it cannot be nested in another plugin.)
+ */
+export const adminGuard = (deps: GuardDeps) => guard(deps, { role: "admin" });

@@ -106,11 +106,19 @@ export const chatRoutes = (deps: ChatDeps) => {
         let reply: ReplyHandle;
         try {
           const at = new Date(deps.now());
-          const prepared = await prepareReply(deps.db, apiKey.id, body.message, body.conversation_id, at);
+          const prepared = await prepareReply(
+            deps.db,
+            apiKey,
+            body.message,
+            body.conversation_id,
+            at,
+            body.knowledge_base_id,
+          );
           reply = await deps.replies.start({
             conversationId: prepared.conversation.id,
             history: prepared.history,
             message: body.message,
+            knowledgeBaseId: prepared.knowledgeBaseId,
             at,
             also: [...prepared.writes, ...(idemKey ? [linkReply(apiKey.id, idemKey)] : [])],
           });

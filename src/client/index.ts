@@ -11,7 +11,9 @@
  *   const reply = await parley.chat({ message: "Hi" });
  *   for await (const e of parley.chatStream({ message: "Hi" })) if (e.type === "token") write(e.content);
  *   for await (const c of parley.conversations.list()) console.log(c.id);   // every page
+ *   for await (const kb of parley.admin.knowledgeBases.list()) console.log(kb.name);  // admin key
  */
+import { admin } from "./admin.ts";
 import { conversations } from "./conversations.ts";
 import { ParleyError } from "./errors.ts";
 import { followReply, replyPath } from "./follow.ts";
@@ -116,6 +118,9 @@ export function createClient(options: ClientOptions) {
     },
 
     conversations: conversations(send),
+
+    /** Knowledge bases, documents, search and keys: needs an admin key (search: any key that may use the knowledge base). */
+    admin: admin(send),
   };
 }
 

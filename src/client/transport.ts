@@ -103,6 +103,8 @@ export interface SendExtra {
    * (the server did nothing).
    */
   retryConnection?: boolean;
+  /** A body sent as it is (ndjson text, FormData) instead of `body` as JSON; FormData sets its own type. */
+  raw?: { body: string | Blob | FormData; contentType?: string };
 }
 
 /** What `transport` returns. */
@@ -124,6 +126,7 @@ export function transport(o: TransportOptions): Send {
     const maxDelay = o.maxRetryDelay ?? DEFAULTS.maxRetryDelay;
     const headers: Record<string, string> = { ...extra.headers, authorization: `Bearer ${o.apiKey}` };
     if (body !== undefined) headers["content-type"] = "application/json";
+    if (extra.raw?.contentType) headers["content-type"] = extra.raw.contentType;
     for (let retry = 0; ; retry++) {
       const a = attempt(timeout, opts.signal);
       let res: Response;
@@ -131,7 +134,7 @@ export function transport(o: TransportOptions): Send {
         res = await doFetch(`${base}/v1${path}`, {
           method,
           headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: extra.raw ? extra.raw.body : body === undefined ? undefined : JSON.stringify(body),
           signal: a.signal,
         });
       } catch (error) {

@@ -28,6 +28,8 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
       MAX_MESSAGE_CHARS: option("maxMessageChars"),
       MAX_BODY_BYTES: option("maxBodyBytes"),
+      MAX_DOCUMENT_BYTES: option("maxDocumentBytes"),
+      MAX_UPLOAD_BYTES: option("maxUploadBytes"),
       // Well below the server's 30 s idle timeout, so a busy event loop cannot push a ping past it.
       KEEPALIVE_MS: option("keepAliveMs"),
       SHUTDOWN_GRACE_MS: int(10_000, 0),
@@ -89,6 +91,8 @@ export function optionsFromEnv(env: Env): ParleyOptions {
   return {
     maxMessageChars: env.MAX_MESSAGE_CHARS,
     maxBodyBytes: env.MAX_BODY_BYTES,
+    maxDocumentBytes: env.MAX_DOCUMENT_BYTES,
+    maxUploadBytes: env.MAX_UPLOAD_BYTES,
     keepAliveMs: env.KEEPALIVE_MS,
     plans: { free: { rpm: env.FREE_RPM, rpd: env.FREE_RPD }, pro: { rpm: env.PRO_RPM, rpd: env.PRO_RPD } },
     rateLimit: env.RATE_LIMIT === "on",

@@ -11,5 +11,7 @@
  */
 export * from "./errors.ts";
 export * from "./events.ts";
+export * from "./keys.ts";
+export * from "./knowledge.ts";
 export * from "./plans.ts";
 export * from "./resources.ts";

@@ -6,10 +6,10 @@ import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { conversations, messages } from "../db/schema.ts";
+import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { newId } from "../ids.ts";
 import { memo } from "../memo.ts";
 import type { ReplyWrite } from "../replies/index.ts";
-import { type Cursor, encodeCursor } from "./cursor.ts";
 
 /** A page of conversations, newest first. */
 export interface ConversationPage {
@@ -34,8 +34,14 @@ export function titleFrom(message: string): string {
 }
 
 /** An empty conversation (tests and tools; chat writes its own with the reply: `insertConversation`). */
-export async function createConversation(db: Db, keyId: string, title: string, at: Date): Promise<ConversationRow> {
-  const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
+export async function createConversation(
+  db: Db,
+  keyId: string,
+  title: string,
+  at: Date,
+  kbId: string | null = null,
+): Promise<ConversationRow> {
+  const row = { id: newId("conv"), keyId, kbId, title, createdAt: at, updatedAt: at };
   await db.insert(conversations).values(row);
   return row;
 }
@@ -50,8 +56,8 @@ export async function createConversation(db: Db, keyId: string, title: string, a
 export const insertConversation =
   (row: ConversationRow): ReplyWrite =>
   () =>
-    sql`insert into ${conversations} (id, key_id, title, created_at, updated_at)
-      values (${row.id}, ${row.keyId}, ${row.title}, ${row.createdAt.toISOString()}::timestamptz, ${row.updatedAt.toISOString()}::timestamptz)`;
+    sql`insert into ${conversations} (id, key_id, kb_id, title, created_at, updated_at)
+      values (${row.id}, ${row.keyId}, ${row.kbId}, ${row.title}, ${row.createdAt.toISOString()}::timestamptz, ${row.updatedAt.toISOString()}::timestamptz)`;
 
 export const insertUserMessage =
   (conversationId: string, content: string, at: Date): ReplyWrite =>

@@ -2,10 +2,10 @@
  * Storing documents (replace by URL) and their passages; search lives in search.ts. The
  * search statistics are kept by triggers on `chunks` (drizzle/0005), in these transactions.
  */
-import { count, inArray, sql } from "drizzle-orm";
+import { count, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { SQLSTATE, sqlState } from "../db/errors.ts";
-import { chunks, documents } from "../db/schema.ts";
+import { chunks, DEFAULT_KB_ID, documents, knowledgeBases } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { type Passage, splitIntoPassages } from "./chunk.ts";
 import type { KnowledgeDoc } from "./parse.ts";
@@ -13,6 +13,10 @@ import type { KnowledgeDoc } from "./parse.ts";
 /** How `ingestDocuments` stamps documents and what it does with one that fails to store. */
 export interface IngestOptions {
   now?: Date;
+  /** The knowledge base the documents go to; default: the one named `default`. */
+  kbId?: string;
+  /** Called for each document stored: its id, and whether it was new (else it replaced one). */
+  onStored?: (doc: KnowledgeDoc, stored: { id: string; created: boolean }) => void;
   /** Called for a document the database refused; the rest still load. Without it the error is thrown. */
   onError?: (doc: KnowledgeDoc, error: unknown) => void;
   /**
@@ -38,10 +42,14 @@ const BATCH_PASSAGES = 2_000;
 export async function ingestDocuments(
   db: Db,
   docs: KnowledgeDoc[],
-  { now = new Date(), onError, signal }: IngestOptions = {},
+  { now = new Date(), onError, signal, kbId = DEFAULT_KB_ID, onStored }: IngestOptions = {},
 ): Promise<number> {
+  const store = (batch: Prepared[]) =>
+    withDeadlockRetry(() => storeBatch(db, kbId, batch, now)).then((rows) => {
+      for (const { doc } of batch) onStored?.(doc, rows.get(doc.url)!);
+    });
   try {
-    return await storeAll(db, docs, now, onError, signal);
+    return await storeAll(docs, store, onError, signal);
   } finally {
     await mergePendingIndexEntries(db);
   }
@@ -58,9 +66,8 @@ async function mergePendingIndexEntries(db: Db): Promise<void> {
 }
 
 async function storeAll(
-  db: Db,
   docs: KnowledgeDoc[],
-  now: Date,
+  store: (batch: Prepared[]) => Promise<void>,
   onError: IngestOptions["onError"],
   signal: AbortSignal | undefined,
 ): Promise<number> {
@@ -68,7 +75,7 @@ async function storeAll(
   for (const batch of batches(docs)) {
     if (signal && (await stopRequested(signal))) return stored;
     try {
-      await withDeadlockRetry(() => storeBatch(db, batch, now));
+      await store(batch);
       stored += batch.length;
       continue;
     } catch (error) {
@@ -81,7 +88,7 @@ async function storeAll(
     for (const one of batch) {
       if (signal?.aborted) return stored;
       try {
-        await withDeadlockRetry(() => storeBatch(db, [one], now));
+        await store([one]);
         stored++;
       } catch (error) {
         if (!onError) throw error;
@@ -141,32 +148,51 @@ async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 5): Promise
   }
 }
 
-async function storeBatch(db: Db, batch: Prepared[], now: Date): Promise<void> {
-  // One short transaction per batch: never spans anything but these statements.
-  await db.transaction(async (tx) => {
+/**
+ * One batch in one short transaction: upsert the documents by (knowledge base, URL), replace
+ * their passages, move the knowledge base's updated_at. A document is replaced whole or not at
+ * all; concurrent uploads of one URL serialise on its row (the conflict's lock), leaving one.
+ */
+async function storeBatch(
+  db: Db,
+  kbId: string,
+  batch: Prepared[],
+  now: Date,
+): Promise<Map<string, { id: string; created: boolean }>> {
+  return db.transaction(async (tx) => {
     const rows = await tx
       .insert(documents)
       .values(
         batch.map(({ doc }) => ({
           id: newId("doc"),
+          kbId,
           url: doc.url,
           title: doc.title,
           content: doc.content,
+          metadata: doc.metadata ?? {},
           updatedAt: now,
         })),
       )
       .onConflictDoUpdate({
-        target: documents.url,
-        set: { title: sql`excluded.title`, content: sql`excluded.content`, updatedAt: sql`excluded.updated_at` },
+        target: [documents.kbId, documents.url],
+        set: {
+          title: sql`excluded.title`,
+          content: sql`excluded.content`,
+          metadata: sql`excluded.metadata`,
+          updatedAt: sql`excluded.updated_at`,
+        },
       })
-      .returning({ id: documents.id, url: documents.url });
+      // xmax = 0: the row was inserted, not updated (PostgreSQL's documented upsert tell).
+      .returning({ id: documents.id, url: documents.url, created: sql<boolean>`(xmax = 0)` });
     await tx.delete(chunks).where(
       inArray(
         chunks.documentId,
         rows.map((r) => r.id),
       ),
     );
-    await insertPassages(tx, batch, new Map(rows.map((r) => [r.url, r.id])));
+    await insertPassages(tx, kbId, batch, new Map(rows.map((r) => [r.url, r.id])));
+    await tx.update(knowledgeBases).set({ updatedAt: now }).where(eq(knowledgeBases.id, kbId));
+    return new Map(rows.map((r) => [r.url, { id: r.id, created: r.created === true || String(r.created) === "true" }]));
   });
 }
 
@@ -177,7 +203,7 @@ async function storeBatch(db: Db, batch: Prepared[], now: Date): Promise<void> {
  * from that tsvector in the same statement. The statement-level triggers then update the
  * statistics once for the whole batch.
  */
-async function insertPassages(tx: Pick<Db, "execute">, batch: Prepared[], ids: Map<string, string>) {
+async function insertPassages(tx: Pick<Db, "execute">, kbId: string, batch: Prepared[], ids: Map<string, string>) {
   const docs = batch.map(({ doc }, i) => ({ i, document_id: ids.get(doc.url)!, title: doc.title }));
   const passages = batch.flatMap(({ doc, passages }, i) =>
     passages.map((p, ord) => {
@@ -199,8 +225,8 @@ async function insertPassages(tx: Pick<Db, "execute">, batch: Prepared[], ids: M
         as p(id text, i integer, ord integer, heading text, b text, content text, len integer)
       join d on d.i = p.i
     )
-    insert into chunks (id, document_id, ord, heading, content, tsv, len, tfs)
-    select p.id, p.document_id, p.ord, p.heading, p.content, p.tsv, p.len, coalesce((
+    insert into chunks (id, document_id, kb_id, ord, heading, content, tsv, len, tfs)
+    select p.id, p.document_id, ${kbId}, p.ord, p.heading, p.content, p.tsv, p.len, coalesce((
       select jsonb_object_agg(u.lexeme, jsonb_build_array(
         cardinality(array_positions(u.weights, 'A')),
         cardinality(array_positions(u.weights, 'B')),
@@ -212,7 +238,10 @@ async function insertPassages(tx: Pick<Db, "execute">, batch: Prepared[], ids: M
 /** Words in a text: BM25's passage length (the unit only has to be the same for every passage). */
 export const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
-export async function countDocuments(db: Db): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(documents);
+export async function countDocuments(db: Db, kbId?: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(documents)
+    .where(kbId ? eq(documents.kbId, kbId) : undefined);
   return row?.n ?? 0;
 }

@@ -31,13 +31,18 @@ export const storable = (v: unknown): string =>
 /** Feeds the agent's output into `out`, calling `onText` for each piece of text; throws the signal's reason when aborted. */
 export async function generate(
   agent: Agent,
-  input: { history: ChatTurn[]; message: string },
+  input: { history: ChatTurn[]; message: string; knowledgeBaseId: string | null },
   signal: AbortSignal,
   out: Generated,
   onText: (text: string) => void,
 ): Promise<void> {
   const consume = (async () => {
-    for await (const chunk of agent.respond({ history: input.history, message: input.message, signal })) {
+    for await (const chunk of agent.respond({
+      history: input.history,
+      message: input.message,
+      knowledgeBaseId: input.knowledgeBaseId,
+      signal,
+    })) {
       if (signal.aborted) return; // leaving the loop calls the agent's return()
       if (chunk.type === "token") {
         const text = storable(chunk.content);

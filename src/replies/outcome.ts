@@ -11,6 +11,8 @@ export interface RunInput {
   conversationId: string;
   history: ChatTurn[];
   message: string;
+  /** The conversation's knowledge base (AgentInput.knowledgeBaseId): the only one the agent searches and cites. */
+  knowledgeBaseId: string | null;
   at: Date;
   /** Writes of other folders to run in the statement that creates the reply (e.g. the Idempotency-Key record). */
   also?: ReplyWrite[];

@@ -18,6 +18,8 @@ export interface Harness {
   replies: Replies;
   /** A new key; by default with limits no test reaches. */
   key(plan?: Plan, limits?: { rpm?: number; rpd?: number }): Promise<string>;
+  /** A new admin key (enterprise limits no test reaches). */
+  admin(): Promise<string>;
   call(method: string, path: string, init?: CallInit): Promise<Reply>;
 }
 
@@ -55,6 +57,16 @@ export async function harness(
     async key(plan = "enterprise", limits = {}) {
       const big = plan === "enterprise" ? { rpm: 1_000_000, rpd: 10_000_000 } : {};
       const { secret } = await createKey(store.db, { name: "test", plan, ...big, ...limits });
+      return secret;
+    },
+    async admin() {
+      const { secret } = await createKey(store.db, {
+        name: "test admin",
+        plan: "enterprise",
+        rpm: 1_000_000,
+        rpd: 10_000_000,
+        role: "admin",
+      });
       return secret;
     },
     call: (method, path, init = {}) => send(app, method, path, init),

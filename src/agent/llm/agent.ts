@@ -22,8 +22,8 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
   const c = resolveConfig(config);
   const model = languageModel(c);
   return {
-    async *respond({ history, message, signal }: AgentInput): AsyncIterable<AgentChunk> {
-      const passages = await findPassages(db, message, history);
+    async *respond({ history, message, signal, knowledgeBaseId }: AgentInput): AsyncIterable<AgentChunk> {
+      const passages = await findPassages(db, message, history, knowledgeBaseId);
       signal.throwIfAborted();
       const prompt = {
         system: systemPrompt(c.systemPrompt, passages),
