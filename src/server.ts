@@ -164,8 +164,11 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     if (!env.DATABASE_URL) {
       const opened = store;
       try {
-        admin = startAdmin(dataDir, opened, (command, code) =>
-          logger.info({ command, exit_code: code }, "admin command"),
+        admin = startAdmin(
+          dataDir,
+          opened,
+          (command, code) => logger.info({ command, exit_code: code }, "admin command"),
+          (error) => logger.error({ error }, "admin socket request failed"),
         );
       } catch (error) {
         // E.g. a DATA_DIR path longer than a socket path may be (about 100 bytes): the server runs,

@@ -3,7 +3,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { revokeKey } from "../src/auth/keys-admin.ts";
 import { apiKeys } from "../src/db/schema.ts";
-import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, keyIdOf, type Reply } from "./helpers/app.ts";
 
 setDefaultTimeout(60_000); // per file: see bunfig.toml
 
@@ -32,7 +32,7 @@ describe("keys over HTTP", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await h.call("GET", `/v1/keys?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { key: admin });
+      const page: Reply = await h.call("GET", `/v1/keys?limit=2${cursor ? `&cursor=${cursor}` : ""}`, { key: admin });
       expectStatus(page, 200);
       for (const item of page.json.data) {
         expect(item).not.toHaveProperty("secret");

@@ -1,6 +1,6 @@
 /** Knowledge bases and documents over HTTP (issue 19): happy paths, errors, roles. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { expectError, expectStatus, harness } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, type Reply } from "./helpers/app.ts";
 
 setDefaultTimeout(60_000); // per file: see bunfig.toml
 
@@ -83,7 +83,7 @@ describe("knowledge bases", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await h.call("GET", `/v1/knowledge_bases?limit=1${cursor ? `&cursor=${cursor}` : ""}`, {
+      const page: Reply = await h.call("GET", `/v1/knowledge_bases?limit=1${cursor ? `&cursor=${cursor}` : ""}`, {
         key: admin,
       });
       expectStatus(page, 200);

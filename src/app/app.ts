@@ -8,9 +8,10 @@ import { Elysia, t } from "elysia";
 import { createLogger } from "../config/logger.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import { elapsedMs, finalStatus, markStart, markStatus } from "../http/access-log.ts";
-import { corsHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
+import { corsAnswerHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
+import { notAllowed, routePatterns } from "../http/fallback.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
@@ -35,6 +36,7 @@ export function createApp({ docsScript, consoleAssets, readyTimeoutMs = READY_TI
   const logger = config.logger ?? createLogger("info");
   const cors = config.options?.corsOrigins;
   let spec: unknown;
+  let patterns: ReturnType<typeof routePatterns> | undefined;
   const parley = createParley({ ...config, logger });
   const app = new Elysia()
     // Routes outside the plugin (health, docs) carry a request id too.
@@ -58,9 +60,18 @@ export function createApp({ docsScript, consoleAssets, readyTimeoutMs = READY_TI
         );
         return preflightResponse(cors, request, requestId);
       }
-      Object.assign(set.headers, corsHeaders(cors, request.headers.get("origin")));
+      Object.assign(set.headers, corsAnswerHeaders(cors, request.headers.get("origin")));
     })
-    .onError(({ error, code, request }) => errorResponse(error, request, logger, String(code)))
+    .onError(({ error, code, request }) => {
+      // Methods Elysia's router does not route (PROPFIND, TRACE, QUERY…) never reach the /v1
+      // catch-all: a path that exists answers 405 with Allow all the same.
+      if (code === "NOT_FOUND") {
+        patterns ??= routePatterns(app.routes.filter((r) => r.method !== "ALL" && !r.path.endsWith("*")));
+        const refused = notAllowed(patterns, request.method, urlOf(request).pathname.replace(/(.)\/$/, "$1"));
+        if (refused) return errorResponse(refused, request, logger);
+      }
+      return errorResponse(error, request, logger, String(code));
+    })
     .onAfterResponse(({ request, route, set, responseValue, ...ctx }) => {
       const path = urlOf(request).pathname;
       const apiKey = (ctx as { apiKey?: { id: string } }).apiKey;
@@ -78,15 +89,25 @@ export function createApp({ docsScript, consoleAssets, readyTimeoutMs = READY_TI
     .get(
       "/readyz",
       async ({ request }) => {
-        if (await storeAnswers(config, readyTimeoutMs)) return { status: "ready" as const };
-        const error = new ApiError("service_unavailable", `The database did not answer within ${readyTimeoutMs} ms.`);
+        const answers = await storeAnswers(config, readyTimeoutMs);
+        const writable = answers && (await storeWritable(config, readyTimeoutMs));
+        if (answers && writable) return { status: "ready" as const };
+        const error = new ApiError(
+          "service_unavailable",
+          answers
+            ? "The store cannot write its data (storage fault); it recovers by itself once the fault clears."
+            : `The database did not answer within ${readyTimeoutMs} ms.`,
+        );
         markStatus(request, 503);
         // Answered, not thrown: a probe failing every few seconds while the database is away is not worth a warning each.
         return error.respond(requestIdOf(request)) as never;
       },
       {
         response: { 200: t.Object({ status: t.Literal("ready") }), 503: ErrorBody },
-        detail: { summary: "Readiness: 503 while the database does not answer", tags: ["Health"] },
+        detail: {
+          summary: "Readiness: 503 while the database does not answer or the store cannot write",
+          tags: ["Health"],
+        },
       },
     )
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
@@ -101,13 +122,30 @@ export function createApp({ docsScript, consoleAssets, readyTimeoutMs = READY_TI
 }
 
 /** Whether the store answers a trivial query within `ms`. */
-async function storeAnswers({ store }: ParleyConfig, ms: number): Promise<boolean> {
+function storeAnswers({ store }: ParleyConfig, ms: number): Promise<boolean> {
+  return within(
+    store.db.execute(sql`select 1`).then(
+      () => true,
+      () => false,
+    ),
+    ms,
+  );
+}
+
+/** Whether the store can write (its own probe, when it has one) within `ms`. */
+function storeWritable({ store }: ParleyConfig, ms: number): Promise<boolean> {
+  return store.writable
+    ? within(
+        store.writable().catch(() => false),
+        ms,
+      )
+    : Promise.resolve(true);
+}
+
+/** `query`'s answer, or false after `ms`. */
+async function within(query: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
-  const query = store.db.execute(sql`select 1`).then(
-    () => true,
-    () => false,
-  );
   try {
     return await Promise.race([query, late]);
   } finally {

@@ -1,12 +1,15 @@
 /**
  * The gate every /v1 route goes through, in this order: the Bearer key is resolved to its
- * live key (401 otherwise), then the key's limits admit the request or answer 429. Both run as
+ * live key (401 otherwise), then the key's limits admit the request or answer 429, then a query
+ * parameter given twice is refused (400). Both run as
  * scoped derives, i.e. before the body is validated, so every authenticated request counts.
  */
 import { Elysia } from "elysia";
 import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "../http/errors.ts";
+import { urlOf } from "../http/request-id.ts";
+import { clip } from "../http/text.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
 import type { Decision } from "../ratelimit/service.ts";
 import { admitKey } from "./admit.ts";
@@ -69,6 +72,7 @@ export const guard = ({ db, options, now }: GuardDeps, need: { role?: "admin" } 
         // is never served, and the next request tries the store again.
         throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", {
           cause: error,
+          headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
         });
       }
       if (!admission) throw unauthorized("Invalid or revoked API key.");
@@ -97,6 +101,23 @@ export const guard = ({ db, options, now }: GuardDeps, need: { role?: "admin" } 
     .derive({ as: "scoped" }, ({ apiKey }) => {
       if (need.role === "admin" && apiKey.role !== "admin") {
         throw new ApiError("permission_denied", "This route needs an admin key; this key's role is 'chat'.");
+      }
+      return {};
+    })
+    // A parameter given twice is ambiguous (the schema would check only one value, and the last
+    // would win): refused for every parameter, before validation, like limit and after always were.
+    .derive({ as: "scoped" }, ({ request }) => {
+      const seen = new Set<string>();
+      for (const name of urlOf(request).searchParams.keys()) {
+        if (seen.has(name))
+          throw new ApiError(
+            "invalid_request",
+            `Query parameter '${clip(name)}' is given more than once; give it once.`,
+            {
+              param: clip(name),
+            },
+          );
+        seen.add(name);
       }
       return {};
     });

@@ -37,7 +37,7 @@ const asJson = (m: MessageRow) => ({
   id: m.id,
   conversation_id: m.conversationId,
   content: m.content,
-  status: m.status === "stopped" ? ("stopped" as const) : ("completed" as const),
+  status: m.status === "stopped" || m.status === "length" ? m.status : ("completed" as const),
   created_at: m.createdAt.toISOString(),
   usage: usageOf(m),
 });

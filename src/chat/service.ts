@@ -77,8 +77,9 @@ export async function prepareReply(
   // The agent sees the most recent messages only, like a read of the conversation: a turn's
   // cost must not grow with the conversation's length.
   const history: ChatTurn[] = (await pageMessages(db, conversation.id, MESSAGES_CAP, null)).rows
-    // A stopped reply is what the user chose to keep; failed and running ones are not history.
-    .filter((m) => m.status === "completed" || m.status === "stopped")
+    // A stopped reply is what the user chose to keep, a cut one (length) what they got; failed
+    // and running ones are not history.
+    .filter((m) => m.status === "completed" || m.status === "stopped" || m.status === "length")
     .map((m) => ({ role: m.role, content: m.content }));
   // The reply statement moves the conversation's updated_at (touchConversation): not this write.
   return { conversation, history, writes: [insertUserMessage(conversation.id, message, at)], knowledgeBaseId: kbId };

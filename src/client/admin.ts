@@ -2,7 +2,7 @@
  * `client.admin` (an admin key): knowledge bases, their documents, search and API keys. Paged
  * lists are async iterators that fetch page after page as the loop asks (`page()` reads one).
  */
-import type { Send } from "./transport.ts";
+import type { Send, SendExtra } from "./transport.ts";
 import type {
   ApiKey,
   BulkResult,
@@ -47,8 +47,10 @@ function query(q: Record<string, string | number | undefined>): string {
 }
 
 export function admin(send: Send) {
-  const json = async <T>(method: string, path: string, body?: unknown, opts?: RequestOptions) =>
-    camel(await readJson(await send(method, path, body, opts), () => true)) as T;
+  const json = async <T>(method: string, path: string, body?: unknown, opts?: RequestOptions, extra?: SendExtra) =>
+    camel(await readJson(await send(method, path, body, opts, extra), () => true)) as T;
+  // Creating is not safe to repeat: a lost answer may hide a key made (or a name taken: 409).
+  const once: SendExtra = { idempotent: false };
   const none = async (method: string, path: string, opts?: RequestOptions) => {
     const call = await send(method, path, undefined, opts);
     call.end();
@@ -112,7 +114,7 @@ export function admin(send: Send) {
   return {
     knowledgeBases: {
       create: (input: { name: string; description?: string }, opts?: RequestOptions) =>
-        json<KnowledgeBase>("POST", "/knowledge_bases", input, opts),
+        json<KnowledgeBase>("POST", "/knowledge_bases", input, opts, once),
       page: (q: PageQuery = {}, opts?: RequestOptions) => page<KnowledgeBase>("/knowledge_bases", q, opts),
       /** Every knowledge base (newest first), page after page. */
       list: (q: { limit?: number } = {}, opts?: RequestOptions) => all<KnowledgeBase>("/knowledge_bases", q, opts),
@@ -127,7 +129,7 @@ export function admin(send: Send) {
     documents,
     keys: {
       create: (input: KeyInput, opts?: RequestOptions) =>
-        json<CreatedApiKey>("POST", "/keys", snake({ ...input }), opts),
+        json<CreatedApiKey>("POST", "/keys", snake({ ...input }), opts, once),
       page: (q: PageQuery = {}, opts?: RequestOptions) => page<ApiKey>("/keys", q, opts),
       /** Every key (newest first, revoked ones included), page after page. */
       list: (q: { limit?: number } = {}, opts?: RequestOptions) => all<ApiKey>("/keys", q, opts),

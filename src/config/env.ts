@@ -34,6 +34,8 @@ export function loadEnv(source: Record<string, string | undefined>) {
       KEEPALIVE_MS: option("keepAliveMs"),
       SHUTDOWN_GRACE_MS: int(10_000, 0),
       DB_POOL_MAX: int(10),
+      // How long one statement may wait for PostgreSQL (queue, connect, answer) before a 503.
+      DB_WAIT_MS: int(5_000, 100, 600_000),
       FREE_RPM: planLimit(DEFAULT_OPTIONS.plans.free.rpm),
       FREE_RPD: planLimit(DEFAULT_OPTIONS.plans.free.rpd),
       PRO_RPM: planLimit(DEFAULT_OPTIONS.plans.pro.rpm),
@@ -59,6 +61,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LLM_MODEL: z.string().optional(),
       LLM_SYSTEM_PROMPT: z.string().optional(),
       LLM_MAX_OUTPUT_TOKENS: int(1024, 1, 1_000_000),
+      LLM_MAX_REPLY_BYTES: int(262_144, 1_024, 16_777_216),
       LLM_TIMEOUT_MS: int(60_000, 100),
       LLM_IDLE_TIMEOUT_MS: int(30_000, 100),
       LLM_MAX_RETRIES: int(2, 0, 10),
@@ -79,6 +82,13 @@ export function loadEnv(source: Record<string, string | undefined>) {
   if (env.LLM_PROVIDER && !env.LLM_MODEL) {
     throw new Error(
       `Invalid environment:\n  LLM_MODEL: required when LLM_PROVIDER is set (LLM_PROVIDER=${env.LLM_PROVIDER})`,
+    );
+  }
+  // Two PGlite servers sharing a port would each serve their own store: the kernel would split
+  // clients between them (a key created on one is unknown to the other).
+  if (env.REUSE_PORT && !env.DATABASE_URL) {
+    throw new Error(
+      "Invalid environment:\n  REUSE_PORT: true only with DATABASE_URL (instances sharing a port must share one PostgreSQL; PGlite is one process per data folder)",
     );
   }
   return env;

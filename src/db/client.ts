@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { boundedPool, DB_WAIT_MS } from "./bounded-pool.ts";
 import * as schema from "./schema.ts";
 
 /** The Drizzle database every service takes; identical API on PGlite and PostgreSQL. */
@@ -18,12 +19,31 @@ export interface Store {
   readonly db: Db;
   /** Runs `fn` holding an exclusive lock across instances (PostgreSQL advisory lock). */
   withLock<T>(lockId: number, fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Whether the store can write now: a cheap, rate-limited probe /readyz adds to its `select 1`
+   * (the server's PGlite on a data folder checks the folder; see runtime/recovering-pglite.ts).
+   */
+  writable?(): Promise<boolean>;
   close(): Promise<void>;
 }
 
-/** Opens PGlite in `dataDir` (in memory when omitted). `options` reach PGlite as they are. */
+/**
+ * Opens PGlite in `dataDir` (in memory when omitted), creating the folder and its parents when
+ * missing, private to its owner (PGlite itself makes only the last level). `options` reach
+ * PGlite as they are.
+ */
 export async function openPglite(dataDir?: string, options: PGliteOptions = {}): Promise<Store> {
-  const client = await PGlite.create({ ...options, dataDir });
+  if (dataDir && !/^[a-z]+:\/\//.test(dataDir) && !options.fs) {
+    // A file-system path (not memory:// or idb://): node:fs, as PGlite's own NodeFS uses it
+    // there (Bun, Deno and Node all have it). Imported only then, so a browser never loads it.
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  }
+  return pgliteStore(await PGlite.create({ ...options, dataDir }));
+}
+
+/** A store over a PGlite client (or a stand-in that forwards to one). */
+export function pgliteStore(client: PGlite): Store {
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
     kind: "pglite",
@@ -34,15 +54,19 @@ export async function openPglite(dataDir?: string, options: PGliteOptions = {}):
   };
 }
 
-/** Opens a postgres.js pool on `url`. */
-export function openPostgres(url: string, options: { max?: number } = {}): Store {
-  const client = postgres(url, {
-    max: options.max ?? 10,
-    onnotice: () => {},
-    // A dead database must surface as an error (503), not as a request that hangs.
-    connect_timeout: 5,
-  });
-  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+/** Opens a postgres.js pool on `url`. `waitMs` bounds every statement's wait (db/bounded-pool.ts). */
+export function openPostgres(url: string, options: { max?: number; waitMs?: number } = {}): Store {
+  const pool = boundedPool(
+    () =>
+      postgres(url, {
+        max: options.max ?? 10,
+        onnotice: () => {},
+        // A dead database must surface as an error (503), not as a request that hangs.
+        connect_timeout: 5,
+      }),
+    options.waitMs ?? DB_WAIT_MS,
+  );
+  const db = drizzlePostgres({ client: pool.sql, schema }) as unknown as Db;
   return {
     kind: "postgres",
     db,
@@ -56,6 +80,6 @@ export function openPostgres(url: string, options: { max?: number } = {}): Store
         await single.end({ timeout: 5 }); // closing the session releases the lock
       }
     },
-    close: () => client.end({ timeout: 5 }),
+    close: () => pool.end(),
   };
 }

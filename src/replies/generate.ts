@@ -12,6 +12,8 @@ export interface Generated {
   content: string;
   sources: string[];
   usage: Usage | null;
+  /** The agent ended the reply at a local limit (agent/cap.ts): it is stored as `length`. */
+  cut?: boolean;
 }
 
 /** A reported token count as the database can hold it (int4), or null. */
@@ -52,6 +54,8 @@ export async function generate(
       } else if (chunk.type === "usage") {
         const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
         out.usage = u.input_tokens === null && u.output_tokens === null ? null : u;
+      } else if (chunk.type === "finish") {
+        out.cut = true;
       } else if (Array.isArray(chunk.sources)) {
         out.sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
       }

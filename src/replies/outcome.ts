@@ -57,7 +57,11 @@ export function storedReply(
 ): MessageRow {
   return {
     ...{ id: run.id, conversationId: run.conversationId, role: "assistant", content: out.content },
-    ...{ sources: out.sources, status: stopped ? "stopped" : "completed", createdAt: run.createdAt },
+    ...{
+      sources: out.sources,
+      status: stopped ? "stopped" : out.cut ? "length" : "completed",
+      createdAt: run.createdAt,
+    },
     ...{ leaseUntil: null, stopRequested: stopped, lastSeq },
     ...{ inputTokens: out.usage?.input_tokens ?? null, outputTokens: out.usage?.output_tokens ?? null },
   };
