@@ -346,13 +346,32 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
       });
 
       test("usage and feedback: per-day charts per key, down-voted answers with question and sources", async () => {
+        // A down-voted answer of its own, over the API (the page must list it with its question).
+        const headers = { authorization: `Bearer ${server.chatKey}`, "content-type": "application/json" };
+        const question = `Usage question at ${width} px`;
+        const chat = await fetch(`${server.url}/v1/chat`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ message: question }),
+        });
+        const reply = await chat.json();
+        expect(chat.status).toBe(200);
+        const rated = await fetch(
+          `${server.url}/v1/conversations/${reply.conversation_id}/messages/${reply.id}/feedback`,
+          {
+            method: "PUT",
+            headers,
+            body: JSON.stringify({ rating: "down", comment: "Too vague" }),
+          },
+        );
+        expect(rated.status).toBe(200);
         const p = await page(width, server.adminKey);
         await p.getByRole("link", { name: "Usage and feedback" }).click();
         await p.locator("svg rect.bar").first().waitFor();
         const charts = await p.getByRole("img").count();
-        const down = p.locator(".downs li").first();
+        const down = p.locator(".downs > li", { hasText: question });
         await down.waitFor();
-        expect(await down.textContent()).toContain("Question:");
+        expect(await down.textContent()).toContain("Too vague");
         note(
           `${width} usage: ${charts} charts (requests and tokens per key); down-voted answers listed with their question`,
         );
