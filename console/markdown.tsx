@@ -14,7 +14,9 @@ export function safeUrl(url: string): string | undefined {
   }
 }
 
-const INLINE = /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*\s][^*]*\*|_[^_\s][^_]*_)|(\[[^\]]+\]\([^)\s]+\))|(\[\d{1,3}\])/;
+// Underscore emphasis only between word boundaries, as CommonMark: `snake_case_names` stay as written.
+const INLINE =
+  /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*\s][^*]*\*|(?<!\w)_[^_\s][^_]*_(?!\w))|(\[[^\]]+\]\([^)\s]+\))|(\[\d{1,3}\])/;
 
 function inline(text: string, sources: string[]): ComponentChildren[] {
   const out: ComponentChildren[] = [];

@@ -27,23 +27,11 @@ export function Feedback(props: { conversation: string; message: string; initial
   };
   return (
     <div class="feedback">
-      <button
-        type="button"
-        class="icon"
-        aria-pressed={rating?.rating === "up"}
-        aria-label="Good answer"
-        onClick={() => rate("up")}
-      >
-        👍
+      <button type="button" class="icon" aria-pressed={rating?.rating === "up"} onClick={() => rate("up")}>
+        Good answer
       </button>
-      <button
-        type="button"
-        class="icon"
-        aria-pressed={rating?.rating === "down"}
-        aria-label="Bad answer"
-        onClick={() => rate("down")}
-      >
-        👎
+      <button type="button" class="icon" aria-pressed={rating?.rating === "down"} onClick={() => rate("down")}>
+        Bad answer
       </button>
       <button type="button" class="link" onClick={() => setEditing(!editing)}>
         {rating?.comment ? "Edit comment" : "Comment"}
