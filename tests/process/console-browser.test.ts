@@ -66,6 +66,19 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
   async function check(p: Page, label: string, shot?: string) {
     const violations = await axe(p);
     const w = opened.find((o) => o.page === p)!;
+    // Nothing wider than the viewport: no sideways scrolling of the page at 375 px.
+    const overflow = await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const wide = await p.evaluate(() =>
+      [...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+        .slice(0, 3)
+        .map((e) => `${e.tagName}.${e.className}`),
+    );
+    expect({ label, overflow: overflow > 0 ? overflow : 0, wide: overflow > 0 ? wide : [] }).toEqual({
+      label,
+      overflow: 0,
+      wide: [],
+    });
     note(`${label}: axe serious/critical ${violations.length}, console errors ${w.problems.length}`);
     if (shot && process.env.CONSOLE_SCREENSHOTS) await p.screenshot({ path: join(SHOTS, shot), fullPage: true });
     expect({ label, violations, problems: w.problems }).toEqual({ label, violations: [], problems: [] });
