@@ -100,6 +100,15 @@ export type { Plan } from "./contract/plans.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
 export {
+  backfillEmbeddings,
+  createEmbedder,
+  createSemanticSearch,
+  type EmbeddingsConfig,
+  MissingVectorExtension,
+  prepareVectorStore,
+  type SemanticSearch,
+} from "./knowledge/embeddings/index.ts";
+export {
   createKnowledgeBase,
   DEFAULT_KB_ID,
   ingestDocuments,
@@ -108,3 +117,4 @@ export {
   parseMarkdown,
   searchKnowledgeBase,
 } from "./knowledge/index.ts";
+export { detectLanguage, LANGUAGES, type Language } from "./knowledge/language.ts";

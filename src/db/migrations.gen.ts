@@ -188,5 +188,15 @@ export const migrations = [
       "-- Issue 19: conversations of earlier versions keep answering from the documents they had.\nUPDATE \"conversations\" SET \"kb_id\" = 'kb_01m85g5npgfzrtbs7dcm30btjf' WHERE \"kb_id\" IS NULL;\n",
       "\n-- Search candidates of one knowledge base, through the GIN index (as knowledge_candidates):\n-- the knowledge base is a filter on the index's postings, so another knowledge base's\n-- passages are never candidates and never crowd this one's out of the limit.\nCREATE FUNCTION knowledge_candidates_in(q tsquery, kb text, lim integer) RETURNS SETOF text\n  LANGUAGE sql STABLE ROWS 100 SET enable_seqscan = off\n  AS $$ SELECT c.id FROM chunks c WHERE c.tsv @@ q AND c.kb_id = kb LIMIT lim $$;\n"
     ]
+  },
+  {
+    "tag": "0014_issue24_language",
+    "folderMillis": 1795486785239,
+    "bps": true,
+    "hash": "c463371c082b206febe2388f9039fb37d6e3f2ae74ad13c2bc0e1471f5350f5f",
+    "sql": [
+      "ALTER TABLE \"documents\" ADD COLUMN \"language\" text DEFAULT 'english' NOT NULL;",
+      "\nALTER TABLE \"knowledge_bases\" ADD COLUMN \"language\" text;"
+    ]
   }
 ];

@@ -6,6 +6,7 @@
  */
 import { createLogger, type Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
+import type { SemanticSearch } from "../../knowledge/embeddings/index.ts";
 import { capReply } from "../cap.ts";
 import type { Agent, AgentChunk, AgentInput } from "../types.ts";
 import { type LlmConfig, resolveConfig } from "./config.ts";
@@ -17,14 +18,20 @@ import { type Piece, streamReply } from "./stream.ts";
 
 export interface LlmAgentOptions {
   logger?: Logger;
+  /** Hybrid search (knowledge/embeddings); BM25F alone without it. */
+  semantic?: SemanticSearch | undefined;
 }
 
-export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("info") }: LlmAgentOptions = {}): Agent {
+export function llmAgent(
+  db: Db,
+  config: LlmConfig,
+  { logger = createLogger("info"), semantic }: LlmAgentOptions = {},
+): Agent {
   const c = resolveConfig(config);
   const model = languageModel(c);
   return {
     async *respond({ history, message, signal, knowledgeBaseId }: AgentInput): AsyncIterable<AgentChunk> {
-      const passages = await findPassages(db, message, history, knowledgeBaseId);
+      const passages = await findPassages(db, message, history, knowledgeBaseId, semantic);
       signal.throwIfAborted();
       const prompt = {
         system: systemPrompt(c.systemPrompt, passages),
