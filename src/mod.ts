@@ -16,6 +16,8 @@ import { touchConversation } from "./conversations/service.ts";
 import type { Store } from "./db/client.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
 import { knowledgeRoutes } from "./knowledge/index.ts";
+import { mcpRoutes } from "./mcp/index.ts";
+import { openAiRoutes } from "./openai-compat/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
 
 /** What `createParley` needs; only `store` is required. */
@@ -61,15 +63,17 @@ export function createParley(config: ParleyConfig) {
     replyRoutes(deps),
     knowledgeRoutes(deps),
     keyRoutes(deps),
+    openAiRoutes(deps),
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
-  const plugin = new Elysia({ prefix: "/v1" })
+  const api = new Elysia({ prefix: "/v1" })
     .use(features[0])
     .use(features[1])
     .use(features[2])
     .use(features[3])
     .use(features[4])
+    .use(features[5])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {
@@ -80,6 +84,8 @@ export function createParley(config: ParleyConfig) {
         await replies.close();
       })()),
   };
+  // MCP clients are configured with one URL: /mcp beside /v1, not under it.
+  const plugin = new Elysia().use(api).use(mcpRoutes(deps));
   return Object.assign(plugin, handle);
 }
 

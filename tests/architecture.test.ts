@@ -13,7 +13,17 @@ const SRC = join(import.meta.dir, "../src");
 const LAYERS = ["contract", "base", "http", "feature", "composition", "runtime"] as const;
 type Layer = (typeof LAYERS)[number] | "client";
 
-const FEATURES = ["agent", "auth", "chat", "conversations", "knowledge", "ratelimit", "replies"];
+const FEATURES = [
+  "agent",
+  "auth",
+  "chat",
+  "conversations",
+  "knowledge",
+  "mcp",
+  "openai-compat",
+  "ratelimit",
+  "replies",
+];
 
 /** Feature folders whose only door for other folders is their index.ts. */
 const FRONT_DOORS = ["replies"];

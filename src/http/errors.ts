@@ -28,9 +28,13 @@ export class ApiError extends Error {
   }
 
   /** The HTTP answer. (Not named `toResponse`: Elysia would call that itself, without a request id.) */
-  respond(requestId: string, headers: Record<string, string> = {}): Response {
+  respond(
+    requestId: string,
+    headers: Record<string, string> = {},
+    shape: (body: ErrorBody) => unknown = (b) => b,
+  ): Response {
     const body: ErrorBody = { error: this.toPayload(), request_id: requestId };
-    return new Response(JSON.stringify(body), {
+    return new Response(JSON.stringify(shape(body)), {
       status: this.status,
       headers: { ...headers, ...this.options.headers, "content-type": "application/json; charset=utf-8" },
     });
