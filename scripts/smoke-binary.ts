@@ -124,6 +124,16 @@ try {
     // /docs needs nothing but this binary: the page, the reference UI's script and the document.
     const ui = await fetch(`${base}/docs/scalar.js`);
     check(ui.status === 200 && (await ui.text()).length > 1_000_000, "/docs serves its reference UI from the binary");
+    // /console likewise: its page, script and stylesheet are embedded, under the strict CSP.
+    for (const [path, marker] of [
+      ["/console", '<div id="app">'],
+      ["/console/console.js", "sessionStorage"],
+      ["/console/console.css", "--accent"],
+    ]) {
+      const res = await fetch(`${base}${path}`);
+      const ok = res.status === 200 && res.headers.get("content-security-policy")?.includes("script-src 'self'");
+      check(Boolean(ok) && (await res.text()).includes(marker!), `${path} is served from the binary under the CSP`);
+    }
 
     // The CLI while the server holds the folder: forwarded over the admin socket (kernel locks via FFI).
     const live = run(["keys", "create", "--name", "live", "--plan", "free"]);

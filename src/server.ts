@@ -19,6 +19,7 @@ import { migrate } from "./db/migrate.ts";
 import { seedSampleOnce } from "./knowledge/index.ts";
 import type { ParleyHandle } from "./mod.ts";
 import { type AdminServer, startAdmin } from "./runtime/admin.ts";
+import { consoleAssets } from "./runtime/console-assets.ts";
 import { docsScript } from "./runtime/docs-asset.ts";
 import { type StartedEmbeddings, startEmbeddings } from "./runtime/embeddings.ts";
 import { describeHolder, lockServer } from "./runtime/lock.ts";
@@ -161,6 +162,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
         retrievalAgent(store.db, { semantic: embeddings?.semantic }),
       options: optionsFromEnv(env),
       docsScript,
+      consoleAssets,
     });
     parley = app.parley;
     // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start and

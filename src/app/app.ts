@@ -15,6 +15,7 @@ import { notAllowed, routePatterns } from "../http/fallback.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
+import { type ConsoleAssets, consoleRoutes } from "./console.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
 import { buildOpenApi } from "./openapi.ts";
 
@@ -24,13 +25,14 @@ export const READY_TIMEOUT_MS = 2_000;
 /** Probes: frequent and uninteresting while they pass, so their access lines are at debug. */
 const PROBES = new Set(["/healthz", "/readyz"]);
 
-/** The runtime's extras: `docsScript` serves the reference UI's script (the runtime reads the file). */
+/** The runtime's extras: `docsScript` and `consoleAssets` serve /docs and /console (the runtime reads the files). */
 export interface AppConfig extends ParleyConfig {
   docsScript?: DocsScript;
+  consoleAssets?: ConsoleAssets;
   readyTimeoutMs?: number;
 }
 
-export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...config }: AppConfig) {
+export function createApp({ docsScript, consoleAssets, readyTimeoutMs = READY_TIMEOUT_MS, ...config }: AppConfig) {
   const logger = config.logger ?? createLogger("info");
   const cors = config.options?.corsOrigins;
   let spec: unknown;
@@ -110,6 +112,7 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, ...co
     )
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
     .use(docsRoutes(docsScript))
+    .use(consoleRoutes(consoleAssets))
     .use(parley);
   const maxChars = config.options?.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
   spec = buildOpenApi(app, { maxMessageChars: maxChars });
