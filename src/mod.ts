@@ -15,6 +15,7 @@ import { replyRoutes } from "./conversations/replies.ts";
 import type { Store } from "./db/client.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
 import { RunRegistry } from "./runs/run.ts";
+import { usageRoutes } from "./usage/index.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -54,13 +55,14 @@ export function createParley(config: ParleyConfig) {
   };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
   startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
-  const features = [chatRoutes(deps), conversationRoutes(deps), replyRoutes(deps)] as const;
+  const features = [chatRoutes(deps), conversationRoutes(deps), replyRoutes(deps), usageRoutes(deps)] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
   return new Elysia({ prefix: "/v1" })
     .use(features[0])
     .use(features[1])
     .use(features[2])
+    .use(features[3])
     .use(fallback(deps.logger, routes));
 }
 

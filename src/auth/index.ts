@@ -8,7 +8,8 @@ import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
-import { consume, type Decision } from "../ratelimit/service.ts";
+import { consume, countRefusal, type Decision } from "../ratelimit/service.ts";
+import { tokenBudget, tokenHeaders } from "../ratelimit/tokens.ts";
 import { bearerSecret } from "./keys.ts";
 import { limitsFor } from "./limits.ts";
 import { findKeyBySecret } from "./lookup.ts";
@@ -38,13 +39,27 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
       const secret = bearerSecret(header);
       if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
-      const apiKey = await findKeyBySecret(db, secret);
-      if (!apiKey) throw unauthorized("Invalid or revoked API key.");
-      return { apiKey };
-    })
-    .derive({ as: "scoped" }, async ({ apiKey, set }) => {
-      if (!options.rateLimit) return {};
       const at = now();
+      const apiKey = await findKeyBySecret(db, secret, new Date(at).toISOString().slice(0, 10));
+      if (!apiKey) throw unauthorized("Invalid or revoked API key.");
+      return { apiKey, admittedAt: at };
+    })
+    .derive({ as: "scoped" }, async ({ apiKey, admittedAt: at, set }) => {
+      // The token budget first: a key over it is refused without spending a request of its limits.
+      const budget = tokenBudget(apiKey, at);
+      if (budget) {
+        const headers = tokenHeaders(budget);
+        if (budget.exceeded) {
+          await countRefusal(db, apiKey.id, at).catch(() => {});
+          throw new ApiError(
+            "token_quota_exceeded",
+            `Daily token budget of ${budget.limit} tokens reached; it resets at midnight UTC.`,
+            { headers },
+          );
+        }
+        Object.assign(set.headers, headers);
+      }
+      if (!options.rateLimit) return {};
       let decision: Decision;
       try {
         decision = await consume(db, apiKey.id, limitsFor(apiKey, options.plans), at);

@@ -8,7 +8,7 @@ import { checkLimits, type KeyLimits } from "./limits.ts";
 import type { ApiKeyInfo } from "./lookup.ts";
 
 /** A key as `keys list` shows it: never the secret. */
-export interface ApiKeyListing extends ApiKeyInfo {
+export interface ApiKeyListing extends Omit<ApiKeyInfo, "tokensToday"> {
   prefix: string;
   createdAt: Date;
   revokedAt: Date | null;
@@ -30,6 +30,7 @@ export async function createKey(
     plan: input.plan,
     rpm: input.rpm ?? null,
     rpd: input.rpd ?? null,
+    tpd: input.tpd ?? null,
     createdAt: now,
   };
   await db.insert(apiKeys).values(row);
@@ -44,6 +45,7 @@ export async function listKeys(db: Db): Promise<ApiKeyListing[]> {
       plan: apiKeys.plan,
       rpm: apiKeys.rpm,
       rpd: apiKeys.rpd,
+      tpd: apiKeys.tpd,
       prefix: apiKeys.prefix,
       createdAt: apiKeys.createdAt,
       revokedAt: apiKeys.revokedAt,
@@ -77,6 +79,8 @@ export async function updateKey(db: Db, id: string, limits: Partial<KeyLimits>):
     plan: limits.plan ?? current.plan,
     rpm: limits.rpm !== undefined ? limits.rpm : keep ? current.rpm : null,
     rpd: limits.rpd !== undefined ? limits.rpd : keep ? current.rpd : null,
+    // The token budget is the key's own, whatever its plan: kept unless given.
+    tpd: limits.tpd !== undefined ? limits.tpd : current.tpd,
   };
   checkLimits(next);
   const rows = await db.update(apiKeys).set(next).where(eq(apiKeys.id, id)).returning({ id: apiKeys.id });

@@ -2,7 +2,9 @@
  * The limiter: a sliding log for the minute and a calendar-day (UTC) counter, decided and
  * recorded by ONE statement so concurrent requests on any number of instances cannot both
  * take the last slot. The row lock of INSERT … ON CONFLICT DO UPDATE serialises them; the
- * WHERE makes the update (and so the admission) conditional. A refused request writes nothing.
+ * WHERE makes the update (and so the admission) conditional. A refused request leaves the limiter
+ * row as it was; the read that explains the refusal also counts it in usage_daily (one statement).
+ * An admitted request is counted in usage_daily by a trigger on this row (migration usage_triggers).
  *
  * The log keeps (bucket, count) pairs; the bucket rule is docs/api.md#rate-limits. A bucket
  * is stored as its LAST millisecond, so how long it counts never depends on the key's current
@@ -15,7 +17,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { PlanLimits } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
-import { rateLimits } from "../db/schema.ts";
+import { rateLimits, usageDaily } from "../db/schema.ts";
 import { memo } from "../memo.ts";
 
 export const MINUTE_MS = 60_000;
@@ -100,10 +102,26 @@ export async function consume(db: Db, keyId: string, limits: PlanLimits, now: nu
 
   if (admitted[0]) return decide(true, admitted[0], limits, now);
 
-  // Refused: nothing was written. Read the row once to say which window and for how long.
-  const [row] = await db.select().from(rateLimits).where(eq(rateLimits.keyId, keyId));
+  // Refused: the limiter row is untouched. Read it once to say which window and for how long,
+  // counting the refusal in the same statement.
+  const refusal = db.$with("refusal").as(refusalUpsert(db, keyId, day).returning({ keyId: usageDaily.keyId }));
+  const [row] = await db.with(refusal).select().from(rateLimits).where(eq(rateLimits.keyId, keyId));
   const state = row ?? { hits: [], counts: [], day, dayCount: 0 };
   return decide(false, state, limits, now);
+}
+
+const refusalUpsert = (db: Db, keyId: string, day: string) =>
+  db
+    .insert(usageDaily)
+    .values({ keyId, day, refusals: 1 })
+    .onConflictDoUpdate({
+      target: [usageDaily.keyId, usageDaily.day],
+      set: { refusals: sql`${usageDaily.refusals} + 1` },
+    });
+
+/** Counts a refusal decided elsewhere (the token budget) in the key's usage for `now`'s UTC day. */
+export async function countRefusal(db: Db, keyId: string, now: number): Promise<void> {
+  await refusalUpsert(db, keyId, utcDay(now));
 }
 
 /** A key's row as the decision reads it. */

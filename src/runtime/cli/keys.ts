@@ -11,20 +11,21 @@ import type { Store } from "../../db/client.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const USAGE = `usage:
-  keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N]
+  keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N] [--tpd N]
   keys list
   keys revoke KEY_ID
-  keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default]`;
+  keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default] [--tpd N|none]`;
 
 function limit(v: string | undefined, name: string): number | null | undefined {
   if (v === undefined) return undefined;
-  if (v === "default") return null;
+  // `none` for the token budget (it has no plan default), `default` for the plan's limits.
+  if (v === (name === "tpd" ? "none" : "default")) return null;
   // Plain digits only: Number() would also take "0x10", "1e3" or " 5 ".
   const n = /^\d{1,10}$/.test(v) ? Number(v) : NaN;
   try {
     checkLimit(`--${name}`, n);
   } catch (error) {
-    throw new Error(`${(error as Error).message} (or 'default')`);
+    throw new Error(`${(error as Error).message} (or '${name === "tpd" ? "none" : "default"}')`);
   }
   return n;
 }
@@ -40,7 +41,13 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { name: { type: "string" }, plan: { type: "string" }, rpm: { type: "string" }, rpd: { type: "string" } },
+    options: {
+      name: { type: "string" },
+      plan: { type: "string" },
+      rpm: { type: "string" },
+      rpd: { type: "string" },
+      tpd: { type: "string" },
+    },
   });
   switch (sub) {
     case "create": {
@@ -52,6 +59,7 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
         plan: p,
         rpm: limit(values.rpm, "rpm"),
         rpd: limit(values.rpd, "rpd"),
+        tpd: limit(values.tpd, "tpd"),
       });
       io.err(`created ${key.id} (${p}); the secret is shown once, store it now:`);
       io.out(key.secret);
@@ -61,7 +69,7 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
       const rows = await listKeys(store.db);
       if (rows.length === 0) io.out("no keys");
       for (const k of rows) {
-        const limits = `${k.rpm ?? "plan"}/min ${k.rpd ?? "plan"}/day`;
+        const limits = `${k.rpm ?? "plan"}/min ${k.rpd ?? "plan"}/day${k.tpd != null ? ` ${k.tpd} tok/day` : ""}`;
         const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
         io.out(`${k.id}  ${k.prefix}…  ${k.plan.padEnd(10)} ${limits.padEnd(22)} ${state.padEnd(32)} ${k.name}`);
       }
@@ -81,6 +89,7 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
         plan: plan(values.plan),
         rpm: limit(values.rpm, "rpm"),
         rpd: limit(values.rpd, "rpd"),
+        tpd: limit(values.tpd, "tpd"),
       });
       if (!ok) throw new Error(`no active key ${id}`);
       io.out(`updated ${id}`);

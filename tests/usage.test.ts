@@ -1,0 +1,133 @@
+/** Usage by UTC day (GET /v1/usage), counted by the database, and the daily token budget. */
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import type { Agent, AgentChunk } from "../src/agent/types.ts";
+import { createKey, updateKey } from "../src/auth/keys-admin.ts";
+import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
+
+setDefaultTimeout(30_000);
+
+const NOON = Date.UTC(2026, 5, 1, 12, 0, 0);
+
+/** Answers "ok" and reports 10 input and 5 output tokens, as a model provider would. */
+const metered: Agent = {
+  async *respond(): AsyncIterable<AgentChunk> {
+    yield { type: "token", content: "ok" };
+    yield { type: "usage", usage: { input_tokens: 10, output_tokens: 5 } };
+    yield { type: "sources", sources: [] };
+  },
+};
+
+async function clocked() {
+  const clock = { t: NOON };
+  const h = await harness({ now: () => clock.t, agent: metered });
+  return { h, clock };
+}
+
+const chat = { message: "hello", stream: false };
+
+describe("GET /v1/usage", () => {
+  test("counts requests, turns, tokens and refusals by UTC day, zero days included", async () => {
+    const { h, clock } = await clocked();
+    const key = await h.key("free", { rpm: 3 });
+    for (let i = 0; i < 2; i++) expectStatus(await h.call("POST", "/v1/chat", { key, json: chat }), 200);
+    expectStatus(await h.call("GET", "/v1/usage", { key }), 200); // the 3rd of the minute
+    expectError(await h.call("GET", "/v1/usage", { key }), 429, "rate_limit_exceeded");
+    expectStatus(await h.call("GET", "/v1/conversations", { key }), 429);
+    clock.t += 86_400_000; // the next day
+    const res = await h.call("GET", "/v1/usage?from=2026-05-31&to=2026-06-02", { key });
+    expectStatus(res, 200);
+    expect(res.json.object).toBe("usage");
+    expect(res.json.data).toHaveLength(1);
+    const [mine] = res.json.data;
+    expect(mine.key_id).toBe(await keyIdOf(h.store, key));
+    expect(mine.days).toEqual([
+      { date: "2026-05-31", requests: 0, chat_turns: 0, input_tokens: 0, output_tokens: 0, refusals: 0 },
+      { date: "2026-06-01", requests: 3, chat_turns: 2, input_tokens: 20, output_tokens: 10, refusals: 2 },
+      // This very request, admitted before the report was read.
+      { date: "2026-06-02", requests: 1, chat_turns: 0, input_tokens: 0, output_tokens: 0, refusals: 0 },
+    ]);
+    expect(mine.totals).toEqual({ requests: 4, chat_turns: 2, input_tokens: 20, output_tokens: 10, refusals: 2 });
+  });
+
+  test("defaults to the 30 days ending today; bad dates and ranges are 400 with param", async () => {
+    const { h } = await clocked();
+    const key = await h.key();
+    const res = await h.call("GET", "/v1/usage", { key });
+    expectStatus(res, 200);
+    expect(res.json.from).toBe("2026-05-03");
+    expect(res.json.to).toBe("2026-06-01");
+    expect(res.json.data[0].days).toHaveLength(30);
+    for (const q of ["from=2026-02-30", "to=yesterday", "from=2026-06-02&to=2026-06-01", "from=2024-01-01"]) {
+      const bad = await h.call("GET", `/v1/usage?${q}`, { key });
+      expectError(bad, 400, "invalid_request");
+      expect(["from", "to"]).toContain(bad.json.error.param);
+    }
+  });
+
+  test("another key's usage, or all keys, is for admins only: 403 permission_denied", async () => {
+    const { h } = await clocked();
+    const a = await h.key();
+    const b = await h.key();
+    const bId = await keyIdOf(h.store, b);
+    expectError(await h.call("GET", `/v1/usage?key_id=${bId}`, { key: a }), 403, "permission_denied");
+    expectError(await h.call("GET", "/v1/usage?key_id=all", { key: a }), 403, "permission_denied");
+    // One's own id is always allowed.
+    expectStatus(await h.call("GET", `/v1/usage?key_id=${bId}`, { key: b }), 200);
+  });
+
+  test("counts are exact under concurrency (one row per key and day, added to atomically)", async () => {
+    const { h } = await clocked();
+    const key = await h.key();
+    await Promise.all(Array.from({ length: 20 }, () => h.call("POST", "/v1/chat", { key, json: chat })));
+    const res = await h.call("GET", "/v1/usage?from=2026-06-01&to=2026-06-01", { key });
+    expect(res.json.data[0].totals).toMatchObject({
+      requests: 21,
+      chat_turns: 20,
+      input_tokens: 200,
+      output_tokens: 100,
+    });
+  });
+});
+
+describe("daily token budget (tpd)", () => {
+  test("headers on every answer; at the budget, 429 token_quota_exceeded until midnight UTC", async () => {
+    const { h, clock } = await clocked();
+    const { secret: key, id } = await createKey(h.store.db, { name: "t", plan: "pro", tpd: 30 });
+    const first = await h.call("POST", "/v1/chat", { key, json: chat });
+    expectStatus(first, 200);
+    expect(first.headers.get("x-ratelimit-limit-tokens")).toBe("30");
+    expect(first.headers.get("x-ratelimit-remaining-tokens")).toBe("30"); // read at admission
+    expect(first.headers.get("x-ratelimit-reset-tokens")).toBe("12h0m0s");
+    const second = await h.call("POST", "/v1/chat", { key, json: chat });
+    expect(second.headers.get("x-ratelimit-remaining-tokens")).toBe("15");
+    // 30 of 30 used: refused, whatever the route, until midnight UTC.
+    const refused = await h.call("GET", "/v1/conversations", { key });
+    expectError(refused, 429, "token_quota_exceeded");
+    expect(refused.headers.get("retry-after")).toBe(String(12 * 3600));
+    expect(refused.headers.get("x-ratelimit-remaining-tokens")).toBe("0");
+    // The refusal spent no request of the key's limits, and is counted as a refusal.
+    const usage = await rowsOf(h, id);
+    expect(usage).toEqual([{ requests: 2, refusals: 1 }]);
+    clock.t = Date.UTC(2026, 5, 2, 0, 0, 1);
+    expectStatus(await h.call("GET", "/v1/conversations", { key }), 200);
+    // Raising the budget lets the key in again the same day.
+    clock.t = NOON;
+    await updateKey(h.store.db, id, { tpd: 1000 });
+    expectStatus(await h.call("GET", "/v1/conversations", { key }), 200);
+  });
+
+  test("a key without a budget carries no token headers", async () => {
+    const { h } = await clocked();
+    const key = await h.key();
+    const res = await h.call("GET", "/v1/conversations", { key });
+    expect(res.headers.get("x-ratelimit-limit-tokens")).toBeNull();
+  });
+});
+
+async function rowsOf(h: { store: { db: any } }, id: string) {
+  const res = await h.store.db.execute(
+    sql`select requests::int, refusals::int from usage_daily where key_id = ${id} and day = '2026-06-01'`,
+  );
+  return Array.isArray(res) ? [...res] : res.rows;
+}
