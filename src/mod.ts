@@ -13,6 +13,7 @@ import { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 import { conversationRoutes } from "./conversations/index.ts";
 import { replyRoutes } from "./conversations/replies.ts";
 import type { Store } from "./db/client.ts";
+import { feedbackRoutes } from "./feedback/index.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
 import { RunRegistry } from "./runs/run.ts";
 import { usageRoutes } from "./usage/index.ts";
@@ -55,7 +56,13 @@ export function createParley(config: ParleyConfig) {
   };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
   startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
-  const features = [chatRoutes(deps), conversationRoutes(deps), replyRoutes(deps), usageRoutes(deps)] as const;
+  const features = [
+    chatRoutes(deps),
+    conversationRoutes(deps),
+    replyRoutes(deps),
+    usageRoutes(deps),
+    feedbackRoutes(deps),
+  ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
   return new Elysia({ prefix: "/v1" })
@@ -63,6 +70,7 @@ export function createParley(config: ParleyConfig) {
     .use(features[1])
     .use(features[2])
     .use(features[3])
+    .use(features[4])
     .use(fallback(deps.logger, routes));
 }
 

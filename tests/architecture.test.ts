@@ -13,7 +13,7 @@ const SRC = join(import.meta.dir, "../src");
 const LAYERS = ["contract", "base", "http", "feature", "composition", "runtime"] as const;
 type Layer = (typeof LAYERS)[number] | "client";
 
-const FEATURES = ["agent", "auth", "chat", "conversations", "knowledge", "ratelimit", "runs"];
+const FEATURES = ["agent", "auth", "chat", "conversations", "feedback", "knowledge", "ratelimit", "runs", "usage"];
 
 /** The layer of a path relative to src/ ("chat/run.ts"). */
 export function layerOf(path: string): Layer {

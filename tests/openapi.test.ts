@@ -45,7 +45,10 @@ describe("OpenAPI document", () => {
       "/v1/conversations/{id}",
       "/v1/conversations/{id}/messages",
       "/v1/conversations/{id}/messages/{message_id}/events",
+      "/v1/conversations/{id}/messages/{message_id}/feedback",
       "/v1/conversations/{id}/messages/{message_id}/stop",
+      "/v1/feedback",
+      "/v1/usage",
     ]);
     expect(Object.keys(raw.paths["/v1/conversations/{id}"]).sort()).toEqual(["delete", "get"]);
     expect(raw.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });

@@ -11,6 +11,7 @@ export const CODES = {
   not_found: { status: 404, type: "invalid_request_error" },
   method_not_allowed: { status: 405, type: "invalid_request_error" },
   idempotency_in_progress: { status: 409, type: "invalid_request_error" },
+  reply_in_progress: { status: 409, type: "invalid_request_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
   unsupported_media_type: { status: 415, type: "invalid_request_error" },
   idempotency_key_reused: { status: 422, type: "invalid_request_error" },
