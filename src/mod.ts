@@ -15,6 +15,7 @@ import { replyRoutes } from "./conversations/replies.ts";
 import type { Store } from "./db/client.ts";
 import { feedbackRoutes } from "./feedback/index.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
+import { createMetrics, type Metrics } from "./metrics/index.ts";
 import { RunRegistry } from "./runs/run.ts";
 import { usageRoutes } from "./usage/index.ts";
 
@@ -29,6 +30,11 @@ export interface ParleyConfig {
   now?: () => number;
   /** Share one registry with the server so shutdown can drain streams. */
   runs?: RunRegistry;
+  /**
+   * Prometheus metrics: true builds a registry for this instance (read it as `.metrics` on the
+   * plugin; app/ serves it at /metrics), or pass one to share. Off by default: nothing is recorded.
+   */
+  metrics?: boolean | Metrics;
 }
 
 /** The Parley /v1 API as an Elysia plugin. */
@@ -52,6 +58,12 @@ export function createParley(config: ParleyConfig) {
     logger: config.logger ?? createLogger("info"),
     now: config.now ?? Date.now,
     runs: config.runs ?? new RunRegistry(),
+    metrics:
+      config.metrics === true
+        ? createMetrics(config.store.pool)
+        : config.metrics === false
+          ? undefined
+          : config.metrics,
     options,
   };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
@@ -65,13 +77,15 @@ export function createParley(config: ParleyConfig) {
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
-  return new Elysia({ prefix: "/v1" })
+  const plugin = new Elysia({ prefix: "/v1" })
     .use(features[0])
     .use(features[1])
     .use(features[2])
     .use(features[3])
     .use(features[4])
     .use(fallback(deps.logger, routes));
+  // Metrics hold no timer or listener (gauges are read at scrape time): nothing to end on close.
+  return Object.assign(plugin, { metrics: deps.metrics });
 }
 
 export {
@@ -92,4 +106,5 @@ export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
 export { type KnowledgeDoc, parseJsonl, parseMarkdown } from "./knowledge/parse.ts";
 export { ingestDocuments } from "./knowledge/service.ts";
+export { createMetrics, type Metrics } from "./metrics/index.ts";
 export { RunRegistry } from "./runs/run.ts";

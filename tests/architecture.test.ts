@@ -19,7 +19,7 @@ const FEATURES = ["agent", "auth", "chat", "conversations", "feedback", "knowled
 export function layerOf(path: string): Layer {
   const top = path.split("/")[0]!;
   if (top === "contract") return "contract";
-  if (top === "db" || top === "config" || path === "ids.ts" || path === "memo.ts") return "base";
+  if (top === "db" || top === "config" || top === "metrics" || path === "ids.ts" || path === "memo.ts") return "base";
   if (top === "http") return "http";
   if (FEATURES.includes(top)) return "feature";
   if (top === "app" || path === "mod.ts") return "composition";

@@ -124,7 +124,7 @@ describe("GET /v1/feedback", () => {
       rated.push(t.mid);
     }
     const down = await listFeedback(h.store.db, { rating: "down", keyId }, 10, null);
-    expect(down.map((r) => r.message_id)).toEqual([rated[4], rated[2], rated[0]]);
+    expect(down.map((r) => r.message_id)).toEqual([rated[4]!, rated[2]!, rated[0]!]);
     expect(down[0]).toMatchObject({ question: "question 4", answer: "The answer", comment: "c4" });
     expect(down[0]!.sources).toEqual(["https://docs.example/a"]);
     expect(await listFeedback(h.store.db, { keyId, from: Date.now() - 60_000 }, 10, null)).toHaveLength(5);

@@ -7,6 +7,7 @@ import { Elysia } from "elysia";
 import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../http/errors.ts";
+import type { Metrics } from "../metrics/index.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
 import { consume, countRefusal, type Decision } from "../ratelimit/service.ts";
 import { tokenBudget, tokenHeaders } from "../ratelimit/tokens.ts";
@@ -17,6 +18,7 @@ import { findKeyBySecret } from "./lookup.ts";
 /** What the gate needs. */
 export interface GuardDeps {
   db: Db;
+  metrics?: Metrics;
   options: ParleyOptions;
   now: () => number;
 }
@@ -32,7 +34,7 @@ const unauthorized = (message: string) =>
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const guard = ({ db, options, now }: GuardDeps) =>
+export const guard = ({ db, options, now, metrics }: GuardDeps) =>
   new Elysia()
     .derive({ as: "scoped" }, async ({ request }) => {
       const header = request.headers.get("authorization");
@@ -50,6 +52,7 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       if (budget) {
         const headers = tokenHeaders(budget);
         if (budget.exceeded) {
+          metrics?.refusals.inc({ window: "tokens" });
           await countRefusal(db, apiKey.id, at).catch(() => {});
           throw new ApiError(
             "token_quota_exceeded",
@@ -72,6 +75,7 @@ export const guard = ({ db, options, now }: GuardDeps) =>
       }
       const headers = rateLimitHeaders(decision, at);
       if (!decision.allowed) {
+        metrics?.refusals.inc({ window: decision.refusedBy ?? "minute" });
         throw decision.refusedBy === "day"
           ? new ApiError(
               "daily_quota_exceeded",

@@ -13,6 +13,7 @@ import { Run, type RunDeps, type RunRegistry } from "../runs/run.ts";
 import { findReplyOfKey, lastEvent } from "../runs/store.ts";
 import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, inspect, recordError } from "./idempotency.ts";
 import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
+import { observeRun } from "./observe.ts";
 import { beginTurn } from "./service.ts";
 
 /** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
@@ -95,6 +96,7 @@ export const chatRoutes = (deps: ChatDeps) => {
           if (found.kind !== "first") return replay(found, apiKey.id, body.stream === true, idemKey, hash);
         }
         let run: Run;
+        const startedAt = performance.now();
         try {
           const at = new Date(deps.now());
           const turn = await beginTurn(deps.db, apiKey.id, body.message, body.conversation_id, at);
@@ -115,6 +117,7 @@ export const chatRoutes = (deps: ChatDeps) => {
           else if (idemKey) await forget(deps.db, apiKey.id, idemKey).catch(() => {});
           throw error;
         }
+        if (deps.metrics) observeRun(run, deps.metrics, startedAt);
         // A Response bypasses the JSON response schema; the events are documented below.
         if (body.stream) return replyStream(deps, run.id, 0, deps.options.keepAliveMs) as never;
         const outcome = await run.done;

@@ -59,6 +59,14 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LLM_MAX_RETRIES: int(2, 0, 10),
       LLM_HISTORY_BUDGET: int(24_000, 0),
       // --- end of the model backend block
+      // --- Operations (issue 21): GET /metrics needs this Bearer token (unset: /metrics is 404).
+      METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+      // Proxies in front of Parley whose X-Forwarded-For is trusted for the client IP (0: none).
+      TRUST_PROXY: z
+        .string()
+        .default("0")
+        .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v)))
+        .pipe(z.number().int().min(0).max(10)),
       // SO_REUSEPORT: several servers on one port (PostgreSQL only; see README). Off: a busy port is an error.
       REUSE_PORT: z
         .enum(["true", "false"])
@@ -92,5 +100,6 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     replyLeaseMs: env.REPLY_LEASE_MS,
     replyFlushMs: env.REPLY_FLUSH_MS,
+    trustProxy: env.TRUST_PROXY,
   };
 }

@@ -19,6 +19,8 @@ export interface Store {
   /** Runs `fn` holding an exclusive lock across instances (PostgreSQL advisory lock). */
   withLock<T>(lockId: number, fn: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** PostgreSQL: the pool's size and the queries in flight now (the metrics' pool gauge). */
+  pool?(): { max: number; inFlight: number };
 }
 
 /** Opens PGlite in `dataDir` (in memory when omitted). `options` reach PGlite as they are. */
@@ -42,10 +44,23 @@ export function openPostgres(url: string, options: { max?: number } = {}): Store
     // A dead database must surface as an error (503), not as a request that hangs.
     connect_timeout: 5,
   });
+  // postgres.js keeps its queues private: count the queries Drizzle sends until they settle.
+  // Promise.prototype.then observes a query without starting it (its own then() would).
+  let inFlight = 0;
+  const settle = () => void inFlight--;
+  const unsafe = client.unsafe.bind(client);
+  client.unsafe = ((...args: Parameters<typeof unsafe>) => {
+    const query = unsafe(...args);
+    inFlight++;
+    Promise.prototype.then.call(query, settle, settle);
+    return query;
+  }) as typeof client.unsafe;
   const db = drizzlePostgres({ client, schema }) as unknown as Db;
+  const max = options.max ?? 10;
   return {
     kind: "postgres",
     db,
+    pool: () => ({ max, inFlight }),
     async withLock(lockId, fn) {
       // A session-level advisory lock belongs to one connection: a pool of one holds it.
       const single = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });

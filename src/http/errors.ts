@@ -4,6 +4,7 @@
  * client-facing failures, and a plain Error for programmer or configuration errors.
  */
 import { CODES, type ErrorBody, type ErrorCode, type ErrorPayload } from "../contract/errors.ts";
+import { utf8Length } from "./text.ts";
 
 /** An error meant for the client: its code decides the status; `headers` ride along. */
 export class ApiError extends Error {
@@ -27,9 +28,15 @@ export class ApiError extends Error {
   /** The HTTP answer. (Not named `toResponse`: Elysia would call that itself, without a request id.) */
   respond(requestId: string, headers: Record<string, string> = {}): Response {
     const body: ErrorBody = { error: this.toPayload(), request_id: requestId };
-    return new Response(JSON.stringify(body), {
+    const text = JSON.stringify(body);
+    return new Response(text, {
       status: this.status,
-      headers: { ...headers, ...this.options.headers, "content-type": "application/json; charset=utf-8" },
+      headers: {
+        ...headers,
+        ...this.options.headers,
+        "content-type": "application/json; charset=utf-8",
+        "content-length": String(utf8Length(text)),
+      },
     });
   }
 }
