@@ -149,6 +149,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       agent: agent ?? agentFromEnv(env, store.db, logger),
       options: optionsFromEnv(env),
       docsScript,
+      metricsToken: env.METRICS_TOKEN,
     });
     // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start and
     // the kernel would split the connections between them. The port may have been taken since
