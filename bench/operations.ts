@@ -61,7 +61,10 @@ try {
   for (const n of names) await adminSql.unsafe(`drop database if exists ${n} with (force)`);
   await adminSql.end();
 }
-const r = result as Record<"list" | "chat", { on: { rps: number; p99: number }; off: { rps: number; p99: number }; rpsRatio: number }>;
+const r = result as Record<
+  "list" | "chat",
+  { on: { rps: number; p99: number }; off: { rps: number; p99: number }; rpsRatio: number }
+>;
 const row = (name: string, x: (typeof r)["list"]) =>
   `| ${name} | ${x.off.rps.toFixed(0)} | ${x.on.rps.toFixed(0)} | **${x.rpsRatio.toFixed(3)}** | ${x.off.p99.toFixed(2)} | ${x.on.p99.toFixed(2)} |`;
 console.log(JSON.stringify(result));

@@ -1,10 +1,13 @@
 /** Feedback on replies: PUT/DELETE …/feedback, history carries it, GET /v1/feedback for admins. */
-import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { listFeedback } from "../src/feedback/service.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, type Harness, harness, keyIdOf } from "./helpers/app.ts";
+import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000);
+// The shared store (migrated, corpus loaded) once, before the first timed test.
+beforeAll(() => testStore().then(() => {}), 120_000);
 
 const agent = scriptedAgent(["The", " answer"], { sources: ["https://docs.example/a"] });
 
