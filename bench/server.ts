@@ -12,7 +12,6 @@ import { loadEnv } from "../src/config/env.ts";
 import { createLogger } from "../src/config/logger.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { RunRegistry } from "../src/runs/run.ts";
 
 const env = process.env;
 const store = env.DATABASE_URL ? openPostgres(env.DATABASE_URL, { max: 10 }) : await openPglite(env.DATA_DIR);
@@ -48,10 +47,8 @@ function agentFrom(spec = "default"): Agent | undefined {
   return undefined; // the default retrieval agent
 }
 
-const runs = new RunRegistry();
 const app = createApp({
   store,
-  runs,
   agent: agentFrom(env.BENCH_AGENT),
   logger: createLogger("error"),
   options: { rateLimit: env.RATE_LIMIT !== "off", keepAliveMs: Number(env.KEEPALIVE_MS ?? 15_000) },
@@ -61,10 +58,11 @@ console.log(`ready ${app.server!.port}`);
 
 process.on("SIGTERM", async () => {
   void app.server!.stop(false);
-  await runs.drain(5_000); // replies in flight when the load stops still finish and store
+  await app.parley.replies.drain(5_000); // replies in flight when the load stops still finish and store
   const deadline = Date.now() + 5_000;
   while (app.server!.pendingRequests > 0 && Date.now() < deadline) await Bun.sleep(10);
   await app.server!.stop(true);
+  await app.parley.close();
   await store.close();
   process.exit(0);
 });

@@ -5,18 +5,18 @@
 import { Elysia } from "elysia";
 import { retrievalAgent } from "./agent/retrieval.ts";
 import type { Agent } from "./agent/types.ts";
-import { checkLimit } from "./auth/limits.ts";
 import { chatRoutes } from "./chat/index.ts";
 import { startSweeper } from "./chat/sweeper.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
-import { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
+import { checkOptions, DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 import { conversationRoutes } from "./conversations/index.ts";
 import { replyRoutes } from "./conversations/replies.ts";
+import { touchConversation } from "./conversations/service.ts";
 import type { Store } from "./db/client.ts";
 import { feedbackRoutes } from "./feedback/index.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
 import { createMetrics, type Metrics } from "./metrics/index.ts";
-import { RunRegistry } from "./runs/run.ts";
+import { createReplies, type Replies } from "./replies/index.ts";
 import { usageRoutes } from "./usage/index.ts";
 
 /** What `createParley` needs; only `store` is required. */
@@ -28,8 +28,6 @@ export interface ParleyConfig {
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests can move time (rate-limit windows). */
   now?: () => number;
-  /** Share one registry with the server so shutdown can drain streams. */
-  runs?: RunRegistry;
   /**
    * Prometheus metrics: true builds a registry for this instance (read it as `.metrics` on the
    * plugin; app/ serves it at /metrics), or pass one to share. Off by default: nothing is recorded.
@@ -37,27 +35,26 @@ export interface ParleyConfig {
   metrics?: boolean | Metrics;
 }
 
-/** The Parley /v1 API as an Elysia plugin. */
+/** What `createParley` adds to its plugin: the replies (shutdown drains them) and `close()`. */
+export interface ParleyHandle {
+  /** The replies of this instance: `drain(graceMs)` at shutdown, `running` for logs. */
+  readonly replies: Pick<Replies, "drain" | "running">;
+  /** Ends what this instance started: the sweeper, running replies (cut off), tails, lease timer, LISTEN. The store stays open (it is yours). */
+  close(): Promise<void>;
+}
+
+/**
+ * The Parley /v1 API as an Elysia plugin. Builds its long-lived objects once — the replies
+ * (notifier, lease keeper, tails, registry) and the sweeper — and `close()` ends them.
+ */
 export function createParley(config: ParleyConfig) {
   const options: ParleyOptions = { ...DEFAULT_OPTIONS, ...config.options };
-  // A host app passes these directly: refuse nonsense at start, not on the first request.
-  for (const [plan, l] of Object.entries(options.plans)) {
-    checkLimit(`options.plans.${plan}.rpm`, l.rpm);
-    checkLimit(`options.plans.${plan}.rpd`, l.rpd);
-  }
-  // Same bounds as REPLY_LEASE_MS / REPLY_FLUSH_MS: a 0 here would spin timers.
-  const within = (name: string, v: number, min: number, max: number) => {
-    if (!Number.isSafeInteger(v) || v < min || v > max)
-      throw new Error(`options.${name} must be an integer from ${min} to ${max}`);
-  };
-  within("replyLeaseMs", options.replyLeaseMs, 1_000, 600_000);
-  within("replyFlushMs", options.replyFlushMs, 10, 1_000);
-  const deps = {
+  checkOptions(options);
+  const base = {
     db: config.store.db,
     agent: config.agent ?? retrievalAgent(config.store.db),
     logger: config.logger ?? createLogger("info"),
     now: config.now ?? Date.now,
-    runs: config.runs ?? new RunRegistry(),
     metrics:
       config.metrics === true
         ? createMetrics(config.store.pool)
@@ -66,8 +63,10 @@ export function createParley(config: ParleyConfig) {
           : config.metrics,
     options,
   };
+  const replies = createReplies({ ...base, touchConversation });
+  const deps = { ...base, replies };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
-  startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
+  const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
   const features = [
     chatRoutes(deps),
     conversationRoutes(deps),
@@ -84,8 +83,17 @@ export function createParley(config: ParleyConfig) {
     .use(features[3])
     .use(features[4])
     .use(fallback(deps.logger, routes));
+  let closing: Promise<void> | undefined;
+  const handle: ParleyHandle = {
+    replies,
+    close: () =>
+      (closing ??= (async () => {
+        sweeper.stop();
+        await replies.close();
+      })()),
+  };
   // Metrics hold no timer or listener (gauges are read at scrape time): nothing to end on close.
-  return Object.assign(plugin, { metrics: deps.metrics });
+  return Object.assign(plugin, handle, { metrics: deps.metrics });
 }
 
 export {
@@ -107,4 +115,3 @@ export { migrate } from "./db/migrate.ts";
 export { type KnowledgeDoc, parseJsonl, parseMarkdown } from "./knowledge/parse.ts";
 export { ingestDocuments } from "./knowledge/service.ts";
 export { createMetrics, type Metrics } from "./metrics/index.ts";
-export { RunRegistry } from "./runs/run.ts";

@@ -17,7 +17,7 @@ import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
 import { SAMPLE_DOCS } from "./knowledge/sample.ts";
 import { countDocuments, ingestDocuments } from "./knowledge/service.ts";
-import { RunRegistry } from "./runs/run.ts";
+import type { ParleyHandle } from "./mod.ts";
 import { type AdminServer, startAdmin } from "./runtime/admin.ts";
 import { docsScript } from "./runtime/docs-asset.ts";
 import { describeHolder, lockServer } from "./runtime/lock.ts";
@@ -38,7 +38,11 @@ interface Listening {
 /** Serves until SIGTERM/SIGINT, then exits the process itself (see above); resolves once listening. */
 export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<void> {
   const logger = createLogger(env.LOG_LEVEL, env.LOG_FORMAT);
-  const runs = new RunRegistry();
+  // The AI SDK prints model warnings to the console unless told otherwise; this process's output
+  // is the logger's. (The library never sets this global: a host app's choice stays its own.)
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS ??= false;
+  let parley: ParleyHandle | undefined;
+  const running = () => parley?.replies.running ?? 0;
   let store: OpenedStore | undefined;
   let server: Listening | undefined;
   let admin: AdminServer | undefined;
@@ -66,10 +70,12 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
   };
 
   const shutdown = async (signal: NodeJS.Signals, srv: Listening): Promise<never> => {
-    logger.info({ signal, running_replies: runs.size, grace_ms: env.SHUTDOWN_GRACE_MS }, "shutting down");
+    logger.info({ signal, running_replies: running(), grace_ms: env.SHUTDOWN_GRACE_MS }, "shutting down");
     const deadline = Date.now() + env.SHUTDOWN_GRACE_MS;
     // Runs get `ms` to finish, unless a second signal comes meanwhile: then they are cut off at once.
-    const drain = (ms: number) => Promise.race([runs.drain(ms), hurried.then(() => runs.drain(0))]);
+    const drain = async (ms: number) => {
+      if (parley) await Promise.race([parley.replies.drain(ms), hurried.then(() => parley?.replies.drain(0))]);
+    };
     try {
       void srv.stop(false); // no new connections; open streams carry on
       admin?.stop(); // no new CLI commands; a running ingest stops before its next batch
@@ -80,6 +86,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       while (srv.pendingRequests > 0 && Date.now() < until()) await Bun.sleep(10);
       await drain(Math.max(0, deadline - Date.now()));
       await srv.stop(true);
+      await parley?.close();
     } catch (error) {
       logger.error({ error }, "shutdown failed");
       return exit(1);
@@ -97,7 +104,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     } else if (hurriedAt === undefined) {
       hurriedAt = Date.now();
       hurry();
-      if (server) logger.warn({ signal, running_replies: runs.size }, "second signal: ending the running replies now");
+      if (server) logger.warn({ signal, running_replies: running() }, "second signal: ending the running replies now");
       else
         logger.warn(
           { signal },
@@ -144,13 +151,13 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     // (start-up stops) or after it (graceful shutdown), never in between.
     const app = createApp({
       store,
-      runs,
       logger,
       agent: agent ?? agentFromEnv(env, store.db, logger),
       options: optionsFromEnv(env),
       docsScript,
       metricsToken: env.METRICS_TOKEN,
     });
+    parley = app.parley;
     // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start and
     // the kernel would split the connections between them. The port may have been taken since
     // the early check: the same error then.

@@ -13,7 +13,13 @@ const SRC = join(import.meta.dir, "../src");
 const LAYERS = ["contract", "base", "http", "feature", "composition", "runtime"] as const;
 type Layer = (typeof LAYERS)[number] | "client";
 
-const FEATURES = ["agent", "auth", "chat", "conversations", "feedback", "knowledge", "ratelimit", "runs", "usage"];
+const FEATURES = ["agent", "auth", "chat", "conversations", "feedback", "knowledge", "ratelimit", "replies", "usage"];
+
+/** Feature folders whose only door for other folders is their index.ts. */
+const FRONT_DOORS = ["replies"];
+
+/** The most lines a file under src/ may have (docs/architecture.md: files of one job). */
+const MAX_LINES = 250;
 
 /** The layer of a path relative to src/ ("chat/run.ts"). */
 export function layerOf(path: string): Layer {
@@ -54,19 +60,11 @@ export function violation(from: string, spec: string): string | null {
   const to = layerOf(target);
   if (source === "client") {
     // The client package carries only itself and the contract.
-    return to === "client" || to === "contract" || CLIENT_ALLOWED.has(`${from} -> ${target}`)
-      ? null
-      : `src/${from} (client) imports src/${target}`;
+    return to === "client" || to === "contract" ? null : `src/${from} (client) imports src/${target}`;
   }
   if (to === "client") return `src/${from} imports the client src/${target}`;
   return LAYERS.indexOf(to) > LAYERS.indexOf(source) ? `src/${from} (${source}) imports src/${target} (${to})` : null;
 }
-
-/**
- * Known until the client is rewritten onto the contract (its helper's branch): it still takes the
- * ErrorCode type from http/errors.ts. Remove the entry once it imports contract/errors.ts.
- */
-const CLIENT_ALLOWED = new Set<string>();
 
 const files = readdirSync(SRC, { recursive: true, encoding: "utf8" }).filter(
   (f) => /\.tsx?$/.test(f) && !f.endsWith(".d.ts"),
@@ -119,8 +117,32 @@ describe("dependency direction", () => {
     expect(violation("chat/run.ts", "../client/index.ts")).toContain("imports the client");
     // Down and sideways are fine.
     expect(violation("runtime/admin.ts", "../app/app.ts")).toBeNull();
-    expect(violation("chat/run.ts", "../runs/store.ts")).toBeNull();
+    expect(violation("chat/run.ts", "../replies/index.ts")).toBeNull();
     expect(violation("http/errors.ts", "../contract/errors.ts")).toBeNull();
+  });
+});
+
+describe("shape", () => {
+  test(`no file under src/ is longer than ${MAX_LINES} lines (generated ones excepted)`, () => {
+    const long = files
+      .filter((f) => !f.endsWith(".gen.ts"))
+      .map((f) => ({ file: f, lines: readFileSync(join(SRC, f), "utf8").split("\n").length - 1 }))
+      .filter((f) => f.lines > MAX_LINES);
+    expect(long).toEqual([]);
+  });
+
+  test("other folders reach replies/ only through its front door (index.ts)", () => {
+    const problems = files.flatMap((f) =>
+      importsOf(readFileSync(join(SRC, f), "utf8"))
+        .filter((spec) => spec.startsWith("."))
+        .map((spec) => relative(SRC, resolve(SRC, dirname(f), spec)))
+        .filter((target) => {
+          const folder = target.split("/")[0]!;
+          return FRONT_DOORS.includes(folder) && f.split("/")[0] !== folder && target !== `${folder}/index.ts`;
+        })
+        .map((target) => `src/${f} imports src/${target}`),
+    );
+    expect(problems).toEqual([]);
   });
 });
 

@@ -7,7 +7,6 @@ import { createApp } from "../src/app/app.ts";
 import { loadEnv, optionsFromEnv } from "../src/config/env.ts";
 import { createLogger } from "../src/config/logger.ts";
 import type { Store } from "../src/db/client.ts";
-import { RunRegistry } from "../src/runs/run.ts";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";
@@ -163,16 +162,17 @@ describe("access log", () => {
 
   test("a JSON chat cut by shutdown logs at warn, without a stack", async () => {
     const log = captureLog();
-    const runs = new RunRegistry();
-    const app = createApp({ store: h.store, logger: log.logger, runs, agent: stuckAgent(["half"]) });
+    const app = createApp({ store: h.store, logger: log.logger, agent: stuckAgent(["half"]) });
+    const runs = app.parley.replies;
     const key = await h.key();
     const pending = send(app, "POST", "/v1/chat", { key, json: { message: "hello" } });
-    while (runs.size === 0) await new Promise((r) => setTimeout(r, 5));
+    while (runs.running === 0) await new Promise((r) => setTimeout(r, 5));
     await runs.drain(0);
     expectError(await pending, 503, "service_unavailable");
     const failed = log.entries().filter((e) => e.level === "error");
     expect(failed, log.text()).toEqual([]);
     expect(log.entries().find((e) => e.msg === "request failed")?.level).toBe("warn");
     expect(log.text()).not.toContain("stack");
+    await app.parley.close();
   });
 });

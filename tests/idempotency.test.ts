@@ -4,7 +4,9 @@
  */
 
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { ABANDONED_MS, claim, IDEMPOTENCY_TTL_MS, recordReply } from "../src/chat/idempotency.ts";
+import { and, eq } from "drizzle-orm";
+import { ABANDONED_MS, claim, IDEMPOTENCY_TTL_MS } from "../src/chat/idempotency.ts";
+import { idempotencyKeys } from "../src/db/schema.ts";
 import { keyIdOf } from "./helpers/app.ts";
 import { conversation, get, post, readEvents, tokensOf, twoSlow, words } from "./helpers/instances.ts";
 
@@ -82,7 +84,10 @@ describe("Idempotency-Key", () => {
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0)).kind).toBe("first");
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + 1_000)).kind).toBe("pending");
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + ABANDONED_MS + 1)).kind).toBe("first");
-    await recordReply(a.h.store.db, keyId, "orphan", "msg_x");
+    await a.h.store.db
+      .update(idempotencyKeys)
+      .set({ messageId: "msg_x" })
+      .where(and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idemKey, "orphan")));
     // A record with a reply is never taken over before its 24 h.
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + 3_600_000)).kind).toBe("reply");
     expect((await claim(a.h.store.db, keyId, "orphan", "h", t0 + IDEMPOTENCY_TTL_MS + ABANDONED_MS + 2)).kind).toBe(

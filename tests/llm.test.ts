@@ -395,10 +395,8 @@ for (const p of providers) {
       const reading = res.then((r) => readSse(r));
       await waitFor(() => s.fake.received.length === 1);
       // Wait for the first token to reach the run, then shut down with no grace.
-      await waitFor(() =>
-        [...(s.h.runs as any).runs.values()].some((run: any) => run.events.some((e: any) => e.event.type === "token")),
-      );
-      await s.h.runs.drain(0);
+      await waitFor(() => s.h.replies.live().some((run) => run.events.some((e) => e.event.type === "token")));
+      await s.h.replies.drain(0);
       const events = (await reading).events;
       expect(events.map((e) => e.type)).toEqual(["start", "token", "error"]);
       expect(events[2].error.code).toBe("service_unavailable");

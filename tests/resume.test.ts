@@ -3,6 +3,7 @@
  * instance generating it or another one (PostgreSQL: two pools; PGlite: one store, one process).
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createClient } from "../src/client/index.ts";
 import {
   conversation,
   eventsPath,
@@ -93,15 +94,46 @@ describe("resume", () => {
     expect(stop.status).toBe(404);
   });
 
-  test("a position past the end still gets the terminal event, on the generating instance and elsewhere", async () => {
-    const { a, b, key } = await twoSlow(30, 10);
+  test("a position past the end of a running reply still gets the terminal event, on the generating instance and elsewhere", async () => {
+    // A reply that runs until stopped (2,000 tokens, 20 ms apart), so it is still running when followed.
+    const { a, b, key } = await twoSlow(2_000, 20);
     const head = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }), 2);
     const { conversation_id: convId, message_id: msgId } = head[0]!.data;
-    const [onA, onB] = await Promise.all([
-      readEvents(await get(a.base, key, `${eventsPath(convId, msgId)}?after=100000`)),
-      readEvents(await get(b.base, key, `${eventsPath(convId, msgId)}?after=100000`)),
+    const [resA, resB] = await Promise.all([
+      get(a.base, key, `${eventsPath(convId, msgId)}?after=100000`),
+      get(b.base, key, `${eventsPath(convId, msgId)}?after=100000`),
     ]);
-    for (const events of [onA, onB]) expect(events.map((e) => e.data.type)).toEqual(["end"]);
+    expect([resA.status, resB.status]).toEqual([200, 200]);
+    const stop = await post(b.base, key, `/v1/conversations/${convId}/messages/${msgId}/stop`);
+    expect(stop.status).toBe(200);
+    for (const events of await Promise.all([readEvents(resA), readEvents(resB)]))
+      expect(events.map((e) => [e.data.type, e.data.status])).toEqual([["end", "stopped"]]);
+  });
+
+  test("a reconnection at or past the terminal event of an ended reply is 204 No Content (EventSource stops reconnecting)", async () => {
+    const { a, b, key } = await twoSlow(5, 0);
+    const all = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }));
+    const { conversation_id: convId, message_id: msgId } = all[0]!.data;
+    const end = all.at(-1)!;
+    expect(end.data.type).toBe("end");
+    for (const base of [a.base, b.base]) {
+      for (const headers of [{ "last-event-id": String(end.id) }, { "last-event-id": String(end.id + 50) }]) {
+        const res = await get(base, key, eventsPath(convId, msgId), headers);
+        expect({ status: res.status, body: await res.text() }).toEqual({ status: 204, body: "" });
+      }
+      const atQuery = await get(base, key, `${eventsPath(convId, msgId)}?after=${end.id}`);
+      expect(atQuery.status).toBe(204);
+      // The client package takes the 204 as the end: a resume from there yields nothing and returns.
+      const client = createClient({ baseUrl: base, apiKey: key });
+      const resumed = [];
+      for await (const e of client.resume({ conversationId: convId, messageId: msgId, after: end.id })) resumed.push(e);
+      expect(resumed).toEqual([]);
+      // One short of the end: the terminal event, then the stream closes.
+      const last = await readEvents(
+        await get(base, key, eventsPath(convId, msgId), { "last-event-id": String(end.id - 1) }),
+      );
+      expect(last).toEqual([end]);
+    }
   });
 });
 

@@ -30,18 +30,18 @@ describe("drain", () => {
   test("replies that finish within the grace period end normally", async () => {
     const { h, open } = await streamingServer(5, 10);
     const reading = readSse(await open());
-    await h.runs.drain(2_000);
+    await h.replies.drain(2_000);
     const { events } = await reading;
     expect(events.at(-1).type).toBe("end");
-    expect(h.runs.size).toBe(0);
+    expect(h.replies.running).toBe(0);
   });
 
   test("replies still running after the grace period end with one error event and are stored as failed", async () => {
     const { h, key, open } = await streamingServer(20, 500);
     const reading = readSse(await open());
-    await h.runs.drain(150);
+    await h.replies.drain(150);
     // Every run ended within the store wait (none left behind): no clock needed to tell.
-    expect(h.runs.size).toBe(0);
+    expect(h.replies.running).toBe(0);
     const { events } = await reading;
     expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "service_unavailable" } });
     expect(events.filter((e) => e.type === "end" || e.type === "error")).toHaveLength(1);
@@ -58,9 +58,9 @@ describe("drain", () => {
   test("an agent that ignores its abort signal cannot hold shutdown: its reply is cut off and stored", async () => {
     const { h, key, open } = await streamingServer(0, 0, stuckAgent(["half", " a reply"]));
     const reading = readSse(await open());
-    await h.runs.drain(150, 2_000);
+    await h.replies.drain(150, 2_000);
     // The cut-off ended it although the agent never looked at its signal: no run is left behind.
-    expect(h.runs.size).toBe(0);
+    expect(h.replies.running).toBe(0);
     const { events } = await reading;
     expect(events.map((e) => e.type)).toEqual(["start", "token", "token", "error"]);
     const conv = await h.call("GET", `/v1/conversations/${events[0].conversation_id}`, { key });

@@ -16,7 +16,7 @@ import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { watchStream } from "../http/stream-watch.ts";
 import { utf8Length } from "../http/text.ts";
-import { createParley, type ParleyConfig } from "../mod.ts";
+import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
 import { metricsRoute } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
@@ -128,7 +128,9 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, metri
     .use(parley);
   const maxChars = config.options?.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
   spec = buildOpenApi(app, { maxMessageChars: maxChars });
-  return app;
+  // The plugin's lifetimes: `app.parley.close()` ends them, `app.parley.replies.drain()` at shutdown.
+  const handle: ParleyHandle = parley;
+  return Object.assign(app, { parley: handle });
 }
 
 /**

@@ -7,17 +7,21 @@
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
-import { ChatMessage, chatBody, StreamEvent } from "../chat/model.ts";
+import { ChatReply, chatBody, StreamEvent } from "../chat/model.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import {
   ConversationDetail,
   ConversationList,
   ConversationSummary,
+  Feedback,
   Message,
   MessageList,
 } from "../conversations/model.ts";
 import { Reply } from "../conversations/reply-model.ts";
+import { FeedbackBody, FeedbackItem, FeedbackList } from "../feedback/model.ts";
 import { ErrorBody, ErrorPayload } from "../http/model.ts";
+import { ROUTE_DOC, type RouteDoc } from "../http/route-doc.ts";
+import { UsageReport } from "../usage/model.ts";
 import { cleanSchema, useRefs } from "./openapi-schema.ts";
 
 export interface OpenApiOptions {
@@ -40,16 +44,6 @@ const TAGS = [
   { name: "Conversations", description: "List, read and delete conversations." },
   { name: "Health", description: "Probes for load balancers and orchestrators; no key needed." },
 ];
-
-const OPERATION_IDS: Record<string, string> = {
-  "post /v1/chat": "chat",
-  "get /v1/conversations": "listConversations",
-  "get /v1/conversations/{id}": "getConversation",
-  "delete /v1/conversations/{id}": "deleteConversation",
-  "get /v1/conversations/{id}/messages": "listMessages",
-  "get /v1/conversations/{id}/messages/{message_id}/events": "replyEvents",
-  "post /v1/conversations/{id}/messages/{message_id}/stop": "stopReply",
-};
 
 const int = { schema: { type: "integer" } };
 const str = { schema: { type: "string" } };
@@ -93,6 +87,7 @@ const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 type Response = { description?: string; headers?: Record<string, unknown>; content?: Record<string, unknown> };
 type Operation = {
   operationId?: string;
+  [ROUTE_DOC]?: RouteDoc;
   parameters?: unknown[];
   security?: unknown;
   requestBody?: unknown;
@@ -114,7 +109,7 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
       Error: ErrorPayload,
       ErrorBody,
       ChatRequest: chatBody(maxChars),
-      ChatReply: ChatMessage,
+      ChatReply,
       StreamEvent,
       ConversationSummary,
       ConversationList,
@@ -122,14 +117,25 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
       ConversationDetail,
       MessageList,
       Reply,
+      Feedback,
+      FeedbackBody,
+      FeedbackItem,
+      FeedbackList,
+      UsageReport,
       ...generated.components?.schemas,
     }).map(([name, s]) => [name, cleanSchema(JSON.parse(JSON.stringify(s)))]),
   );
+  const docs = new Map<string, RouteDoc>();
   for (const [path, ops] of Object.entries(generated.paths)) {
-    for (const [method, op] of Object.entries(ops)) decorate(path, method, op, schemas);
+    for (const [method, op] of Object.entries(ops)) {
+      decorate(path, op, schemas);
+      if (op[ROUTE_DOC]) docs.set(`${method} ${path}`, op[ROUTE_DOC]);
+      delete op[ROUTE_DOC];
+    }
   }
   const paths = useRefs(cleanPaths(generated.paths), schemas) as typeof generated.paths;
-  for (const op of Object.values(paths).flatMap((ops) => Object.values(ops))) pinSuccess(op);
+  for (const [path, ops] of Object.entries(paths))
+    for (const [method, op] of Object.entries(ops)) pinSuccess(op, docs.get(`${method} ${path}`));
   const json = { content: { "application/json": { schema: schemas.ErrorBody } } };
   const responses = {
     MethodNotAllowed: {
@@ -157,38 +163,28 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
 }
 
 /**
- * The named schema of each operation's JSON success answer. The generator rewrites unions (a
- * nullable object, a described enum) in its own way, so its copy no longer equals the named one
- * and `useRefs` would leave it inline: each success answer points at its component by name.
+ * The named schema of each operation's JSON success answer and event stream, as the route states
+ * them. The generator rewrites unions (a nullable object, a described enum) in its own way, so
+ * its copy no longer equals the named one and `useRefs` would leave it inline.
  */
-const SUCCESS: Record<string, string> = {
-  chat: "ChatReply",
-  listConversations: "ConversationList",
-  getConversation: "ConversationDetail",
-  listMessages: "MessageList",
-  stopReply: "Reply",
-};
-
-function pinSuccess(op: Operation) {
-  const name = op.operationId && SUCCESS[op.operationId];
-  const json = (op.responses?.["200"] as Response | undefined)?.content?.["application/json"] as { schema?: unknown };
-  if (name && json) json.schema = { $ref: `#/components/schemas/${name}` };
-  const stream = (op.responses?.["200"] as Response | undefined)?.content?.["text/event-stream"] as {
-    schema?: unknown;
-  };
-  if (stream) stream.schema = { $ref: "#/components/schemas/StreamEvent" };
+function pinSuccess(op: Operation, doc: RouteDoc | undefined) {
+  const ok = op.responses?.["200"] as Response | undefined;
+  const json = ok?.content?.["application/json"] as { schema?: unknown } | undefined;
+  if (doc?.success && json) json.schema = { $ref: `#/components/schemas/${doc.success}` };
+  const stream = ok?.content?.["text/event-stream"] as { schema?: unknown } | undefined;
+  if (doc?.events && stream) stream.schema = { $ref: `#/components/schemas/${doc.events}` };
 }
 
-/** What the generator cannot know about one operation. */
-function decorate(path: string, method: string, op: Operation, schemas: Record<string, unknown>) {
-  op.operationId = OPERATION_IDS[`${method} ${path.replace(/^.*(?=\/v1\/)/, "")}`] ?? op.operationId;
+/** What the generator cannot know about one operation: generic rules, and what its route states (`x-parley`). */
+function decorate(path: string, op: Operation, schemas: Record<string, unknown>) {
+  const doc = op[ROUTE_DOC];
   op.responses ??= {};
   if (!path.includes("/v1/")) {
     op.security = [];
     if (!Object.keys(op.responses).length) op.responses["200"] = { description: "OK" };
     return;
   }
-  // A route without a success schema answers 204 (DELETE).
+  // A route without a success schema answers 204 (DELETE; a resume at the end of its reply).
   if (!Object.keys(op.responses).some((s) => s.startsWith("2"))) op.responses["204"] = { description: "No content" };
   for (const [status, res] of Object.entries(op.responses) as [string, Response][]) {
     if (DESCRIPTIONS[status]) res.description = DESCRIPTIONS[status];
@@ -201,56 +197,29 @@ function decorate(path: string, method: string, op: Operation, schemas: Record<s
     if (status === "429") res.headers["Retry-After"] = header("Retry-After");
   }
   op.responses["405"] = { $ref: "#/components/responses/MethodNotAllowed" };
-  if (path.endsWith("/events") && method === "get") documentEvents(op, schemas);
-  if (path.endsWith("/v1/chat") && method === "post") {
-    op.parameters = [
-      ...(op.parameters ?? []),
-      {
-        name: "Idempotency-Key",
-        in: "header",
-        required: false,
-        description:
-          "1–255 printable ASCII characters; a retry with the same key and body gets the same reply (kept 24 h).",
-        schema: { type: "string", maxLength: 255 },
-      },
-    ];
-    op.requestBody = { required: true, content: { "application/json": { schema: schemas.ChatRequest } } };
+  if (!doc) return;
+  const parameters = (doc.parameters ?? []).map((p) => ({ ...p, required: false }));
+  if (parameters.length) op.parameters = [...(op.parameters ?? []), ...parameters];
+  if (doc.body) op.requestBody = { required: true, content: { "application/json": { schema: schemas[doc.body] } } };
+  if (doc.eventsOnly && op.responses["204"])
+    (op.responses["204"] as Response).description =
+      "At or past the terminal event of an ended reply: nothing more will come (an EventSource stops reconnecting).";
+  if (doc.events) {
+    const events = { "text/event-stream": { schema: schemas[doc.events] } };
     const ok = op.responses["200"] as Response | undefined;
-    if (ok) {
-      ok.description = "The reply as JSON (`stream: false`), or its events (`stream: true`): `data: <event>` lines.";
-      ok.content = { ...ok.content, "text/event-stream": { schema: schemas.StreamEvent } };
-    }
+    const headers = ok?.headers ?? (op.responses["204"] as Response | undefined)?.headers;
+    op.responses["200"] = doc.eventsOnly
+      ? {
+          description: "The reply's events: `id: <n>` and `data: <event>` lines, up to `end` or `error`.",
+          headers,
+          content: events,
+        }
+      : {
+          ...ok,
+          description: "The reply as JSON, or its events (`stream: true`): `id: <n>` and `data: <event>` lines.",
+          content: { ...ok?.content, ...events },
+        };
   }
-}
-
-/** The resume route: its position parameters and its event-stream answer (the route returns a raw stream). */
-function documentEvents(op: Operation, schemas: Record<string, unknown>) {
-  op.parameters = [
-    ...(op.parameters ?? []),
-    {
-      name: "after",
-      in: "query",
-      required: false,
-      description: "Event id to resume after (0: from `start`).",
-      schema: { type: "integer", minimum: 0 },
-    },
-    {
-      name: "Last-Event-ID",
-      in: "header",
-      required: false,
-      description: "Event id to resume after; wins over `after`.",
-      schema: { type: "string" },
-    },
-  ];
-  const responses = op.responses ?? {};
-  const headers = (responses["204"] as Response | undefined)?.headers ?? { "X-Request-Id": header("X-Request-Id") };
-  delete responses["204"];
-  responses["200"] = {
-    description: "The reply's events after the position: `id: <n>` and `data: <event>` lines, up to `end` or `error`.",
-    headers,
-    content: { "text/event-stream": { schema: schemas.StreamEvent } },
-  };
-  op.responses = responses;
 }
 
 /** Every `schema` in the paths, reduced to standard keywords. */

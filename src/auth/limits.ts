@@ -1,5 +1,5 @@
 /** Plans and limits: which values a key's limits may take, and which limits apply to a key. */
-import type { ParleyOptions, PlanLimits } from "../config/options.ts";
+import { BOUNDS, checkBound, type ParleyOptions, type PlanLimits } from "../config/options.ts";
 import { PLANS, type Plan } from "../contract/plans.ts";
 
 export interface KeyLimits {
@@ -11,13 +11,10 @@ export interface KeyLimits {
 }
 
 /** Largest per-minute or per-day limit: the columns are PostgreSQL integers. */
-export const MAX_LIMIT = 2_147_483_647;
+export const MAX_LIMIT = BOUNDS.planLimit.max;
 
 /** Throws unless `v` is a usable limit (a whole number from 1 to MAX_LIMIT). */
-export function checkLimit(name: string, v: number): void {
-  if (!Number.isSafeInteger(v) || v < 1 || v > MAX_LIMIT)
-    throw new Error(`${name} must be an integer from 1 to ${MAX_LIMIT}`);
-}
+export const checkLimit = (name: string, v: number): void => checkBound(name, v, BOUNDS.planLimit);
 
 export function checkLimits({ plan, rpm, rpd, tpd }: KeyLimits): void {
   if (!PLANS.includes(plan)) throw new Error(`plan must be one of ${PLANS.join(", ")}`);

@@ -9,10 +9,18 @@ import type { ErrorPayload } from "../contract/errors.ts";
 import type { Db } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
+import type { ReplyWrite } from "../replies/index.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 /** A record this old with neither a reply nor an error belongs to a request that died before starting one. */
 export const ABANDONED_MS = 60_000;
+/** The header as the OpenAPI document states it. */
+export const IDEMPOTENCY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header" as const,
+  description: "1–255 printable ASCII characters; a retry with the same key and body gets the same reply (kept 24 h).",
+  schema: { type: "string", minLength: 1, maxLength: 255, examples: ["3f9c2a7e-retry-safe"] },
+};
 const PRINTABLE = /^[\x20-\x7E]{1,255}$/;
 
 /** The request's Idempotency-Key, if any; 400 when it is empty, too long or not printable ASCII. */
@@ -95,10 +103,14 @@ export async function inspect(
 const where = (keyId: string, idemKey: string) =>
   and(eq(idempotencyKeys.keyId, keyId), eq(idempotencyKeys.idemKey, idemKey));
 
-/** Points the record at a reply. (The chat route does this inside the statement creating the reply, runs/store.ts.) */
-export async function recordReply(db: Db, keyId: string, idemKey: string, messageId: string): Promise<void> {
-  await db.update(idempotencyKeys).set({ messageId }).where(where(keyId, idemKey));
-}
+/**
+ * Points the record at the reply, inside the statement that creates it (replies/statements.ts):
+ * a retry never sees one without the other.
+ */
+export const linkReply =
+  (keyId: string, idemKey: string): ReplyWrite =>
+  (reply) =>
+    sql`update ${idempotencyKeys} set message_id = (select id from ${reply}) where ${where(keyId, idemKey)}`;
 
 /** The first request ended with a client error before any reply existed (404…): retries get the same. */
 export async function recordError(db: Db, keyId: string, idemKey: string, error: ApiError): Promise<void> {

@@ -1,27 +1,37 @@
 /** POST /chat: one reply as JSON, or streamed as Server-Sent Events. */
 import { Elysia } from "elysia";
 import { type GuardDeps, guard } from "../auth/index.ts";
-import type { ErrorPayload } from "../contract/errors.ts";
+import type { Logger } from "../config/logger.ts";
 import { usageOf } from "../conversations/model.ts";
 import type { MessageRow } from "../db/schema.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
-import { replyStream } from "../runs/feed.ts";
-import { Run, type RunDeps, type RunRegistry } from "../runs/run.ts";
-import { findReplyOfKey, lastEvent } from "../runs/store.ts";
-import { bodyHash, type Claim, claim, forget, idempotencyKeyOf, inspect, recordError } from "./idempotency.ts";
-import { ChatMessage, chatBody, messageProblem, StreamEvent } from "./model.ts";
-import { observeRun } from "./observe.ts";
-import { beginTurn } from "./service.ts";
+import { routeDoc } from "../http/route-doc.ts";
+import type { Replies, ReplyHandle } from "../replies/index.ts";
+import {
+  bodyHash,
+  type Claim,
+  claim,
+  forget,
+  IDEMPOTENCY_PARAMETER,
+  idempotencyKeyOf,
+  inspect,
+  linkReply,
+  recordError,
+} from "./idempotency.ts";
+import { ChatReply, chatBody, messageProblem } from "./model.ts";
+import { observeReply } from "./observe.ts";
+import { prepareReply } from "./service.ts";
 
 /** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
 const PENDING_WAIT_MS = 5_000;
 
-/** The chat route's dependencies: the guard's and the run's, plus the registry of live runs. */
-export interface ChatDeps extends GuardDeps, RunDeps {
-  runs: RunRegistry;
+/** The chat route's dependencies: the guard's, and the replies. */
+export interface ChatDeps extends GuardDeps {
+  logger: Logger;
+  replies: Replies;
 }
 
 const asJson = (m: MessageRow) => ({
@@ -65,15 +75,14 @@ export const chatRoutes = (deps: ChatDeps) => {
     if (found.kind === "error") {
       throw new ApiError(found.error.code, found.error.message, found.error.param ? { param: found.error.param } : {});
     }
-    const message = await findReplyOfKey(deps.db, keyId, found.messageId);
+    const message = await deps.replies.find(keyId, found.messageId);
     if (!message)
       throw new ApiError("not_found", "The reply of this Idempotency-Key's request was deleted with its conversation.");
-    if (stream) return replyStream(deps, message.id, 0, deps.options.keepAliveMs) as never;
+    if (stream) return deps.replies.stream(message.id) as never;
     if (message.status === "in_progress") throw inProgress();
     if (message.status === "failed") {
-      const last = await lastEvent(deps.db, message.id);
-      const event = last ? (JSON.parse(last.data) as { type: string; error?: ErrorPayload }) : null;
-      if (event?.type === "error" && event.error) throw new ApiError(event.error.code, event.error.message);
+      const event = (await deps.replies.terminal(message.id))?.event;
+      if (event?.type === "error") throw new ApiError(event.error.code, event.error.message);
       throw new ApiError("generation_failed", "The agent failed while generating the reply.");
     }
     return asJson(message);
@@ -95,21 +104,18 @@ export const chatRoutes = (deps: ChatDeps) => {
           const found = await claim(deps.db, apiKey.id, idemKey, hash, deps.now());
           if (found.kind !== "first") return replay(found, apiKey.id, body.stream === true, idemKey, hash);
         }
-        let run: Run;
+        let reply: ReplyHandle;
         const startedAt = performance.now();
         try {
           const at = new Date(deps.now());
-          const turn = await beginTurn(deps.db, apiKey.id, body.message, body.conversation_id, at);
-          const idempotency = idemKey ? { keyId: apiKey.id, idemKey } : undefined;
-          run = deps.runs.track(
-            await Run.start(deps, {
-              conversationId: turn.conversation.id,
-              history: turn.history,
-              message: body.message,
-              at,
-              idempotency,
-            }),
-          );
+          const prepared = await prepareReply(deps.db, apiKey.id, body.message, body.conversation_id, at);
+          reply = await deps.replies.start({
+            conversationId: prepared.conversation.id,
+            history: prepared.history,
+            message: body.message,
+            at,
+            also: idemKey ? [linkReply(apiKey.id, idemKey)] : [],
+          });
         } catch (error) {
           // Retries of a request that never started a reply: the same client error, or a fresh try after a server fault.
           if (idemKey && error instanceof ApiError && error.status < 500)
@@ -117,37 +123,34 @@ export const chatRoutes = (deps: ChatDeps) => {
           else if (idemKey) await forget(deps.db, apiKey.id, idemKey).catch(() => {});
           throw error;
         }
-        if (deps.metrics) observeRun(run, deps.metrics, startedAt);
+        if (deps.metrics) observeReply(deps.replies.feed(reply.id), reply.done, deps.metrics, startedAt);
         // A Response bypasses the JSON response schema; the events are documented below.
-        if (body.stream) return replyStream(deps, run.id, 0, deps.options.keepAliveMs) as never;
-        const outcome = await run.done;
+        if (body.stream) return deps.replies.stream(reply.id) as never;
+        const outcome = await reply.done;
         if (!outcome.ok) throw outcome.error;
         return asJson(outcome.message);
       },
       {
         body: chatBody(deps.options.maxMessageChars),
         response: {
-          200: ChatMessage,
+          200: ChatReply,
           413: ErrorBody,
           415: ErrorBody,
           ...ErrorResponses,
           502: ErrorBody,
           504: ErrorBody,
         },
-        detail: {
-          summary: "Send a message",
-          description:
-            "Sends a message to the agent. With `stream: false` (default) the reply comes as one JSON object; with `stream: true` as Server-Sent Events: `start`, `token`…, `sources`, `end` — or one `error` event.",
-          responses: {
-            200: {
-              description: "The reply (JSON), or its event stream (text/event-stream).",
-              content: {
-                "application/json": { schema: ChatMessage },
-                "text/event-stream": { schema: StreamEvent },
-              },
-            },
-          } as never,
-        },
+        detail: routeDoc(
+          "Send a message",
+          "Sends a message to the agent. With `stream: false` (default) the reply comes as one JSON object; with `stream: true` as Server-Sent Events: `start`, `token`…, `sources`, `end` — or one `error` event.",
+          {
+            operationId: "chat",
+            success: "ChatReply",
+            events: "StreamEvent",
+            body: "ChatRequest",
+            parameters: [IDEMPOTENCY_PARAMETER],
+          },
+        ),
       },
     );
 };

@@ -2,7 +2,7 @@
 import { type Static, t } from "elysia";
 import type { StreamEvent as WireEvent } from "../contract/events.ts";
 import { REPLY_STATUSES } from "../contract/events.ts";
-import type { ChatReply } from "../contract/resources.ts";
+import type { ChatReply as WireChatReply } from "../contract/resources.ts";
 import { Usage } from "../conversations/model.ts";
 import { ErrorPayload } from "../http/model.ts";
 import { literals, type Same } from "../http/same.ts";
@@ -13,11 +13,13 @@ export const chatBody = (maxMessageChars: number) =>
       minLength: 1,
       maxLength: maxMessageChars,
       description: `The user's message (1–${maxMessageChars} characters).`,
+      examples: ["How do I create an API key?"],
       error: `Invalid field 'message': it must be a non-empty string of at most ${maxMessageChars} characters.`,
     }),
     conversation_id: t.Optional(
       t.Union([t.String(), t.Null()], {
-        description: "Continue this conversation; omit to start a new one.",
+        description: "Continue this conversation; omit (or null) to start a new one.",
+        examples: [null],
         error: "Invalid field 'conversation_id': it must be a conversation id string.",
       }),
     ),
@@ -43,7 +45,8 @@ export function messageProblem(message: string): string | null {
   return null;
 }
 
-export const ChatMessage = t.Object({
+/** The reply as JSON (`stream: false`). */
+export const ChatReply = t.Object({
   id: t.String({ description: "msg_… identifier of the assistant message" }),
   conversation_id: t.String({ description: "conv_… identifier" }),
   content: t.String(),
@@ -75,5 +78,5 @@ export const StreamEvent = t.Union(
   { description: "Each SSE event is `id: <sequence number>`, `data: <one of these as JSON>`, then a blank line." },
 );
 
-true satisfies Same<Static<typeof ChatMessage>, ChatReply>;
+true satisfies Same<Static<typeof ChatReply>, WireChatReply>;
 true satisfies Same<Static<typeof StreamEvent>, WireEvent>;

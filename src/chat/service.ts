@@ -12,14 +12,14 @@ import {
   titleFrom,
 } from "../conversations/service.ts";
 import type { Db } from "../db/client.ts";
-import { sqlState } from "../db/errors.ts";
+import { SQLSTATE, sqlState } from "../db/errors.ts";
 import type { ConversationRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 
-/** The conversation a new message goes to, and what the agent should know of it. */
-export interface Turn {
+/** Where the reply to a new message goes, and the turns the agent should know of. */
+export interface PreparedReply {
   conversation: ConversationRow;
   history: ChatTurn[];
 }
@@ -27,13 +27,14 @@ export interface Turn {
 const notFound = (id: string) =>
   new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "conversation_id" });
 
-export async function beginTurn(
+/** Finds (or creates) the conversation and stores the user message: what a reply needs before its run. */
+export async function prepareReply(
   db: Db,
   keyId: string,
   message: string,
   conversationId: string | null | undefined,
   at: Date,
-): Promise<Turn> {
+): Promise<PreparedReply> {
   if (conversationId == null) {
     // A new conversation comes with its first message in one statement: never one without the other.
     return {
@@ -59,7 +60,7 @@ export async function beginTurn(
     });
   } catch (error) {
     // foreign_key_violation: a DELETE of this conversation won the race since we found it.
-    if (sqlState(error) === "23503") throw notFound(conversationId);
+    if (sqlState(error) === SQLSTATE.foreignKeyViolation) throw notFound(conversationId);
     throw error;
   }
   return { conversation, history };

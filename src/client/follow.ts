@@ -81,6 +81,12 @@ export async function* followReply(send: Send, f: FollowOptions): AsyncGenerator
       if (!(await pause(wait))) return;
       continue;
     }
+    if (call.res.status === 204) {
+      // At or past the terminal event of an ended reply: nothing more will come (the server says
+      // so with 204, as it tells an EventSource to stop reconnecting).
+      call.end();
+      return;
+    }
     try {
       for await (const event of readEvents(call, signal)) {
         if (event.type === "start" && event.messageId && !at)

@@ -5,10 +5,13 @@
 import { createEnv } from "@t3-oss/env-core";
 import { z } from "zod";
 import { parseCorsOrigins } from "./cors-origins.ts";
-import { DEFAULT_OPTIONS, type ParleyOptions } from "./options.ts";
+import { BOUNDS, DEFAULT_OPTIONS, INT4_MAX, type ParleyOptions } from "./options.ts";
 
-const INT4_MAX = 2_147_483_647;
 const int = (def: number, min = 1, max = INT4_MAX) => z.coerce.number().int().min(min).max(max).default(def);
+/** An option's variable: its default and bounds are the option's (config/options.ts). */
+const option = (name: keyof typeof BOUNDS & keyof ParleyOptions) =>
+  int(DEFAULT_OPTIONS[name] as number, BOUNDS[name].min, BOUNDS[name].max);
+const planLimit = (def: number) => int(def, BOUNDS.planLimit.min, BOUNDS.planLimit.max);
 
 export function loadEnv(source: Record<string, string | undefined>) {
   const env = createEnv({
@@ -23,18 +26,18 @@ export function loadEnv(source: Record<string, string | undefined>) {
         .optional(),
       DATA_DIR: z.string().default("./data"),
       LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
-      MAX_MESSAGE_CHARS: int(DEFAULT_OPTIONS.maxMessageChars),
-      MAX_BODY_BYTES: int(DEFAULT_OPTIONS.maxBodyBytes, 1024),
+      MAX_MESSAGE_CHARS: option("maxMessageChars"),
+      MAX_BODY_BYTES: option("maxBodyBytes"),
       // Well below the server's 30 s idle timeout, so a busy event loop cannot push a ping past it.
-      KEEPALIVE_MS: int(DEFAULT_OPTIONS.keepAliveMs, 100, 25_000),
+      KEEPALIVE_MS: option("keepAliveMs"),
       SHUTDOWN_GRACE_MS: int(10_000, 0),
       DB_POOL_MAX: int(10),
-      FREE_RPM: int(DEFAULT_OPTIONS.plans.free.rpm),
-      FREE_RPD: int(DEFAULT_OPTIONS.plans.free.rpd),
-      PRO_RPM: int(DEFAULT_OPTIONS.plans.pro.rpm),
-      PRO_RPD: int(DEFAULT_OPTIONS.plans.pro.rpd),
-      REPLY_LEASE_MS: int(DEFAULT_OPTIONS.replyLeaseMs, 1_000, 600_000),
-      REPLY_FLUSH_MS: int(DEFAULT_OPTIONS.replyFlushMs, 10, 1_000),
+      FREE_RPM: planLimit(DEFAULT_OPTIONS.plans.free.rpm),
+      FREE_RPD: planLimit(DEFAULT_OPTIONS.plans.free.rpd),
+      PRO_RPM: planLimit(DEFAULT_OPTIONS.plans.pro.rpm),
+      PRO_RPD: planLimit(DEFAULT_OPTIONS.plans.pro.rpd),
+      REPLY_LEASE_MS: option("replyLeaseMs"),
+      REPLY_FLUSH_MS: option("replyFlushMs"),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
       LOG_FORMAT: z.enum(["json", "text"]).default("json"),
       CORS_ORIGINS: z

@@ -50,3 +50,36 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   replyLeaseMs: 10_000,
   replyFlushMs: 100,
 };
+
+/** Largest value of a PostgreSQL integer column (limits, counts). */
+export const INT4_MAX = 2_147_483_647;
+
+/**
+ * The bounds of every numeric option, written once: `env.ts` validates the variables with them,
+ * `checkOptions` a host app's options. A 0 lease or flush interval would spin timers; a
+ * keep-alive must stay well below the server's 30 s idle timeout.
+ */
+export const BOUNDS = {
+  maxMessageChars: { min: 1, max: INT4_MAX },
+  maxBodyBytes: { min: 1024, max: INT4_MAX },
+  keepAliveMs: { min: 100, max: 25_000 },
+  replyLeaseMs: { min: 1_000, max: 600_000 },
+  replyFlushMs: { min: 10, max: 1_000 },
+  planLimit: { min: 1, max: INT4_MAX },
+} as const;
+
+/** Throws unless `v` is a whole number within `bound`. */
+export function checkBound(name: string, v: number, bound: { min: number; max: number }): void {
+  if (!Number.isSafeInteger(v) || v < bound.min || v > bound.max)
+    throw new Error(`${name} must be an integer from ${bound.min} to ${bound.max}`);
+}
+
+/** A host app's options, refused at start rather than on the first request. */
+export function checkOptions(options: ParleyOptions): void {
+  for (const name of ["maxMessageChars", "maxBodyBytes", "keepAliveMs", "replyLeaseMs", "replyFlushMs"] as const)
+    checkBound(`options.${name}`, options[name], BOUNDS[name]);
+  for (const [plan, l] of Object.entries(options.plans)) {
+    checkBound(`options.plans.${plan}.rpm`, l.rpm, BOUNDS.planLimit);
+    checkBound(`options.plans.${plan}.rpd`, l.rpd, BOUNDS.planLimit);
+  }
+}

@@ -6,9 +6,10 @@ import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { urlOf } from "../http/request-id.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
-import { sweepStale } from "../runs/store.ts";
+import type { Replies } from "../replies/index.ts";
 import { decodeCursor } from "./cursor.ts";
 import {
   ConversationDetail,
@@ -34,7 +35,7 @@ function plainLimit({ request }: { request: Request }) {
   }
 }
 
-export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
+export const conversationRoutes = (deps: GuardDeps & { logger: Logger; replies: Pick<Replies, "expireStale"> }) =>
   new Elysia({ prefix: "/conversations", tags: ["Conversations"] })
     .use(httpCore(deps.logger))
     .use(guard(deps))
@@ -52,10 +53,10 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         transform: plainLimit,
         query: ListQuery,
         response: { 200: ConversationList, ...ErrorResponses },
-        detail: {
-          summary: "List conversations",
-          description: "The caller's conversations, newest first, by keyset cursor.",
-        },
+        detail: routeDoc("List conversations", "The caller's conversations, newest first, by keyset cursor.", {
+          operationId: "listConversations",
+          success: "ConversationList",
+        }),
       },
     )
     .get(
@@ -64,9 +65,8 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
         if (!conv) throw notFound(params.id);
         let page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
-        // A reply whose instance died reads as failed once its lease has passed (runs/store.ts).
-        if (await sweepStale(deps.db, page.rows, deps.now()))
-          page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
+        // A reply whose instance died reads as failed once its lease has passed (replies/statements.ts).
+        if (await deps.replies.expireStale(page.rows)) page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
         return {
           ...toSummary(conv),
           messages: page.rows.map(toMessage),
@@ -76,10 +76,11 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
       {
         params: IdParams,
         response: { 200: ConversationDetail, ...ErrorResponses },
-        detail: {
-          summary: "Get a conversation",
-          description: `One conversation with its most recent messages (up to ${MESSAGES_CAP}), oldest first; older ones via /messages.`,
-        },
+        detail: routeDoc(
+          "Get a conversation",
+          `One conversation with its most recent messages (up to ${MESSAGES_CAP}), oldest first; older ones via /messages.`,
+          { operationId: "getConversation", success: "ConversationDetail" },
+        ),
       },
     )
     .get(
@@ -100,11 +101,11 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         params: IdParams,
         query: MessagesQuery,
         response: { 200: MessageList, ...ErrorResponses },
-        detail: {
-          summary: "Page a conversation's messages",
-          description:
-            "Newest first by page, each page oldest first: without `cursor`, the most recent messages; with the previous page's `next_cursor`, the ones before them.",
-        },
+        detail: routeDoc(
+          "Page a conversation's messages",
+          "Newest first by page, each page oldest first: without `cursor`, the most recent messages; with the previous page's `next_cursor`, the ones before them.",
+          { operationId: "listMessages", success: "MessageList" },
+        ),
       },
     )
     .delete(
@@ -122,9 +123,8 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger }) =>
         parse: "none",
         params: IdParams,
         response: ErrorResponses,
-        detail: {
-          summary: "Delete a conversation",
-          description: "Deletes the conversation and its messages. 204 on success.",
-        },
+        detail: routeDoc("Delete a conversation", "Deletes the conversation and its messages. 204 on success.", {
+          operationId: "deleteConversation",
+        }),
       },
     );

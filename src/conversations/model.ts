@@ -138,7 +138,9 @@ export const MessagesQuery = t.Object({
   cursor: ListQuery.properties.cursor,
 });
 
-export const IdParams = t.Object({ id: t.String({ description: "conv_… identifier" }) });
+export const IdParams = t.Object({
+  id: t.String({ description: "conv_… identifier", examples: ["conv_01jd5x8r7mf6sb1b2k3n4p5q6r"] }),
+});
 
 export const toSummary = (c: ConversationRow) => ({
   id: c.id,

@@ -15,19 +15,14 @@ import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { urlOf } from "../http/request-id.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { isId } from "../ids.ts";
-import { replyStream, waitForEnd } from "../runs/feed.ts";
-import { notifierFor } from "../runs/notify.ts";
-import type { RunRegistry } from "../runs/run.ts";
-import { findOwnedReply, requestStop, sweepExpired } from "../runs/store.ts";
+import type { Replies } from "../replies/index.ts";
 import { AFTER_MESSAGE, Reply, ReplyParams, toReply } from "./reply-model.ts";
-
-/** How long POST …/stop waits for the generating instance to end the reply. */
-export const STOP_WAIT_MS = 5_000;
 
 export interface ReplyDeps extends GuardDeps {
   logger: Logger;
-  runs: RunRegistry;
+  replies: Replies;
 }
 
 const notFound = () => new ApiError("not_found", "No such message in this conversation.");
@@ -46,12 +41,10 @@ function afterOf(request: Request): number {
 
 export const replyRoutes = (deps: ReplyDeps) => {
   const find = async (keyId: string, p: { id: string; message_id: string }) => {
-    const reply =
-      isId("conv", p.id) && isId("msg", p.message_id) ? await findOwnedReply(deps.db, keyId, p.id, p.message_id) : null;
-    if (!reply) throw notFound();
     // A reply whose instance died ends here as failed if its lease has passed, not a poll later.
-    if (reply.status === "in_progress" && (await sweepExpired(deps.db, deps.now(), reply.id)).length)
-      reply.status = "failed";
+    const reply =
+      isId("conv", p.id) && isId("msg", p.message_id) ? await deps.replies.find(keyId, p.message_id, p.id) : null;
+    if (!reply) throw notFound();
     return reply;
   };
 
@@ -63,17 +56,36 @@ export const replyRoutes = (deps: ReplyDeps) => {
       async ({ params, apiKey, request }) => {
         const after = afterOf(request);
         const reply = await find(apiKey.id, params);
-        return replyStream(deps, reply.id, after, deps.options.keepAliveMs) as never;
+        // At or past the end of an ended reply: 204, so an EventSource stops reconnecting.
+        return ((await deps.replies.resume(reply, after)) ?? new Response(null, { status: 204 })) as never;
       },
       {
         parse: "none",
         params: ReplyParams,
         response: ErrorResponses,
-        detail: {
-          summary: "Resume a reply's events",
-          description:
-            "The reply's SSE events after `Last-Event-ID` (header) or `after` (query), then live ones until `end` or `error`. For a finished reply, the rest at once. Any instance serves any reply.",
-        },
+        detail: routeDoc(
+          "Resume a reply's events",
+          "The reply's SSE events after `Last-Event-ID` (header) or `after` (query), then live ones until `end` or `error`. For a finished reply, the rest at once; at or past its terminal event, 204 No Content (so an `EventSource` stops reconnecting). Any instance serves any reply.",
+          {
+            operationId: "replyEvents",
+            events: "StreamEvent",
+            eventsOnly: true,
+            parameters: [
+              {
+                name: "after",
+                in: "query",
+                description: "Event id to resume after (0: from `start`).",
+                schema: { type: "integer", minimum: 0, examples: [0] },
+              },
+              {
+                name: "Last-Event-ID",
+                in: "header",
+                description: "Event id to resume after; wins over `after`.",
+                schema: { type: "string", examples: ["0"] },
+              },
+            ],
+          },
+        ),
       },
     )
     .post(
@@ -81,23 +93,18 @@ export const replyRoutes = (deps: ReplyDeps) => {
       async ({ params, apiKey }) => {
         const reply = await find(apiKey.id, params);
         if (reply.status !== "in_progress") return toReply(reply); // already ended: nothing to do
-        if (await requestStop(deps.db, reply.id)) {
-          // This instance's own run stops at once; another instance hears the NOTIFY (or reads the flag at its next flush).
-          deps.runs.get(reply.id)?.stop();
-          notifierFor(deps.db).local(`s:${reply.id}`);
-          await waitForEnd(deps, reply.id, STOP_WAIT_MS);
-        }
-        return toReply((await findOwnedReply(deps.db, apiKey.id, reply.conversationId, reply.id)) ?? reply);
+        await deps.replies.stop(reply.id);
+        return toReply((await deps.replies.find(apiKey.id, reply.id, reply.conversationId)) ?? reply);
       },
       {
         parse: "none",
         params: ReplyParams,
         response: { 200: Reply, ...ErrorResponses },
-        detail: {
-          summary: "Stop a reply",
-          description:
-            'Stops a running reply on whichever instance generates it: the partial reply is stored as `stopped`, and every stream of it ends with `end` (`status: "stopped"`). Answers once the reply has ended (up to 5 s). A reply that already ended is answered as it is.',
-        },
+        detail: routeDoc(
+          "Stop a reply",
+          'Stops a running reply on whichever instance generates it: the partial reply is stored as `stopped`, and every stream of it ends with `end` (`status: "stopped"`). Answers once the reply has ended (up to 5 s). A reply that already ended is answered as it is.',
+          { operationId: "stopReply", success: "Reply" },
+        ),
       },
     );
 };

@@ -6,8 +6,11 @@ import type { Same } from "../http/same.ts";
 import { Message, toMessage } from "./model.ts";
 
 export const ReplyParams = t.Object({
-  id: t.String({ description: "conv_… identifier of the conversation" }),
-  message_id: t.String({ description: "msg_… identifier of an assistant message" }),
+  id: t.String({ description: "conv_… identifier of the conversation", examples: ["conv_01jd5x8r7mf6sb1b2k3n4p5q6r"] }),
+  message_id: t.String({
+    description: "msg_… identifier of an assistant message",
+    examples: ["msg_01jd5x8r7mf6sb1b2k3n4p5q6s"],
+  }),
 });
 
 export const AFTER_MESSAGE =

@@ -2,12 +2,13 @@
  * Conversations and their messages. Every query names the owning key: another key's
  * conversation is indistinguishable from one that does not exist.
  */
-import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { conversations, messageFeedback, messages } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { memo } from "../memo.ts";
+import type { ReplyWrite } from "../replies/index.ts";
 import { type Cursor, encodeCursor } from "./cursor.ts";
 import type { FeedbackRow } from "./model.ts";
 
@@ -171,15 +172,6 @@ export async function pageMessages(
   };
 }
 
-/** Every message of a conversation, oldest first (the agent's history). */
-export async function listMessages(db: Db, conversationId: string): Promise<MessageRow[]> {
-  return db
-    .select()
-    .from(messages)
-    .where(eq(messages.conversationId, conversationId))
-    .orderBy(asc(messages.createdAt), asc(messages.id));
-}
-
 /** Deletes a conversation (its messages cascade); false when the key has no such conversation. */
 export async function deleteConversation(db: Db, keyId: string, id: string): Promise<boolean> {
   const rows = await db
@@ -195,7 +187,7 @@ export async function addMessage(
   m: Omit<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens" | "leaseUntil" | "stopRequested" | "lastSeq"> &
     Partial<Pick<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens">>,
 ): Promise<MessageRow> {
-  // The run columns (lease, stop flag, last event) only matter to replies being generated (runs/).
+  // The run columns (lease, stop flag, last event) only matter to replies being generated (replies/).
   const row: MessageRow = {
     ...m,
     id: m.id ?? newId("msg"),
@@ -213,3 +205,12 @@ export async function addMessage(
     .where(eq(conversations.id, m.conversationId));
   return row;
 }
+
+/**
+ * The conversation's part of a reply statement (replies/statements.ts): moves its `updated_at` to
+ * `at` (never back), in the statement that creates or ends the reply, so both change together.
+ */
+export const touchConversation =
+  (at: number): ReplyWrite =>
+  (reply) =>
+    sql`update ${conversations} set updated_at = greatest(updated_at, ${new Date(at).toISOString()}::timestamptz) where id in (select conversation_id from ${reply})`;

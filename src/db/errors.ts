@@ -5,6 +5,11 @@
  * any failure to obtain or keep a connection is a 503, never a 500.
  */
 export function isStoreUnavailable(error: unknown): boolean {
+  for (const e of causes(error)) if (unavailable(e)) return true;
+  return false;
+}
+
+function unavailable(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown; message?: unknown } | null;
   if (!e || typeof e !== "object") return false;
   const code = String(e.code ?? e.errno ?? "");
@@ -26,9 +31,25 @@ export function isStoreUnavailable(error: unknown): boolean {
   );
 }
 
-/** The SQLSTATE of a database error, looking through Drizzle's wrapper. */
+/** The SQLSTATEs Parley acts on, by name. */
+export const SQLSTATE = {
+  /** A referenced row is gone: e.g. the conversation was deleted while a message was being added. */
+  foreignKeyViolation: "23503",
+  uniqueViolation: "23505",
+  deadlockDetected: "40P01",
+  serializationFailure: "40001",
+} as const;
+
+/** The errors a driver error is wrapped in, outermost first (Drizzle wraps the driver's in `cause`). */
+export function* causes(error: unknown): Generator<unknown> {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) yield e;
+}
+
+/** The SQLSTATE of a database error, looking through its causes. */
 export function sqlState(error: unknown): string | undefined {
-  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
-  const code = e?.code ?? e?.cause?.code;
-  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  for (const e of causes(error)) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+  }
+  return undefined;
 }

@@ -210,12 +210,7 @@ export const instanceSecrets = pgTable("instance_secrets", {
   value: text("value").notNull(),
 });
 
-/**
- * Usage per key and UTC day, kept by triggers on writes every request already makes (migration
- * "usage_triggers"): `requests` by the limiter's admitting upsert on rate_limits, `turns` and
- * tokens by the statement that ends a reply (a message leaving `in_progress`), and `refusals` by
- * the limiter's refusal statement. Counters only grow, so concurrent instances add up exactly.
- */
+/** Usage per key and UTC day, added to inside statements requests already run (docs/operations.md#usage-per-key). */
 export const usageDaily = pgTable(
   "usage_daily",
   {
@@ -239,7 +234,6 @@ export const messageFeedback = pgTable(
     messageId: text("message_id")
       .primaryKey()
       .references(() => messages.id, { onDelete: "cascade" }),
-    /** The key that owns the conversation (and gave the rating). */
     keyId: text("key_id")
       .notNull()
       .references(() => apiKeys.id, { onDelete: "cascade" }),
@@ -247,7 +241,6 @@ export const messageFeedback = pgTable(
     comment: text("comment"),
     updatedAt: ts("updated_at").notNull(),
   },
-  // The admin list walks (updated_at, message_id) newest first.
   (t) => [index("message_feedback_updated_idx").on(t.updatedAt.desc().nullsFirst(), t.messageId.desc().nullsFirst())],
 );
 

@@ -12,6 +12,7 @@ import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 import { requireAdmin } from "../usage/index.ts";
@@ -66,10 +67,13 @@ export const feedbackRoutes = (deps: GuardDeps & { logger: Logger }) =>
         parse: "none",
         params: FeedbackParams,
         response: ErrorResponses,
-        detail: {
-          summary: "Remove a reply's rating",
-          description: "204 whether or not it had one; 404 for an unknown or foreign reply.",
-        },
+        detail: routeDoc(
+          "Remove a reply's rating",
+          "204 whether or not it had one; 404 for an unknown or foreign reply.",
+          {
+            operationId: "deleteFeedback",
+          },
+        ),
       },
     )
     .get(
@@ -115,11 +119,11 @@ export const feedbackRoutes = (deps: GuardDeps & { logger: Logger }) =>
       {
         query: FeedbackQuery,
         response: { 200: FeedbackList, ...ErrorResponses, 403: ErrorBody },
-        detail: {
-          summary: "List feedback (admin)",
-          description:
-            "Rated replies, newest rating first, each with the question, the answer and its sources. Filters: rating, key_id, from, to.",
-        },
+        detail: routeDoc(
+          "List feedback (admin)",
+          "Rated replies, newest rating first, each with the question, the answer and its sources. Filters: rating, key_id, from, to.",
+          { operationId: "listFeedback", success: "FeedbackList" },
+        ),
       },
     )
     // JSON bodies only for the routes after this point (a DELETE or GET never reads one).
@@ -139,10 +143,10 @@ export const feedbackRoutes = (deps: GuardDeps & { logger: Logger }) =>
         params: FeedbackParams,
         body: FeedbackBody,
         response: { 200: Feedback, ...ErrorResponses, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
-        detail: {
-          summary: "Rate a reply",
-          description:
-            "One rating per assistant reply; a new one replaces it. A user message is 400, a running reply 409 reply_in_progress, an unknown or foreign one 404.",
-        },
+        detail: routeDoc(
+          "Rate a reply",
+          "One rating per assistant reply; a new one replaces it. A user message is 400, a running reply 409 reply_in_progress, an unknown or foreign one 404.",
+          { operationId: "putFeedback", success: "Feedback", body: "FeedbackBody" },
+        ),
       },
     );

@@ -7,8 +7,8 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Rating } from "../contract/operate.ts";
 import type { Db } from "../db/client.ts";
+import { rowsOf } from "../db/rows.ts";
 import { conversations, messages } from "../db/schema.ts";
-import { rowsOf } from "../runs/store.ts";
 
 export interface StoredFeedback {
   rating: Rating;

@@ -81,7 +81,7 @@ function withoutStack(d: unknown): unknown {
 /** Maps anything thrown to an ApiError, hiding internals behind `internal_error`. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown })?.cause)) {
+  if (isStoreUnavailable(error)) {
     return new ApiError("service_unavailable", "The database is unavailable; retry shortly.", { cause: error });
   }
   return new ApiError("internal_error", "An internal error occurred.", { cause: error });

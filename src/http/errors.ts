@@ -40,6 +40,3 @@ export class ApiError extends Error {
     });
   }
 }
-
-/** For src/client until it imports the contract directly (this file imports only the contract, so its .d.ts stays small). */
-export type { ErrorCode } from "../contract/errors.ts";

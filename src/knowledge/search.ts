@@ -173,8 +173,8 @@ export function searchQueryText(question: string, options: SearchOptions = {}): 
   return new PgDialect().sqlToQuery(searchSql(question, options));
 }
 
-/** An earlier turn of the conversation (the agent's ChatTurn). */
-export interface Turn {
+/** A turn: one earlier message of the conversation (the shape of agent/types.ts's ChatTurn; knowledge sits below agent). */
+export interface ChatTurn {
   role: "user" | "assistant";
   content: string;
 }
@@ -192,7 +192,7 @@ const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
 export async function searchPassages(
   db: Db,
   question: string,
-  history: Turn[] = [],
+  history: ChatTurn[] = [],
   options: SearchOptions = {},
 ): Promise<SearchHit[]> {
   const previous = [...history].reverse().find((t) => t.role === "user")?.content;

@@ -4,6 +4,7 @@
  */
 import { count, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import { SQLSTATE, sqlState } from "../db/errors.ts";
 import { chunks, documents } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { type Passage, splitIntoPassages } from "./chunk.ts";
@@ -108,10 +109,8 @@ async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 5): Promise
     try {
       return await fn();
     } catch (error) {
-      const code =
-        (error as { code?: string; cause?: { code?: string } }).code ??
-        (error as { cause?: { code?: string } }).cause?.code;
-      if (i >= attempts || (code !== "40P01" && code !== "40001")) throw error;
+      const code = sqlState(error);
+      if (i >= attempts || (code !== SQLSTATE.deadlockDetected && code !== SQLSTATE.serializationFailure)) throw error;
       await new Promise((r) => setTimeout(r, 10 * i * Math.random()));
     }
   }

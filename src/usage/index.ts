@@ -9,6 +9,7 @@ import type { Logger } from "../config/logger.ts";
 import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { requireAdmin } from "./admin.ts";
 import { UsageQuery, UsageReport } from "./model.ts";
@@ -68,10 +69,10 @@ export const usageRoutes = (deps: GuardDeps & { logger: Logger }) =>
       {
         query: UsageQuery,
         response: { 200: UsageReport, ...ErrorResponses, 403: ErrorResponses[401] },
-        detail: {
-          summary: "Usage by day",
-          description:
-            "The calling key's usage per UTC day: admitted requests, chat turns, model tokens in and out, and 429 refusals. Counts are exact across instances.",
-        },
+        detail: routeDoc(
+          "Usage by day",
+          "The calling key's usage per UTC day: admitted requests, chat turns, model tokens in and out, and 429 refusals. Counts are exact across instances.",
+          { operationId: "getUsage", success: "UsageReport" },
+        ),
       },
     );

@@ -16,6 +16,7 @@ const check: (cond: unknown, what: string) => asserts cond = checker("deno llm s
 
 const { store, secret } = await smokeStore();
 const servers: Deno.HttpServer[] = [];
+const closers: (() => Promise<void>)[] = [];
 const ac = new AbortController();
 
 function serveFake(protocol: Protocol): FakeProvider & { url: string } {
@@ -41,6 +42,7 @@ try {
     const fake = serveFake(protocol);
     const agent = llmAgent(store.db, { provider, model: "deno-model", baseUrl: `${fake.url}/v1`, apiKey: "sk-deno" });
     const app = createParley({ store, agent });
+    closers.push(() => app.close());
     const server = Deno.serve({ port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen: () => {} }, app.fetch);
     servers.push(server);
     const client = createClient({ baseUrl: `http://127.0.0.1:${server.addr.port}`, apiKey: secret });
@@ -76,5 +78,6 @@ try {
 } finally {
   ac.abort();
   await Promise.all(servers.map((s) => s.finished));
+  for (const close of closers) await close();
   await store.close();
 }

@@ -14,7 +14,8 @@ import { createParley } from "../../src/mod.ts";
 import { checker, smokeStore } from "./setup.ts";
 
 const { store, secret } = await smokeStore();
-const host = new Elysia().get("/", () => "host app").group("/api", (app) => app.use(createParley({ store })));
+const parley = createParley({ store });
+const host = new Elysia().get("/", () => "host app").group("/api", (app) => app.use(parley));
 
 const ac = new AbortController();
 const server = Deno.serve({ port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen: () => {} }, host.fetch);
@@ -140,5 +141,8 @@ try {
   ac.abort();
   await server.finished;
   await server2.finished;
+  // Each plugin's timers and listeners end with it; the store is closed by its owner, after.
+  await parley.close();
+  await standalone.parley.close();
   await store.close();
 }

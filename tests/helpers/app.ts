@@ -8,13 +8,14 @@ import { createLogger } from "../../src/config/logger.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
 import type { Plan } from "../../src/contract/plans.ts";
 import type { Store } from "../../src/db/client.ts";
-import { RunRegistry } from "../../src/runs/run.ts";
+import type { Replies } from "../../src/replies/index.ts";
 import { testStore } from "./store.ts";
 
 export interface Harness {
   app: ReturnType<typeof createApp>;
   store: Store;
-  runs: RunRegistry;
+  /** The app's replies (drain, running, live runs). */
+  replies: Replies;
   /** A new key; by default with limits no test reaches. */
   key(plan?: Plan, limits?: { rpm?: number; rpd?: number }): Promise<string>;
   call(method: string, path: string, init?: CallInit): Promise<Reply>;
@@ -39,19 +40,18 @@ export async function harness(
   opts: { now?: () => number; options?: Partial<ParleyOptions>; agent?: Agent; store?: Store } = {},
 ): Promise<Harness> {
   const store = opts.store ?? (await testStore());
-  const runs = new RunRegistry();
   const app = createApp({
     store,
-    runs,
     now: opts.now,
     options: opts.options,
     agent: opts.agent,
     logger: createLogger("silent"),
   });
+  opened.push(() => app.parley.close());
   return {
     app,
     store,
-    runs,
+    replies: app.parley.replies as Replies,
     async key(plan = "enterprise", limits = {}) {
       const big = plan === "enterprise" ? { rpm: 1_000_000, rpd: 10_000_000 } : {};
       const { secret } = await createKey(store.db, { name: "test", plan, ...big, ...limits });
@@ -59,6 +59,12 @@ export async function harness(
     },
     call: (method, path, init = {}) => send(app, method, path, init),
   };
+}
+
+const opened: (() => Promise<void>)[] = [];
+/** Closes every app `harness` built (tests/helpers/setup.ts runs it at the end of each file). */
+export async function closeApps(): Promise<void> {
+  await Promise.all(opened.splice(0).map((close) => close().catch(() => {})));
 }
 
 const listening: (() => unknown)[] = [];

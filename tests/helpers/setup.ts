@@ -4,9 +4,10 @@
  * here reach every file.
  */
 import { afterAll, afterEach } from "bun:test";
-import { stopListening } from "./app.ts";
+import { closeApps, stopListening } from "./app.ts";
 import { killProcesses } from "./process.ts";
 
 // A failed case must not leave its processes holding the folder (or the port) the next case uses.
 afterEach(killProcesses);
 afterAll(stopListening);
+afterAll(closeApps);

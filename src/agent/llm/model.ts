@@ -8,8 +8,9 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
 import type { ResolvedLlmConfig } from "./config.ts";
 
-// The SDK prints warnings (unsupported settings) to the console by default; our logger decides what is logged.
-(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+// The SDK prints warnings (unsupported settings) to the console unless the global
+// AI_SDK_LOG_WARNINGS says otherwise. Importing the library leaves that global alone (it is the
+// host app's); the server, which owns its process, turns the console warnings off (server.ts).
 
 export function languageModel(c: ResolvedLlmConfig): LanguageModel {
   if (c.provider === "anthropic") {

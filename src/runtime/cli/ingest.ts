@@ -95,7 +95,7 @@ export async function ingestCommand(
     signal,
     // Only the SQLSTATE and message: a driver error's full text can carry the query's parameters.
     onError: (doc, error) => {
-      if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown }).cause)) throw error;
+      if (isStoreUnavailable(error)) throw error;
       failed++;
       const e = error as { code?: string; cause?: { code?: string; message?: string }; message?: string };
       io.err(

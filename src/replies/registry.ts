@@ -1,6 +1,7 @@
 /** The runs alive in this process: stop and resume find them by id, shutdown drains them. */
-import { ApiError } from "../http/errors.ts";
+import type { ApiError } from "../http/errors.ts";
 import type { Run } from "./run.ts";
+import { shuttingDown } from "./terminal.ts";
 
 /** The runs alive in this process, so shutdown can let them finish (or end them). */
 export class RunRegistry {
@@ -20,6 +21,10 @@ export class RunRegistry {
     return this.runs.get(id);
   }
 
+  all(): Run[] {
+    return [...this.runs.values()];
+  }
+
   get size(): number {
     return this.runs.size;
   }
@@ -30,7 +35,7 @@ export class RunRegistry {
    */
   async drain(graceMs: number, storeMs = 5_000): Promise<void> {
     if (await this.settled(graceMs)) return;
-    this.cutOff = new ApiError("service_unavailable", "The server is shutting down; the reply was cut short.");
+    this.cutOff = shuttingDown();
     for (const run of this.runs.values()) run.cancel(this.cutOff);
     await this.settled(storeMs);
   }

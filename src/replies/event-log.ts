@@ -1,0 +1,76 @@
+/**
+ * A reply's event log in memory: the events so far and the listeners following them. `Run` (the
+ * reply generated here) and `Tail` (a reply read from the database) both keep one, so replay and
+ * fan-out are written once. Each listener has a cursor: it gets every event after it, once.
+ * The terminal event always reaches a listener, whatever its cursor: after a crash a live client
+ * may have seen ids that were never stored, and the sweep's terminal event then carries a
+ * smaller id; a client must never wait past the end.
+ */
+import type { StreamEvent } from "../contract/events.ts";
+
+/** An event with its sequence number within the reply (the SSE `id:`; `start` is 1). */
+export interface Sequenced {
+  seq: number;
+  event: StreamEvent;
+}
+
+/** Anything a response can follow: the events after `after`, then live ones, up to the terminal event. */
+export interface ReplyFeed {
+  subscribe(listener: (e: Sequenced) => void, after?: number): () => void;
+}
+
+export const isTerminal = (e: StreamEvent) => e.type === "end" || e.type === "error";
+
+export class EventLog implements ReplyFeed {
+  readonly events: Sequenced[] = [];
+  private readonly listeners = new Map<(e: Sequenced) => void, number>();
+
+  /** The last event's sequence number (0 before any). */
+  get lastSeq(): number {
+    return this.events.at(-1)?.seq ?? 0;
+  }
+
+  /** Whether the terminal event is in the log. */
+  get ended(): boolean {
+    const last = this.events.at(-1);
+    return last !== undefined && isTerminal(last.event);
+  }
+
+  get followers(): number {
+    return this.listeners.size;
+  }
+
+  /** Replays the events after `after` (and the terminal one), then forwards new ones until unsubscribed. */
+  subscribe(listener: (e: Sequenced) => void, after = 0): () => void {
+    let cursor = after;
+    for (const e of this.events) {
+      if (e.seq > cursor || isTerminal(e.event)) {
+        listener(e);
+        cursor = Math.max(cursor, e.seq);
+      }
+    }
+    if (!this.ended) this.listeners.set(listener, cursor);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Appends `e` (ignored unless its seq is past the last one) and hands it to every listener due. */
+  push(e: Sequenced): boolean {
+    if (this.ended || e.seq <= this.lastSeq) return false;
+    this.events.push(e);
+    const terminal = isTerminal(e.event);
+    for (const [listener, cursor] of this.listeners) {
+      if (e.seq <= cursor && !terminal) continue;
+      this.listeners.set(listener, e.seq);
+      try {
+        listener(e);
+      } catch {
+        // A listener's failure is its connection's problem; the others go on.
+        this.listeners.delete(listener);
+      }
+    }
+    if (terminal) this.listeners.clear();
+    return true;
+  }
+}

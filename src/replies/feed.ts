@@ -1,0 +1,33 @@
+/**
+ * A reply's events as a response: from this process's run when it generates the reply (no
+ * added latency), else from the database (replies/tail.ts). Either way each event carries its
+ * sequence number as the SSE `id:`, so any client can resume on any instance.
+ */
+import { sseResponse } from "../http/sse.ts";
+import { isTerminal, type ReplyFeed, type Sequenced } from "./event-log.ts";
+
+/** The SSE response of `feed` after event `after`, up to and including its terminal event. */
+export function streamOf(feed: ReplyFeed, after: number, keepAliveMs: number): Response {
+  return sseResponse<Sequenced>(
+    { subscribe: (listener) => feed.subscribe(listener, after) },
+    { keepAliveMs, isLast: (e) => isTerminal(e.event), encode: (e) => ({ id: e.seq, data: e.event }) },
+  );
+}
+
+/** Waits until `feed` has ended (true) or `ms` passed (false). */
+export function waitForEnd(feed: ReplyFeed, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let unsubscribe = () => {};
+    let settled = false;
+    const settle = (ended: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      queueMicrotask(() => unsubscribe());
+      resolve(ended);
+    };
+    const timer = setTimeout(() => settle(false), ms);
+    unsubscribe = feed.subscribe((e) => isTerminal(e.event) && settle(true));
+    if (settled) unsubscribe();
+  });
+}

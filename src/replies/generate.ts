@@ -1,0 +1,64 @@
+/**
+ * Driving the agent for one run: its chunks become the reply's text, sources and usage. The
+ * whole consumption races the run's abort signal (once per run, not per token), so an agent that
+ * ignores its signal cannot hold the run, or shutdown, hostage; whatever it yields after that is
+ * dropped.
+ */
+import type { Agent, ChatTurn } from "../agent/types.ts";
+import type { Usage } from "../contract/events.ts";
+
+/** What the agent produced so far (kept when it fails: a stopped reply stores its partial text). */
+export interface Generated {
+  content: string;
+  sources: string[];
+  usage: Usage | null;
+}
+
+/** A reported token count as the database can hold it (int4), or null. */
+const count = (n: unknown): number | null =>
+  Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 2_147_483_647 ? (n as number) : null;
+
+/**
+ * Agent output as the database can hold it and as it is streamed: a string, without NUL
+ * (PostgreSQL text rejects it) and without lone surrogates (stored as U+FFFD otherwise), so
+ * the streamed tokens always concatenate to exactly the stored reply.
+ */
+export const storable = (v: unknown): string =>
+  String(v ?? "")
+    .toWellFormed()
+    .replaceAll("\0", "\uFFFD");
+
+/** Feeds the agent's output into `out`, calling `onText` for each piece of text; throws the signal's reason when aborted. */
+export async function generate(
+  agent: Agent,
+  input: { history: ChatTurn[]; message: string },
+  signal: AbortSignal,
+  out: Generated,
+  onText: (text: string) => void,
+): Promise<void> {
+  const consume = (async () => {
+    for await (const chunk of agent.respond({ history: input.history, message: input.message, signal })) {
+      if (signal.aborted) return; // leaving the loop calls the agent's return()
+      if (chunk.type === "token") {
+        const text = storable(chunk.content);
+        if (!text) continue;
+        out.content += text;
+        onText(text);
+      } else if (chunk.type === "usage") {
+        const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
+        out.usage = u.input_tokens === null && u.output_tokens === null ? null : u;
+      } else if (Array.isArray(chunk.sources)) {
+        out.sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
+      }
+    }
+  })();
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(signal.reason);
+    if (signal.aborted) fail();
+    else signal.addEventListener("abort", fail, { once: true });
+  });
+  // Whichever loses the race settles unobserved; neither may become an unhandled rejection.
+  consume.catch(() => {});
+  aborted.catch(() => {});
+  await Promise.race([consume, aborted]);
+}

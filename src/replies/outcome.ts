@@ -1,0 +1,62 @@
+/** What a run answers and how it ended: the input, the outcome, and why generation stopped early. */
+import type { ChatTurn } from "../agent/types.ts";
+import { describeError, type Logger } from "../config/logger.ts";
+import type { MessageRow } from "../db/schema.ts";
+import { ApiError } from "../http/errors.ts";
+import type { Generated } from "./generate.ts";
+import type { ReplyWrite } from "./statements.ts";
+
+/** What a run answers. `at` is when the user message was stored: the reply sorts after it. */
+export interface RunInput {
+  conversationId: string;
+  history: ChatTurn[];
+  message: string;
+  at: Date;
+  /** Writes of other folders to run in the statement that creates the reply (e.g. the Idempotency-Key record). */
+  also?: ReplyWrite[];
+}
+
+/** How a run ended: the stored assistant message (completed or stopped), or the error it failed with. */
+export type RunOutcome = { ok: true; message: MessageRow } | { ok: false; error: ApiError };
+
+/** The abort reason of a stop asked for by a client (POST …/stop), as opposed to a failure. */
+export class StopRequest {}
+
+/** Failures a model agent reports itself (and has logged): passed to the client as they are. */
+const UPSTREAM = new Set(["upstream_error", "upstream_timeout"]);
+
+/** Why generation ended early (`reason`: the run's abort reason): stopped on request, or the failure to report. */
+export function whyEnded(
+  error: unknown,
+  reason: unknown,
+  at: { logger: Logger; id: string; conversationId: string },
+): ApiError | "stopped" {
+  if (reason instanceof StopRequest) {
+    at.logger.info({ message_id: at.id }, "generation stopped on request");
+    return "stopped";
+  }
+  if (reason instanceof ApiError) {
+    // Cut off on purpose (shutdown, a lost lease): expected, no stack.
+    const fields = { conversation_id: at.conversationId, code: reason.code, reason: reason.message };
+    at.logger.warn(fields, "generation cut off");
+    return reason;
+  }
+  if (error instanceof ApiError && UPSTREAM.has(error.code)) return error; // the model agent logged it once
+  at.logger.error({ conversation_id: at.conversationId, error: describeError(error) }, "generation failed");
+  return new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
+}
+
+/** The assistant message as the final statement stored it. */
+export function storedReply(
+  run: { id: string; conversationId: string; createdAt: Date },
+  out: Generated,
+  stopped: boolean,
+  lastSeq: number,
+): MessageRow {
+  return {
+    ...{ id: run.id, conversationId: run.conversationId, role: "assistant", content: out.content },
+    ...{ sources: out.sources, status: stopped ? "stopped" : "completed", createdAt: run.createdAt },
+    ...{ leaseUntil: null, stopRequested: stopped, lastSeq },
+    ...{ inputTokens: out.usage?.input_tokens ?? null, outputTokens: out.usage?.output_tokens ?? null },
+  };
+}

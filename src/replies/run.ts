@@ -1,0 +1,158 @@
+/**
+ * A run: the generation of one reply in this process. The reply exists in the database from the
+ * run's first moment (`in_progress`, with its `start` event); its events reach the store through
+ * the write batcher, each write renewing the lease; the last statement stores the terminal event
+ * and the final status. The run does not depend on any HTTP connection: a response subscribes.
+ */
+import { describeError } from "../config/logger.ts";
+import type { StreamEvent } from "../contract/events.ts";
+import { SQLSTATE, sqlState } from "../db/errors.ts";
+import { toApiError } from "../http/error-handler.ts";
+import { ApiError } from "../http/errors.ts";
+import { newId } from "../ids.ts";
+import { type Batch, WriteBatcher } from "./batcher.ts";
+import { EventLog, type ReplyFeed, type Sequenced } from "./event-log.ts";
+import { type Generated, generate } from "./generate.ts";
+import { stopTopic } from "./notify.ts";
+import { type RunInput, type RunOutcome, StopRequest, storedReply, whyEnded } from "./outcome.ts";
+import { replyStatus } from "./reads.ts";
+import { endEvent, errorEvent, replyLost } from "./terminal.ts";
+import type { RepliesDeps, Shared } from "./types.ts";
+
+export class Run implements ReplyFeed {
+  private readonly log = new EventLog();
+  readonly done: Promise<RunOutcome>;
+  private readonly abort = new AbortController();
+  private readonly batcher: WriteBatcher;
+  private readonly unsubscribeStop: () => void;
+
+  /** Stores the reply as `in_progress` with its `start` event, then generates it. */
+  static async start(deps: RepliesDeps & Shared, input: RunInput): Promise<Run> {
+    const id = newId("msg");
+    const createdAt = Math.max(deps.now(), input.at.getTime() + 1);
+    const start: StreamEvent = { type: "start", conversation_id: input.conversationId, message_id: id };
+    try {
+      const { conversationId } = input;
+      const leaseUntil = deps.now() + deps.options.replyLeaseMs;
+      const also = [deps.touchConversation(createdAt), ...(input.also ?? [])];
+      await deps.store.create({ id, conversationId, createdAt, leaseUntil, start: JSON.stringify(start), also });
+    } catch (error) {
+      // A DELETE of the conversation won the race since the turn began.
+      if (sqlState(error) === SQLSTATE.foreignKeyViolation)
+        throw new ApiError("not_found", "The conversation was deleted.", { param: "conversation_id" });
+      throw error;
+    }
+    return new Run(deps, id, new Date(createdAt), input, start);
+  }
+
+  private constructor(
+    private readonly deps: RepliesDeps & Shared,
+    readonly id: string,
+    readonly createdAt: Date,
+    input: RunInput,
+    start: StreamEvent,
+  ) {
+    this.conversationId = input.conversationId;
+    this.log.push({ seq: 1, event: start });
+    this.batcher = new WriteBatcher((batch) => this.write(batch), {
+      flushMs: deps.options.replyFlushMs,
+      storedSeq: 1,
+      onError: (error) =>
+        deps.logger.warn({ message_id: id, error }, "storing part of a reply failed; retrying with the next flush"),
+    });
+    this.unsubscribeStop = deps.notifier.on(stopTopic(id), () => this.stop());
+    // Renews the lease while the agent is silent (a model thinking before its first token).
+    deps.leases.add(this);
+    this.done = this.execute(input);
+  }
+
+  readonly conversationId: string;
+
+  get events(): readonly Sequenced[] {
+    return this.log.events;
+  }
+
+  subscribe(listener: (e: Sequenced) => void, after = 0): () => void {
+    return this.log.subscribe(listener, after);
+  }
+
+  /** Stops generation (shutdown); the run still stores what it has, as a failed message. */
+  cancel(reason: ApiError): void {
+    this.abort.abort(reason);
+  }
+
+  /** Stops generation at a client's request: what was generated is stored as `stopped`. */
+  stop(): void {
+    if (!this.abort.signal.aborted) this.abort.abort(new StopRequest());
+  }
+
+  /** The reply left `in_progress` under us: deleted with its conversation, or swept after a lost lease. */
+  async lost(): Promise<void> {
+    this.cancel(replyLost(await replyStatus(this.deps.store.db, this.id).catch(() => undefined)));
+  }
+
+  private emit(event: StreamEvent, text = ""): void {
+    const seq = this.log.lastSeq + 1;
+    this.batcher.add({ seq, data: JSON.stringify(event) }, text);
+    this.log.push({ seq, event });
+  }
+
+  private async write(batch: Batch): Promise<void> {
+    const leaseUntil = this.deps.now() + this.deps.options.replyLeaseMs;
+    const result = await this.deps.store.flush({ id: this.id, ...batch, leaseUntil });
+    if (result === "stop") this.stop();
+    else if (result === "gone") await this.lost();
+  }
+
+  private async execute(input: RunInput): Promise<RunOutcome> {
+    const { agent, logger, store } = this.deps;
+    await Promise.resolve(); // let the caller subscribe before the first token
+    const out: Generated = { content: "", sources: [], usage: null };
+    let failure: ApiError | null = null;
+    let stopped = false;
+    try {
+      await generate(agent, input, this.abort.signal, out, (text) => this.emit({ type: "token", content: text }, text));
+    } catch (error) {
+      const why = whyEnded(error, this.abort.signal.reason, {
+        logger,
+        id: this.id,
+        conversationId: this.conversationId,
+      });
+      if (why === "stopped") [stopped, out.sources] = [true, []];
+      else failure = why;
+    }
+    if (!failure && !stopped) this.emit({ type: "sources", sources: out.sources });
+    // Let the sockets take what was just emitted before this run spends CPU on persisting: when
+    // many runs wake at once, their tokens go out first instead of after every run's writes.
+    await new Promise((r) => setTimeout(r, 0));
+    this.deps.leases.remove(this.id);
+    this.unsubscribeStop();
+    const rest = await this.batcher.close();
+    const status = failure ? "failed" : stopped ? "stopped" : "completed";
+    const terminal = () =>
+      failure ? errorEvent(failure) : endEvent(this.id, stopped ? "stopped" : "completed", out.usage);
+    const seq = this.log.lastSeq + 1;
+    try {
+      const events = [...rest.events, { seq, data: JSON.stringify(terminal()) }];
+      const also = [this.deps.touchConversation(this.deps.now())];
+      const { sources, usage } = out;
+      const stored = await store.finish({
+        id: this.id,
+        events,
+        delta: rest.delta,
+        lastSeq: seq,
+        status,
+        sources,
+        usage,
+        also,
+      });
+      if (!stored) failure ??= replyLost(await replyStatus(store.db, this.id));
+    } catch (error) {
+      logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "storing the reply failed");
+      failure ??= toApiError(error);
+    }
+    this.log.push({ seq, event: terminal() });
+    if (failure) return { ok: false, error: failure };
+    return { ok: true, message: storedReply(this, out, stopped, seq) };
+  }
+}
