@@ -1,7 +1,7 @@
 /**
  * The floor: a bare Bun.serve doing the same work as an authenticated
- * `GET /v1/conversations?limit=20` with postgres.js directly — key lookup by SHA-256, the
- * limiter's statement, the list query — and answering the same JSON and headers. No framework,
+ * `GET /v1/conversations?limit=20` with postgres.js directly — key lookup by SHA-256 and the
+ * limiter's admission (one statement, as Parley's), the list query — and answering the same JSON and headers. No framework,
  * no ORM, no validation layer: what the request costs at the bottom of our own stack.
  */
 import postgres from "postgres";
@@ -34,25 +34,26 @@ const server = Bun.serve({
     const secret = /^Bearer (\S+)$/.exec(req.headers.get("authorization") ?? "")?.[1];
     if (!secret) return new Response("{}", { status: 401 });
     const hash = hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
-    const [key] = await sql`select id, rpm, rpd from api_keys where hash = ${hash} and revoked_at is null`;
-    if (!key) return new Response("{}", { status: 401 });
     const now = Date.now();
     const day = new Date(now).toISOString().slice(0, 10);
-    // The limiter's statement as src/ratelimit/service.ts builds it (1 s buckets: the key's limit is high).
-    const cur = now - (now % 1000) + 999;
+    // The key lookup and the limiter's admission in one statement, as src/auth/admit.ts builds
+    // it (1 s buckets: the keys' limits are high; the bench's keys have their own limits).
     const cut = now - 60_000;
     const [rl] = await sql`
-      insert into rate_limits as r (key_id, hits, counts, day, day_count) values (${key.id}, array[${cur}::bigint], array[1], ${day}::date, 1)
+      with k as (select id, rpm, rpd from api_keys where hash = ${hash} and revoked_at is null)
+      insert into rate_limits as r (key_id, hits, counts, day, day_count)
+      select id, array[${now}::bigint - ${now}::bigint % 1000 + 999], array[1], ${day}::date, 1 from k
       on conflict (key_id) do update set
-        hits = array(select b from unnest(r.hits, r.counts) as u(b, c) where b > ${cut} and b <> ${cur} order by b) || ${cur}::bigint,
-        counts = array(select coalesce(c, 1) from unnest(r.hits, r.counts) as u(b, c) where b > ${cut} and b <> ${cur} order by b)
-          || (1 + coalesce((select sum(coalesce(c, 1)) from unnest(r.hits, r.counts) as u(b, c) where b = ${cur}), 0))::integer,
+        hits = array(select b from unnest(r.hits, r.counts) as u(b, c) where b > ${cut} and b <> excluded.hits[1] order by b) || excluded.hits[1],
+        counts = array(select coalesce(c, 1) from unnest(r.hits, r.counts) as u(b, c) where b > ${cut} and b <> excluded.hits[1] order by b)
+          || (1 + coalesce((select sum(coalesce(c, 1)) from unnest(r.hits, r.counts) as u(b, c) where b = excluded.hits[1]), 0))::integer,
         day = greatest(r.day, ${day}::date),
         day_count = case when r.day < ${day}::date then 1 else r.day_count + 1 end
-      where (select coalesce(sum(coalesce(c, 1)), 0) from unnest(r.hits, r.counts) as u(b, c) where b > ${cut}) < ${key.rpm}
-        and (r.day < ${day}::date or r.day_count < ${key.rpd})
-      returning hits, counts, day, day_count`;
-    if (!rl) return new Response("{}", { status: 429 });
+      where (select coalesce(sum(coalesce(c, 1)), 0) from unnest(r.hits, r.counts) as u(b, c) where b > ${cut}) < (select rpm from k)
+        and (r.day < ${day}::date or r.day_count < (select rpd from k))
+      returning key_id as id, hits, counts, day, day_count, (select rpm from k) as rpm, (select rpd from k) as rpd`;
+    if (!rl) return new Response("{}", { status: 401 });
+    const key = rl;
     const limit = Number(new URL(req.url).searchParams.get("limit") ?? 20);
     const rows = await sql`select id, title, created_at, updated_at from conversations where key_id = ${key.id}
       order by created_at desc, id desc limit ${limit + 1}`;

@@ -25,9 +25,10 @@ export interface Server {
 /** Every server still running, so a failed run does not leave processes behind. */
 export const running = new Set<Server>();
 
-export async function startServer(script: string, env: Record<string, string>): Promise<Server> {
+/** Starts `script` of this checkout, or of another one (`cwd`: a baseline for before/after). */
+export async function startServer(script: string, env: Record<string, string>, cwd = ROOT): Promise<Server> {
   const proc = Bun.spawn(["bun", script], {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, LOG_LEVEL: "error", ...env },
     stdout: "pipe",
     stderr: "inherit",
@@ -105,6 +106,17 @@ export function sideBySide(rounds: number, a: () => WrkResult, b: () => WrkResul
     p99: median(rs.map((r) => r.p99)),
   });
   return { a: med(ra), b: med(rb) };
+}
+
+/** Runs each load in turn, `rounds` times over; the medians of each, in order. */
+export function alternate(rounds: number, loads: (() => WrkResult)[]): WrkResult[] {
+  const runs = loads.map(() => [] as WrkResult[]);
+  for (let i = 0; i < rounds; i++) for (const [j, load] of loads.entries()) runs[j]!.push(load());
+  return runs.map((rs) => ({
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+  }));
 }
 
 /** CPU seconds (user + system) a process has used so far. */

@@ -11,6 +11,9 @@ const goal = (ok: boolean) => (ok ? "met" : "**missed**");
 
 /** Both figures are shown: on a shared 2-core machine a negative "added" is noise, not a speed-up. */
 const broadcastVerdict = (added: number) => `added p99 ≤ 5 ms: ${goal(added <= 5)}`;
+/** The baseline's figure measured in the same run (BENCH_BASELINE), when there is one. */
+const before = (x: { before?: { rpsRatio: number } } | undefined) =>
+  x?.before ? `; before (same run): ${f(x.before.rpsRatio, 2)}` : "";
 
 export function renderMarkdown(r: R): string {
   const s = r.streaming;
@@ -18,14 +21,14 @@ export function renderMarkdown(r: R): string {
     [
       "Limiter cost (GET /v1/conversations, PostgreSQL, 64 keys)",
       `on: ${w(r.limiter.on)}; off: ${w(r.limiter.off)}`,
-      `req/s on/off **${f(r.limiter.rpsRatio, 2)}**, p99 on/off ${f(r.limiter.p99Ratio, 2)}`,
-      "—",
+      `req/s on/off **${f(r.limiter.rpsRatio, 2)}**, p99 on/off ${f(r.limiter.p99Ratio, 2)}${before(r.limiter)}`,
+      `≥ 0.85: ${goal(r.limiter.rpsRatio >= 0.85)}`,
     ],
     [
       "Limiter, one hot key (all requests on one row)",
       `on: ${w(r.limiterHotKey.on)}; off: ${w(r.limiterHotKey.off)}`,
-      `req/s on/off ${f(r.limiterHotKey.rpsRatio, 2)}`,
-      "—",
+      `req/s on/off **${f(r.limiterHotKey.rpsRatio, 2)}**${before(r.limiterHotKey)}`,
+      `≥ 0.7: ${goal(r.limiterHotKey.rpsRatio >= 0.7)}`,
     ],
     [
       "Overhead vs floor (same SQL via bare Bun.serve + postgres.js, 64 keys)",
@@ -60,13 +63,13 @@ export function renderMarkdown(r: R): string {
     [
       "Non-stream chat, retrieval agent — PostgreSQL",
       `Parley: ${w(r.chat.postgres.parley)}; DB floor (same writes): ${w(r.chat.postgres.floor)}`,
-      `req/s ${f(r.chat.postgres.rpsRatio, 2)}`,
-      "—",
+      `req/s **${f(r.chat.postgres.rpsRatio, 2)}**${before(r.chat.postgres)}`,
+      `≥ 0.8: ${goal(r.chat.postgres.rpsRatio >= 0.8)}`,
     ],
     [
       "Non-stream chat, retrieval agent — PGlite",
       `Parley: ${w(r.chat.pglite.parley)}; DB floor (same writes): ${w(r.chat.pglite.floor)}`,
-      `req/s ${f(r.chat.pglite.rpsRatio, 2)}`,
+      `req/s ${f(r.chat.pglite.rpsRatio, 2)}${before(r.chat.pglite)}`,
       "—",
     ],
     ...(r.ttft
@@ -88,6 +91,17 @@ export function renderMarkdown(r: R): string {
       "—",
     ],
   ];
+  for (const store of ["postgres", "pglite"] as const) {
+    const x = r.ingest?.[store];
+    if (!x) continue;
+    const target = store === "postgres" ? 5_000 : 2_000;
+    rows.push([
+      `Ingest through the CLI (\`parley ingest\`), ${f(r.ingest.passages)} passages — ${store === "postgres" ? "PostgreSQL" : "PGlite"}`,
+      `${f(x.passagesPerSecond)} passages/s${x.before ? `; before (same run): ${f(x.before.passagesPerSecond)} passages/s` : ""}`,
+      x.before ? `after/before ${f(x.passagesPerSecond / x.before.passagesPerSecond, 2)}` : "—",
+      `≥ ${f(target)}/s: ${goal(x.passagesPerSecond >= target)}`,
+    ]);
+  }
   const ret = r.retrieval as undefined | { postgres: RetrievalRow[]; pglite: RetrievalRow[] };
   if (ret) {
     for (const store of ["postgres", "pglite"] as const) {

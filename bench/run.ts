@@ -11,7 +11,8 @@ import { createKey } from "../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../src/auth/lookup.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { ensureWrk, ROOT, running, sideBySide, startServer, wrk } from "./lib.ts";
+import { benchIngest } from "./ingest.ts";
+import { alternate, ensureWrk, ROOT, running, sideBySide, startServer, type WrkResult, wrk } from "./lib.ts";
 import { benchRetrieval } from "./retrieval.ts";
 import { benchChatFloor, benchPagination, benchStreaming } from "./sections.ts";
 import { benchTtft } from "./ttft.ts";
@@ -28,6 +29,9 @@ const results: Record<string, unknown> = {};
 // BENCH_ONLY=streaming (etc.) runs one section while working on it; results files need a full run.
 const only = process.env.BENCH_ONLY;
 const want = (name: string) => !only || only.split(",").includes(name);
+// BENCH_BASELINE=<another checkout>: sections that support it also measure that code (its own
+// servers, on its own database migrated by it), alternating with this one: before/after in one run.
+const baseline = process.env.BENCH_BASELINE;
 const log = (s: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(0)}s] ${s}`);
 
 try {
@@ -35,7 +39,6 @@ try {
   await migrate(store);
   const big = { plan: "enterprise" as const, rpm: 1_000_000_000, rpd: 1_000_000_000 };
   const { secret: key } = await createKey(store.db, { name: "bench", ...big });
-  const auth = { authorization: `Bearer ${key}` };
   // 20 conversations so a page is full.
   const { id: keyId } = (await findKeyBySecret(store.db, key))!;
   const sql = postgres(dbUrl, { max: 4, onnotice: () => {} });
@@ -49,30 +52,40 @@ try {
     const off = await startServer("bench/server.ts", { DATABASE_URL: dbUrl, RATE_LIMIT: "off" });
     const floor = await startServer("bench/floor.ts", { DATABASE_URL: dbUrl });
     // 64 keys taking turns, as many clients would; and one hot key, the per-key ceiling.
-    const keys = [key];
-    for (let i = 1; i < 64; i++) keys.push((await createKey(store.db, { name: `bench${i}`, ...big })).secret);
-    for (const k of keys.slice(1)) {
-      const { id } = (await findKeyBySecret(store.db, k))!;
-      await sql`insert into conversations (id, key_id, title, created_at, updated_at)
-      select 'conv_2' || lpad(i::text, 20, '0') || right(${id}, 5), ${id}, 'seed ' || i, now() - i * interval '1 second', now()
-      from generate_series(1, 20) i`;
-    }
-    const manyKeys = { script: join(ROOT, "bench/keys.lua"), env: { BENCH_KEYS: keys.join(",") } };
-    const get = (s: { url: string }) => () =>
-      wrk(`${s.url}/v1/conversations?limit=20`, { seconds: 4, connections: 16, ...manyKeys });
-    const getHot = (s: { url: string }) => () =>
-      wrk(`${s.url}/v1/conversations?limit=20`, { seconds: 4, connections: 16, headers: auth });
-    const limiter = sideBySide(3, get(on), get(off));
-    const hot = sideBySide(3, getHot(on), getHot(off));
+    const keys = [key, ...(await seedKeys(store, sql, 63))];
+    const get =
+      (s: { url: string }, ks = keys) =>
+      () =>
+        wrk(`${s.url}/v1/conversations?limit=20`, {
+          seconds: 4,
+          connections: 16,
+          script: join(ROOT, "bench/keys.lua"),
+          env: { BENCH_KEYS: ks.join(",") },
+        });
+    const getHot =
+      (s: { url: string }, k = key) =>
+      () =>
+        wrk(`${s.url}/v1/conversations?limit=20`, {
+          seconds: 4,
+          connections: 16,
+          headers: { authorization: `Bearer ${k}` },
+        });
+    const before = baseline ? await startBaseline() : undefined;
+    const [limOn, limOff, bLimOn, bLimOff] = alternate(3, [
+      get(on),
+      get(off),
+      ...(before ? [get(before.on, before.keys), get(before.off, before.keys)] : []),
+    ]);
+    const [hotOn, hotOff, bHotOn, bHotOff] = alternate(3, [
+      getHot(on),
+      getHot(off),
+      ...(before ? [getHot(before.on, before.keys[0]), getHot(before.off, before.keys[0])] : []),
+    ]);
     const overhead = sideBySide(3, get(on), get(floor));
-    await Promise.all([on.stop(), off.stop(), floor.stop()]);
-    results.limiter = {
-      on: limiter.a,
-      off: limiter.b,
-      rpsRatio: limiter.a.rps / limiter.b.rps,
-      p99Ratio: limiter.a.p99 / limiter.b.p99,
-    };
-    results.limiterHotKey = { on: hot.a, off: hot.b, rpsRatio: hot.a.rps / hot.b.rps, p99Ratio: hot.a.p99 / hot.b.p99 };
+    await Promise.all([on.stop(), off.stop(), floor.stop(), before?.on.stop(), before?.off.stop()]);
+    const pair = (a: WrkResult, b: WrkResult) => ({ on: a, off: b, rpsRatio: a.rps / b.rps, p99Ratio: a.p99 / b.p99 });
+    results.limiter = { ...pair(limOn!, limOff!), before: before ? pair(bLimOn!, bLimOff!) : undefined };
+    results.limiterHotKey = { ...pair(hotOn!, hotOff!), before: before ? pair(bHotOn!, bHotOff!) : undefined };
     results.overhead = {
       parley: overhead.a,
       floor: overhead.b,
@@ -91,7 +104,14 @@ try {
   }
   if (want("chat")) {
     log("5: non-stream chat with the retrieval agent, PostgreSQL and PGlite, vs the database's own floor");
-    results.chat = await benchChatFloor(dbUrl, sql, store, tmp);
+    if (baseline) await adminSql.unsafe(`create database ${dbName}_chat_before`);
+    results.chat = await benchChatFloor(
+      dbUrl,
+      sql,
+      store,
+      tmp,
+      baseline ? { checkout: baseline, dbUrl: `${dbUrl}_chat_before` } : undefined,
+    );
   }
   if (want("ttft")) {
     log("7: time to first token added by Parley (model agent vs the loopback provider called directly)");
@@ -100,6 +120,10 @@ try {
   if (want("retrieval")) {
     log("8: retrieval at about 1k, 10k and 100k passages (synthetic corpus), PostgreSQL and PGlite");
     results.retrieval = await benchRetrieval(admin, log);
+  }
+  if (want("ingest")) {
+    log("9: ingest through the CLI at 100k passages, PostgreSQL and PGlite");
+    results.ingest = await benchIngest(admin, baseline, log);
   }
   if (want("binary")) {
     log("6: compiled binary");
@@ -110,8 +134,43 @@ try {
 } finally {
   await Promise.all([...running].map((s) => s.stop()));
   await adminSql.unsafe(`drop database if exists ${dbName} with (force)`);
+  await adminSql.unsafe(`drop database if exists ${dbName}_before with (force)`);
+  await adminSql.unsafe(`drop database if exists ${dbName}_chat_before with (force)`);
   await adminSql.end();
   rmSync(tmp, { recursive: true, force: true });
+}
+
+/** `n` more enterprise keys, each with `conversations` conversations; their secrets. */
+async function seedKeys(
+  store: { db: Parameters<typeof createKey>[0] },
+  sql: postgres.Sql,
+  n: number,
+  conversations = 20,
+) {
+  const big = { plan: "enterprise" as const, rpm: 1_000_000_000, rpd: 1_000_000_000 };
+  const keys: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { id, secret } = await createKey(store.db, { name: `bench${i}`, ...big });
+    keys.push(secret);
+    await sql`insert into conversations (id, key_id, title, created_at, updated_at)
+      select 'conv_2' || lpad(i::text, 20, '0') || right(${id}, 5), ${id}, 'seed ' || i, now() - i * interval '1 second', now()
+      from generate_series(1, ${conversations}) i`;
+  }
+  return keys;
+}
+
+/** The baseline's limiter on and off servers, on a database of its own it migrated, seeded like ours. */
+async function startBaseline() {
+  await adminSql.unsafe(`create database ${dbName}_before`);
+  const url = `${dbUrl}_before`;
+  const on = await startServer("bench/server.ts", { DATABASE_URL: url }, baseline);
+  const off = await startServer("bench/server.ts", { DATABASE_URL: url, RATE_LIMIT: "off" }, baseline);
+  const store = openPostgres(url, { max: 2 });
+  const sql = postgres(url, { max: 2, onnotice: () => {} });
+  // As ours: the hot key with 40 conversations (a full page and a cursor), 63 more with 20.
+  const keys = [...(await seedKeys(store, sql, 1, 40)), ...(await seedKeys(store, sql, 63))];
+  await Promise.all([store.close(), sql.end()]);
+  return { on, off, keys };
 }
 
 async function benchBinary(dir: string) {

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import type postgres from "postgres";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../src/auth/lookup.ts";
-import { encodeCursor } from "../src/conversations/cursor.ts";
 import type { Store } from "../src/db/client.ts";
 import { openPglite } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { encodeCursor } from "../src/http/cursor.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
 import { searchQueryText } from "../src/knowledge/search.ts";
 import { ingestDocuments } from "../src/knowledge/service.ts";
@@ -39,7 +39,8 @@ export async function benchStreaming(dbUrl: string, key: string) {
   const cpuPerTokenUs = (((await cpuSeconds(instant.pid)) - cpu0) / (replies * 1000)) * 1e6;
   await instant.stop();
 
-  const streams = 1000;
+  // The goals are stated at 10,000 streams; BENCH_STREAMS picks another count while working.
+  const streams = Number(process.env.BENCH_STREAMS ?? 10_000);
   const parley = await holdStreams(
     await startServer("bench/server.ts", { DATABASE_URL: dbUrl, BENCH_AGENT: "hold", KEEPALIVE_MS: "1000" }),
     key,
@@ -139,14 +140,47 @@ async function floorLoop(write: (i: number) => Promise<void>, seconds: number, c
   return { rps: lat.length / seconds, p50: percentile(lat, 50), p99: percentile(lat, 99) };
 }
 
-export async function benchChatFloor(dbUrl: string, sql: postgres.Sql, store: Store, tmp: string) {
+/**
+ * A baseline checkout's server (BENCH_BASELINE) on a PostgreSQL database of its own, set up by
+ * its own CLI (migrate, ingest the corpus, an enterprise key): the "before" of a before/after.
+ */
+async function baselineChatServer(baseline: string, url: string, corpus: string) {
+  const env = { ...(process.env as Record<string, string>), DATABASE_URL: url, LOG_LEVEL: "error" };
+  const cli = (args: string[]) => {
+    const r = Bun.spawnSync(["bun", "src/main.ts", ...args], { cwd: baseline, env, stderr: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`baseline ${args[0]} failed: ${r.stderr.toString().slice(-1000)}`);
+    return r.stdout.toString().trim();
+  };
+  cli(["migrate"]);
+  cli(["ingest", corpus]);
+  const key = cli([
+    "keys",
+    "create",
+    "--name",
+    "chat",
+    "--plan",
+    "enterprise",
+    "--rpm",
+    "1000000000",
+    "--rpd",
+    "1000000000",
+  ]);
+  return { server: await startServer("bench/server.ts", { DATABASE_URL: url }, baseline), key };
+}
+
+export async function benchChatFloor(
+  dbUrl: string,
+  sql: postgres.Sql,
+  store: Store,
+  tmp: string,
+  baseline?: { checkout: string; dbUrl: string },
+) {
   const corpus = join(ROOT, "../shared/corpora/elysia-docs.jsonl");
   const { docs } = parseJsonl(readFileSync(corpus, "utf8"), corpus);
   await ingestDocuments(store.db, docs);
   const { secret } = await createKey(store.db, { name: "chat", ...big });
   const { id: keyId } = (await findKeyBySecret(store.db, secret))!;
   const lua = join(ROOT, "bench/chat.lua");
-  const auth = { authorization: `Bearer ${secret}` };
 
   // The floor searches too, with the very statement the agent runs (chat.lua's questions), so
   // the ratio measures Parley and not the search.
@@ -168,10 +202,16 @@ export async function benchChatFloor(dbUrl: string, sql: postgres.Sql, store: St
     await sql`insert into messages (id, conversation_id, role, content, sources, status, created_at) values (${`msg_b${i}`}, ${conv}, 'assistant', 'a', '[]', 'completed', ${now})`;
     await sql`update conversations set updated_at = ${now} where id = ${conv}`;
   };
+  const chat = (url: string, key: string) =>
+    wrk(`${url}/v1/chat`, { seconds: 5, connections: 8, headers: { authorization: `Bearer ${key}` }, script: lua });
   const server = await startServer("bench/server.ts", { DATABASE_URL: dbUrl });
-  const chatPg = wrk(`${server.url}/v1/chat`, { seconds: 5, connections: 8, headers: auth, script: lua });
+  const chatPg = chat(server.url, secret);
   await server.stop();
   const floorPg = await floorLoop(pgWrites, 5, 8);
+  // One server at a time: each holds a pool of connections.
+  const before = baseline && (await baselineChatServer(baseline.checkout, baseline.dbUrl, corpus));
+  const beforePg = before && chat(before.server.url, before.key);
+  await before?.server.stop();
 
   // PGlite: the server owns its folder; the floor gets a folder of its own, used in process.
   const dataDir = join(tmp, "pglite-server");
@@ -217,7 +257,12 @@ export async function benchChatFloor(dbUrl: string, sql: postgres.Sql, store: St
   const floorLite = await floorLoop(liteWrites, 5, 1);
   await floorStore.close();
   return {
-    postgres: { parley: chatPg, floor: floorPg, rpsRatio: chatPg.rps / floorPg.rps },
+    postgres: {
+      parley: chatPg,
+      floor: floorPg,
+      rpsRatio: chatPg.rps / floorPg.rps,
+      before: beforePg ? { parley: beforePg, rpsRatio: beforePg.rps / floorPg.rps } : undefined,
+    },
     pglite: { parley: chatLite, floor: floorLite, rpsRatio: chatLite.rps / floorLite.rps },
   };
 }

@@ -5,7 +5,7 @@
 import { typeid } from "typeid-js";
 
 /** The prefixes this API hands out. */
-export type IdPrefix = "conv" | "msg" | "key" | "doc" | "chunk" | "req";
+export type IdPrefix = "conv" | "msg" | "key" | "doc" | "chunk" | "req" | "kb";
 
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();
 

@@ -15,8 +15,8 @@ import { serve } from "./server.ts";
 const USAGE = `usage: parley <command>
   serve                 migrate, then serve the API (default store: PGlite in DATA_DIR)
   migrate               apply database migrations
-  keys create|list|revoke|update ...
-  ingest PATH...        load knowledge-base documents (.jsonl, .md, .txt)
+  keys create|list|revoke|update ...   (keys create --admin: an admin key)
+  ingest [--kb NAME] PATH...  load documents (.jsonl, .md, .txt, .html) into a knowledge base
                         (migrate, keys and ingest run on the running server when it holds DATA_DIR)
   healthcheck           exit 0 when the server on PORT answers /healthz (for containers)`;
 

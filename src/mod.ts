@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import { retrievalAgent } from "./agent/retrieval.ts";
 import type { Agent } from "./agent/types.ts";
+import { keyRoutes } from "./auth/routes.ts";
 import { chatRoutes } from "./chat/index.ts";
 import { startSweeper } from "./chat/sweeper.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
@@ -13,8 +14,9 @@ import { conversationRoutes } from "./conversations/index.ts";
 import { replyRoutes } from "./conversations/replies.ts";
 import { touchConversation } from "./conversations/service.ts";
 import type { Store } from "./db/client.ts";
-import { feedbackRoutes } from "./feedback/index.ts";
+import { feedbackListRoutes, feedbackRoutes } from "./feedback/index.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
+import { knowledgeRoutes } from "./knowledge/index.ts";
 import { createMetrics, type Metrics } from "./metrics/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
 import { usageRoutes } from "./usage/index.ts";
@@ -73,6 +75,9 @@ export function createParley(config: ParleyConfig) {
     replyRoutes(deps),
     usageRoutes(deps),
     feedbackRoutes(deps),
+    feedbackListRoutes(deps),
+    knowledgeRoutes(deps),
+    keyRoutes(deps),
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
@@ -82,6 +87,9 @@ export function createParley(config: ParleyConfig) {
     .use(features[2])
     .use(features[3])
     .use(features[4])
+    .use(features[5])
+    .use(features[6])
+    .use(features[7])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {
@@ -106,12 +114,19 @@ export {
 export { retrievalAgent } from "./agent/retrieval.ts";
 export type { Agent, AgentChunk, AgentInput, ChatTurn, Usage } from "./agent/types.ts";
 export { buildOpenApi, type OpenApiOptions } from "./app/openapi.ts";
-export { createKey, listKeys, revokeKey, updateKey } from "./auth/keys-admin.ts";
+export { createKey, getKey, listKeys, pageKeys, revokeKey, updateKey } from "./auth/keys-admin.ts";
 export { createLogger, type Logger } from "./config/logger.ts";
 export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 export type { Plan } from "./contract/plans.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
-export { type KnowledgeDoc, parseJsonl, parseMarkdown } from "./knowledge/parse.ts";
-export { ingestDocuments } from "./knowledge/service.ts";
+export {
+  createKnowledgeBase,
+  DEFAULT_KB_ID,
+  ingestDocuments,
+  type KnowledgeDoc,
+  parseJsonl,
+  parseMarkdown,
+  searchKnowledgeBase,
+} from "./knowledge/index.ts";
 export { createMetrics, type Metrics } from "./metrics/index.ts";

@@ -15,8 +15,7 @@ import { createApp } from "./app/app.ts";
 import { type Env, optionsFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
-import { SAMPLE_DOCS } from "./knowledge/sample.ts";
-import { countDocuments, ingestDocuments } from "./knowledge/service.ts";
+import { seedSampleOnce } from "./knowledge/index.ts";
 import type { ParleyHandle } from "./mod.ts";
 import { type AdminServer, startAdmin } from "./runtime/admin.ts";
 import { docsScript } from "./runtime/docs-asset.ts";
@@ -142,10 +141,9 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
   }
   try {
     if (!signalled) await migrate(store);
-    if (!signalled && (await countDocuments(store.db)) === 0) {
-      await ingestDocuments(store.db, SAMPLE_DOCS);
-      logger.info({ documents: SAMPLE_DOCS.length }, "empty knowledge base: loaded the sample documents about Parley");
-    }
+    const seeded = signalled ? 0 : await seedSampleOnce(store.db);
+    if (seeded)
+      logger.info({ documents: seeded }, "new store: loaded the sample documents about Parley into 'default'");
     if (signalled) return await exit(0);
     // No await from the check above to `server` being set: a signal lands either before it
     // (start-up stops) or after it (graceful shutdown), never in between.
@@ -165,8 +163,11 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     if (!env.DATABASE_URL) {
       const opened = store;
       try {
-        admin = startAdmin(dataDir, opened, (command, code) =>
-          logger.info({ command, exit_code: code }, "admin command"),
+        admin = startAdmin(
+          dataDir,
+          opened,
+          (command, code) => logger.info({ command, exit_code: code }, "admin command"),
+          (error) => logger.error({ error }, "admin socket request failed"),
         );
       } catch (error) {
         // E.g. a DATA_DIR path longer than a socket path may be (about 100 bytes): the server runs,

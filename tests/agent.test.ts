@@ -2,6 +2,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { retrievalAgent } from "../src/agent/retrieval.ts";
 import type { AgentChunk, ChatTurn } from "../src/agent/types.ts";
+import { DEFAULT_KB_ID } from "../src/knowledge/index.ts";
 import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -11,7 +12,13 @@ const agent = retrievalAgent(store.db);
 
 async function ask(message: string, history: ChatTurn[] = []) {
   const chunks: AgentChunk[] = [];
-  for await (const c of agent.respond({ message, history, signal: new AbortController().signal })) chunks.push(c);
+  for await (const c of agent.respond({
+    message,
+    history,
+    signal: new AbortController().signal,
+    knowledgeBaseId: DEFAULT_KB_ID,
+  }))
+    chunks.push(c);
   const text = chunks.flatMap((c) => (c.type === "token" ? [c.content] : [])).join("");
   const sources = chunks.find((c) => c.type === "sources");
   return { text, sources: sources?.type === "sources" ? sources.sources : undefined, chunks };
@@ -115,6 +122,7 @@ describe("retrieval agent", () => {
         message: "How do lifecycle hooks work?",
         history: [],
         signal: abort.signal,
+        knowledgeBaseId: DEFAULT_KB_ID,
       })) {
         seen.push(c);
         if (seen.length === 3) abort.abort(new Error("stop"));

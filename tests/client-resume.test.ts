@@ -70,17 +70,21 @@ describe("client: streams that survive", () => {
       if (head.length === 10) break;
     }
     const start = head[0] as { conversationId: string; messageId: string };
+    let resumed = () => {};
+    const gotOne = new Promise<void>((r) => (resumed = r));
     const following = (async () => {
       const rest: ChatEvent[] = [];
       for await (const e of cb.resume({
         conversationId: start.conversationId,
         messageId: start.messageId,
         after: head.at(-1)!.id,
-      }))
+      })) {
         rest.push(e);
+        resumed();
+      }
       return rest;
     })();
-    await new Promise((r) => setTimeout(r, 200));
+    await gotOne; // the resumed stream is live on B: now stop the reply
     const stopped = await cb.stop({ conversationId: start.conversationId, messageId: start.messageId });
     expect(stopped).toMatchObject({ id: start.messageId, conversationId: start.conversationId, status: "stopped" });
     const rest = await following;

@@ -334,7 +334,7 @@ describe("client", () => {
     const h = await harness();
     const apiKey = await h.key();
     const ok = await front(h, [{ status: 503 }, { status: 429, headers: { "retry-after": "1" } }]);
-    const reply = await createClient({ baseUrl: ok.baseUrl, apiKey }).chat({ message: "hi" });
+    const reply = await createClient({ baseUrl: ok.baseUrl, apiKey }).chat({ message: "hi", idempotencyKey: "k-503" });
     expect(reply.id).toStartWith("msg_");
     expect(ok.arrivals).toHaveLength(3);
     expect(ok.arrivals[2]! - ok.arrivals[1]!).toBeGreaterThanOrEqual(990); // waited out Retry-After: 1
@@ -351,6 +351,73 @@ describe("client", () => {
     const other = await front(h, [{ status: 400 }]);
     expect((await thrown(createClient({ baseUrl: other.baseUrl, apiKey }).conversations.page())).status).toBe(400);
     expect(other.arrivals).toHaveLength(1);
+  });
+
+  test("408, 409, 429 and 5xx are retried as the openai SDK does; a POST without an idempotency key only on 429", async () => {
+    const h = await harness();
+    const apiKey = await h.key();
+    const now = { "retry-after": "0" };
+    // Safe to repeat (a GET, a keyed chat, stop): every retryable status, then the answer.
+    const statuses = [408, 409, 429, 500, 502, 504];
+    const get = await front(
+      h,
+      statuses.map((status) => ({ status, headers: now })),
+    );
+    const page = await createClient({ baseUrl: get.baseUrl, apiKey, maxRetries: 6 }).conversations.page();
+    expect(Array.isArray(page.data)).toBe(true);
+    expect(get.arrivals).toHaveLength(statuses.length + 1);
+    const keyed = await front(h, [
+      { status: 500, headers: now },
+      { status: 408, headers: now },
+    ]);
+    const reply = await createClient({ baseUrl: keyed.baseUrl, apiKey }).chat({
+      message: "hi",
+      idempotencyKey: "k-5xx",
+    });
+    expect(reply.status).toBe("completed");
+    expect(keyed.arrivals).toHaveLength(3);
+    // A chat without a key may have run on the server after a 5xx, 408 or 409: never sent again.
+    for (const status of [500, 503, 408, 409]) {
+      const once = await front(h, [{ status, headers: now }]);
+      const e = await thrown(createClient({ baseUrl: once.baseUrl, apiKey }).chat({ message: "hi" }));
+      expect(e.status).toBe(status);
+      expect(once.arrivals).toHaveLength(1);
+    }
+    // …but a 429 refused it before anything ran: retried, keyed or not (also as a stream).
+    const limited = await front(h, [{ status: 429, headers: now }]);
+    const after = await createClient({ baseUrl: limited.baseUrl, apiKey }).chat({ message: "hi" });
+    expect(after.status).toBe("completed");
+    expect(limited.arrivals).toHaveLength(2);
+    // Not retryable: 4xx other than 408/409/429.
+    for (const status of [400, 401, 404, 422]) {
+      const once = await front(h, [{ status, headers: now }]);
+      expect((await thrown(createClient({ baseUrl: once.baseUrl, apiKey }).conversations.page())).status).toBe(status);
+      expect(once.arrivals).toHaveLength(1);
+    }
+  });
+
+  test("results expose their response: request id, rate-limit state, headers (not in JSON or equality)", async () => {
+    const h = await harness();
+    const { client } = await live(h, await h.key("free"));
+    const reply = await client.chat({ message: "How do rate limits work?" });
+    expect(reply.response.status).toBe(200);
+    expect(reply.response.requestId).toMatch(/^req_/);
+    expect(reply.response.rateLimit).toMatchObject({ limit: 20, remaining: 19 });
+    expect(reply.response.rateLimit!.reset).toBeGreaterThan(Date.now() / 1000 - 1);
+    expect(reply.response.headers.get("ratelimit-policy")).toContain('"minute";q=20');
+    expect(Object.keys(reply)).not.toContain("response");
+    expect(JSON.stringify(reply)).not.toContain("req_");
+    const conv = await client.conversations.get(reply.conversationId);
+    expect(conv.response.rateLimit?.remaining).toBe(18);
+    expect(conv.response.requestId).not.toBe(reply.response.requestId);
+    const page = await client.conversations.page({ limit: 1 });
+    expect(page.response.rateLimit?.remaining).toBe(17);
+    const msgs = await client.conversations.messages(reply.conversationId);
+    expect(msgs.response.status).toBe(200);
+    const stopped = await client.stop({ conversationId: reply.conversationId, messageId: reply.id });
+    expect(stopped.response.requestId).toMatch(/^req_/);
+    const deleted = await client.conversations.delete(reply.conversationId);
+    expect(deleted).toMatchObject({ status: 204, rateLimit: { limit: 20, remaining: 14 } });
   });
 
   test("connection errors are retried maxRetries times (default 2), then connection_error", async () => {
@@ -468,7 +535,7 @@ describe("client", () => {
     const newest = await client.conversations.messages(first.conversationId, { limit: 4 });
     expect(newest).toMatchObject({ hasMore: true, data: all.slice(2) });
     const older = await client.conversations.messages(first.conversationId, { limit: 4, cursor: newest.nextCursor! });
-    expect(older).toEqual({ data: all.slice(0, 2), hasMore: false, nextCursor: null });
+    expect({ ...older } as object).toEqual({ data: all.slice(0, 2), hasMore: false, nextCursor: null });
     const history: string[] = [];
     for await (const m of client.conversations.history(first.conversationId, { limit: 4 })) history.push(m.id);
     expect(history).toEqual(all.map((m) => m.id).reverse());

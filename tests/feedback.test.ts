@@ -108,10 +108,11 @@ async function fetchStart(h: Harness, key: string) {
 }
 
 describe("GET /v1/feedback", () => {
-  test("chat keys get 403 permission_denied", async () => {
+  test("chat keys get 403 permission_denied; admin keys (role admin) get the list", async () => {
     const h = await harness({ agent });
     const key = await h.key();
     expectError(await h.call("GET", "/v1/feedback?rating=down", { key }), 403, "permission_denied");
+    expectStatus(await h.call("GET", "/v1/feedback?rating=down", { key: await h.admin() }), 200);
   });
 
   test("items carry question, answer and sources; filters and keyset paging", async () => {

@@ -71,6 +71,27 @@ describe("HTTP edges", () => {
     expect(r.json.error.param).toBe("limit");
   });
 
+  test("any query parameter given twice → 400 naming it, on every route that takes one (issue 18.10)", async () => {
+    const conv = (await h.call("POST", "/v1/chat", { key, json: { message: "twice" } })).json as {
+      id: string;
+      conversation_id: string;
+    };
+    const c = conv.conversation_id;
+    const urls: [string, string][] = [
+      ["/v1/conversations?limit=1&cursor=a&cursor=b", "cursor"],
+      [`/v1/conversations/${c}?cursor=a&cursor=a`, "cursor"],
+      [`/v1/conversations/${c}/messages?cursor=x&limit=2&cursor=y`, "cursor"],
+      [`/v1/conversations/${c}/messages?limit=2&limit=2`, "limit"],
+      [`/v1/conversations/${c}/messages/${conv.id}/events?after=1&after=2`, "after"],
+      ["/v1/conversations?x=1&x=2", "x"],
+    ];
+    for (const [url, param] of urls) {
+      const r = await h.call("GET", url, { key });
+      expectError(r, 400, "invalid_request");
+      expect(r.json.error.param, url).toBe(param);
+    }
+  });
+
   test("messages that are invisible or not well-formed Unicode → 400 naming message", async () => {
     for (const message of ["\u200b\u200b", " \ufeff ", "rate \ud800 limits"]) {
       const r = await h.call("POST", "/v1/chat", { key, json: { message } });

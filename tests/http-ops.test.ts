@@ -104,6 +104,44 @@ describe("CORS (CORS_ORIGINS)", () => {
     ).toBe("*");
   });
 
+  test("Vary: Origin on every answer under a list: listed, unlisted and absent origins, success and errors (issue 18.7)", async () => {
+    const app = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [ORIGIN] } });
+    const key = await h.key();
+    let answers = 0;
+    for (const origin of [ORIGIN, "https://evil.example", undefined])
+      for (const k of [key, undefined]) {
+        const r = await send(app, "GET", "/v1/conversations", { key: k, headers: origin ? { origin } : {} });
+        expect(r.status, r.text).toBe(k ? 200 : 401);
+        expect(r.headers.get("vary") ?? "", `${origin} ${r.status}`).toMatch(/(^|,\s*)Origin(,|$)/i);
+        expect(r.headers.get("access-control-allow-origin")).toBe(origin === ORIGIN ? ORIGIN : null);
+        answers++;
+      }
+    expect(answers).toBe(6);
+  });
+
+  test("subdomain wildcards: https://*.example.com matches its subdomains only, with that scheme and port (issue 18.7)", async () => {
+    const origins = optionsFromEnv(loadEnv({ CORS_ORIGINS: "https://*.example.com, http://*.local.test:8080" }))
+      .corsOrigins!;
+    expect(origins).toEqual(["https://*.example.com", "http://*.local.test:8080"]);
+    const app = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: origins } });
+    const allowed = ["https://app.example.com", "https://a.b.example.com", "http://x.local.test:8080"];
+    const refused = [
+      "https://example.com",
+      "http://app.example.com",
+      "https://app.example.com:8443",
+      "https://evilexample.com",
+      "https://app.example.com.evil.net",
+      "https://x.local.test",
+      "https://a_b.example.com",
+    ];
+    for (const origin of [...allowed, ...refused]) {
+      const r = await send(app, "OPTIONS", "/v1/chat", { headers: preflight(origin) });
+      expect(r.headers.get("access-control-allow-origin"), origin).toBe(allowed.includes(origin) ? origin : null);
+    }
+    for (const bad of ["https://a.*.example.com", "https://*example.com", "*.example.com", "https://*.example.com/x"])
+      expect(() => loadEnv({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
+  });
+
   test("CORS_ORIGINS is validated at start", () => {
     expect(optionsFromEnv(loadEnv({ CORS_ORIGINS: "https://a.example, http://localhost:5173" })).corsOrigins).toEqual([
       "https://a.example",
@@ -127,7 +165,7 @@ describe("access log", () => {
     const detail = await send(app, "GET", `/v1/conversations/${chat.json.conversation_id}`, { key });
     const bad = await send(app, "GET", "/v1/conversations", { key: `prl_${"x".repeat(43)}` });
     await send(app, "GET", "/healthz");
-    await new Promise((r) => setTimeout(r, 20)); // the after-response hook runs on the next turn
+    await log.waitFor((e) => e.msg === "request", 4); // the after-response hook runs on the next turn
     const lines = log.entries().filter((e) => e.msg === "request");
     const of = (r: { headers: Headers }): Array<Record<string, any>> =>
       lines.filter((l) => l.request_id === r.headers.get("x-request-id"));

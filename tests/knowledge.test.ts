@@ -8,7 +8,7 @@ import { chunks, documents, knowledgeTerms } from "../src/db/schema.ts";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
 import { rankPassages, searchPassages, searchQueryText } from "../src/knowledge/search.ts";
-import { ingestDocuments } from "../src/knowledge/service.ts";
+import { BATCH_DOCS, ingestDocuments } from "../src/knowledge/service.ts";
 import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -45,7 +45,7 @@ describe("parsing", () => {
 
   test("markdown: url from front matter, title from front matter or first heading", () => {
     const a = parseMarkdown('---\nurl: https://a.test/md\ntitle: "Hello"\n---\n# Ignored\nbody', "a.md");
-    expect(a.doc).toEqual({ url: "https://a.test/md", title: "Hello", content: "# Ignored\nbody" });
+    expect(a.doc).toEqual({ url: "https://a.test/md", title: "Hello", content: "# Ignored\nbody", metadata: {} });
     const b = parseMarkdown("---\nurl: https://a.test/b\n---\n# From heading\ntext", "b.md");
     expect(b.doc!.title).toBe("From heading");
     expect(parseMarkdown("# no front matter", "c.md").problem?.where).toBe("c.md:1");
@@ -80,13 +80,17 @@ describe("ingest", () => {
     const base = `https://abort.test/${crypto.randomUUID()}`;
     // Words no other test uses, and removed at the end: the shared store's statistics stay as they were.
     const word = `abortword${crypto.randomUUID().slice(0, 8)}`;
-    const docs = Array.from({ length: 120 }, (_, i) => ({ url: `${base}/${i}`, title: word, content: word }));
+    const docs = Array.from({ length: BATCH_DOCS + 20 }, (_, i) => ({
+      url: `${base}/${i}`,
+      title: word,
+      content: word,
+    }));
     const stored = async () =>
       (await store.db.select({ url: documents.url }).from(documents)).filter((d) => d.url.startsWith(base)).length;
     // Aborted before it starts: nothing is stored.
     expect(await ingestDocuments(store.db, docs, { signal: AbortSignal.abort() })).toBe(0);
     expect(await stored()).toBe(0);
-    // Aborted after the first batch (50 documents): the second is never started.
+    // Aborted after the first batch (BATCH_DOCS documents): the second is never started.
     const controller = new AbortController();
     let checks = 0;
     const signal = {
@@ -96,8 +100,8 @@ describe("ingest", () => {
       },
     } as AbortSignal;
     const n = await ingestDocuments(store.db, docs, { signal });
-    expect(n).toBe(50);
-    expect(await stored()).toBe(50);
+    expect(n).toBe(BATCH_DOCS);
+    expect(await stored()).toBe(BATCH_DOCS);
     await store.db.delete(documents).where(sql`${documents.url} like ${`${base}/%`}`);
     expect(await stored()).toBe(0);
   });

@@ -301,6 +301,62 @@ for (const p of providers) {
       expect(s.fake.received).toHaveLength(3);
     });
 
+    test("a 400 quoting the user's message: the log has status, type, code and request id, never the provider's text (issue 18.5)", async () => {
+      const secret = `my private words ${crypto.randomUUID()}`;
+      const requestIdHeader = p.name === "anthropic" ? "request-id" : "x-request-id";
+      const s = await setup(
+        {},
+        {
+          status: 400,
+          errorMessage: `Invalid content in messages[1]: "${secret}" is not allowed`,
+          headers: { [requestIdHeader]: "req_fake_0123" },
+        },
+      );
+      expectError(await s.chat({ message: secret }), 502, "upstream_error");
+      const log = s.logger.lines.join("\n");
+      expect(log).not.toContain(secret);
+      expect(log).not.toContain("is not allowed");
+      const line = s.logger.lines.find((l) => l.includes("model provider failed"));
+      expect(line, log).toBeDefined();
+      expect(JSON.parse(line!)).toMatchObject({
+        status: 400,
+        provider_error: "invalid_request_error",
+        provider_request_id: "req_fake_0123",
+      });
+    });
+
+    test("a provider that ignores max tokens: the reply is cut locally at maxOutputTokens, status `length`, upstream aborted (issue 18.3)", async () => {
+      const tokens = Array.from({ length: 3_000 }, (_, i) => ` w${i}`);
+      const s = await setup({ maxOutputTokens: 50 }, { tokens, tokenDelayMs: 1 });
+      const events = await s.stream({ message: "Tell me everything." });
+      const text = events
+        .filter((e) => e.type === "token")
+        .map((e) => e.content)
+        .join("");
+      expect(text).toBe(tokens.slice(0, 50).join(""));
+      const end = events.at(-1)!;
+      expect(end).toMatchObject({ type: "end", status: "length" });
+      await waitFor(() => s.fake.received[0]!.aborted);
+      const stored = (await s.messages(events[0].conversation_id))[1];
+      expect(stored).toMatchObject({ status: "length", content: text });
+
+      const json = await s.chat({ message: "Again, everything." });
+      expectStatus(json, 200);
+      expect(json.json).toMatchObject({ status: "length", content: tokens.slice(0, 50).join("") });
+    });
+
+    test("a single 2 MB token: stored cut at maxReplyBytes (between code points), status `length` (issue 18.3)", async () => {
+      const huge = "é".repeat(1_000_000); // 2,000,000 UTF-8 bytes
+      const s = await setup({ maxReplyBytes: 1_001 }, { tokens: ["Start ", huge, " never"] });
+      const r = await s.chat({ message: "One huge token, please." });
+      expectStatus(r, 200);
+      expect(r.json.status).toBe("length");
+      expect(r.json.content).toBe(`Start ${"é".repeat(497)}`); // 6 + 497 × 2 = 1,000 bytes ≤ 1,001
+      const stored = (await s.messages(r.json.conversation_id))[1];
+      expect(new TextEncoder().encode(stored.content).length).toBeLessThanOrEqual(1_001);
+      expect(stored.status).toBe("length");
+    });
+
     test("400 is not retried", async () => {
       const s = await setup({}, { status: 400 });
       expectError(await s.chat({ message: "How do API keys work?" }), 502, "upstream_error");

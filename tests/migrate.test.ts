@@ -1,16 +1,19 @@
 /** Migrations: idempotent, and applied once when several instances start together (advisory lock). */
-import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import postgres from "postgres";
-import { openPglite, openPostgres } from "../src/db/client.ts";
+import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { migrations } from "../src/db/migrations.gen.ts";
-import { onPostgres } from "./helpers/store.ts";
+import { freshPglite, onPostgres, pgliteImage } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
+// A fresh PGlite comes from the run's image: made here, outside any test's timeout.
+beforeAll(() => pgliteImage(), 300_000);
+
 describe("migrate", () => {
   test("PGlite: applying twice changes nothing", async () => {
-    const store = await openPglite();
+    const store = await freshPglite();
     await migrate(store);
     await migrate(store);
     const rows = (

@@ -15,6 +15,7 @@ setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const h = await harness();
 const key = await h.key();
+const admin = await h.admin();
 const raw = (await h.call("GET", "/v1/openapi.json")).json;
 const doc: any = await dereference(structuredClone(raw));
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -49,7 +50,33 @@ describe("OpenAPI document", () => {
       "/v1/conversations/{id}/messages/{message_id}/stop",
       "/v1/feedback",
       "/v1/usage",
+      "/v1/keys",
+      "/v1/keys/{id}",
+      "/v1/keys/{id}/revoke",
+      "/v1/knowledge_bases",
+      "/v1/knowledge_bases/{id}",
+      "/v1/knowledge_bases/{id}/documents",
+      "/v1/knowledge_bases/{id}/documents/{doc_id}",
+      "/v1/knowledge_bases/{id}/search",
     ]);
+    // Every operation has an id and, when it takes JSON, its named request body.
+    const ops = Object.values(raw.paths).flatMap((p) => Object.values(p as Record<string, { operationId?: string }>));
+    expect(ops.every((o) => typeof o.operationId === "string" && !o.operationId.includes("V1"))).toBe(true);
+    for (const [path, name] of [
+      ["/v1/knowledge_bases", "KnowledgeBaseCreate"],
+      ["/v1/keys", "KeyCreate"],
+      ["/v1/knowledge_bases/{id}/search", "SearchRequest"],
+    ] as const)
+      expect(raw.paths[path].post.requestBody.content["application/json"].schema.$ref).toBe(
+        `#/components/schemas/${name}`,
+      );
+    const upload = raw.paths["/v1/knowledge_bases/{id}/documents"].post;
+    expect(Object.keys(upload.requestBody.content).sort()).toEqual([
+      "application/json",
+      "application/x-ndjson",
+      "multipart/form-data",
+    ]);
+    expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(["200", "201", "403", "413", "415"]));
     expect(Object.keys(raw.paths["/v1/conversations/{id}"]).sort()).toEqual(["delete", "get"]);
     expect(raw.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
     const chat = doc.paths["/v1/chat"].post;
@@ -199,30 +226,50 @@ describe("/docs examples", () => {
         const schema = op.requestBody?.content?.["application/json"]?.schema;
         const json = schema ? exampleOf(schema) : undefined;
         const reply = await h.call(method.toUpperCase(), `${url}${query.size ? `?${query}` : ""}`, {
-          key,
+          key: admin,
           json,
           headers,
         });
-        // 404: the example ids name no conversation of this key; 403: an admin route asked with
-        // a chat key — valid requests all the same.
-        const valid = [200, 204, 403, 404].includes(reply.status);
+        // 404: the example ids name no resource of this key; 201 created; 409 the example name is
+        // already taken (a second run on one store); 403: an admin route asked with a chat key —
+        // valid requests all the same.
+        const valid = [200, 201, 204, 403, 404, 409].includes(reply.status);
         expect({ op: op.operationId, valid, status: reply.status, body: reply.json }).toMatchObject({ valid: true });
         checked.push(op.operationId);
       }
     }
-    expect(checked.sort()).toEqual([
-      "chat",
-      "deleteConversation",
-      "deleteFeedback",
-      "getConversation",
-      "getUsage",
-      "listConversations",
-      "listFeedback",
-      "listMessages",
-      "putFeedback",
-      "replyEvents",
-      "stopReply",
-    ]);
+    expect(checked.sort()).toEqual(
+      [
+        "chat",
+        "deleteConversation",
+        "deleteFeedback",
+        "getUsage",
+        "listFeedback",
+        "putFeedback",
+        "getConversation",
+        "listConversations",
+        "listMessages",
+        "replyEvents",
+        "stopReply",
+        ...[
+          "addDocuments",
+          "createKey",
+          "createKnowledgeBase",
+          "deleteDocument",
+          "deleteKnowledgeBase",
+          "getDocument",
+          "getKey",
+          "getKnowledgeBase",
+          "listDocuments",
+          "listKeys",
+          "listKnowledgeBases",
+          "revokeKey",
+          "searchKnowledgeBase",
+          "updateKey",
+          "updateKnowledgeBase",
+        ],
+      ].sort(),
+    );
   });
 });
 

@@ -1,13 +1,13 @@
 /** Plans and limits: sliding minute, UTC day, headers, concurrency, two instances, store outage. */
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { updateKey } from "../src/auth/keys-admin.ts";
-import { openPglite, openPostgres } from "../src/db/client.ts";
+import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { rateLimits } from "../src/db/schema.ts";
 import { EXACT_LOG_MAX } from "../src/ratelimit/service.ts";
 import { expectError, expectStatus, harness, keyIdOf, type Reply, read } from "./helpers/app.ts";
-import { onPostgres, secondStore } from "./helpers/store.ts";
+import { freshPglite, onPostgres, pgliteImage, secondStore } from "./helpers/store.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -219,7 +219,7 @@ describe("edges", () => {
     expect(await updateKey(h.store.db, keyId, { plan: "free" })).toBe(true);
     const r = await h.call("GET", list, { key });
     expect(r.headers.get("ratelimit-policy")).toBe('"minute";q=20;w=60, "day";q=1000;w=86400');
-    await expect(updateKey(h.store.db, keyId, { plan: "enterprise" })).rejects.toThrow(/--rpm and --rpd/);
+    await expect(updateKey(h.store.db, keyId, { plan: "enterprise" })).rejects.toThrow(/rpm and rpd/);
   });
 });
 
@@ -292,6 +292,9 @@ describe("atomicity", () => {
 });
 
 describe("limiter store failure", () => {
+  // A fresh PGlite comes from the run's image: made here, outside any test's timeout.
+  beforeAll(() => pgliteImage(), 300_000);
+
   test("an unreachable database → 503 service_unavailable, never a silent pass", async () => {
     const dead = openPostgres("postgres://postgres@127.0.0.1:1/none", { max: 1 });
     closers.push(() => dead.close());
@@ -301,7 +304,7 @@ describe("limiter store failure", () => {
   });
 
   test("a closed PGlite → 503", async () => {
-    const store = await openPglite();
+    const store = await freshPglite();
     await migrate(store);
     const h = await harness({ store });
     const key = await h.key("free");

@@ -8,12 +8,14 @@ import { sql } from "drizzle-orm";
 import { createApp } from "../src/app/app.ts";
 import { hashSecret } from "../src/auth/keys.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
+import { describeError } from "../src/config/logger.ts";
 import { openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";
 import { onPostgres } from "./helpers/store.ts";
+import { TcpProxy } from "./helpers/tcp-proxy.ts";
 
 setDefaultTimeout(60_000);
 
@@ -81,6 +83,70 @@ describe("a failing statement", () => {
     expectStatus(await h.call("POST", "/v1/chat", { key, json: { message: "hello" } }), 200);
     expect(await countConversations(hash)).toBe(1);
   });
+});
+
+describe("a dropped connection's cause reaches the log (issue 18.9)", () => {
+  test("a postgres.js connection error (which carries `query` and `parameters`) keeps its code and message, never the query", () => {
+    const dropped = Object.assign(new Error("write CONNECTION_CLOSED 127.0.0.1:5432"), {
+      code: "CONNECTION_CLOSED",
+      errno: "CONNECTION_CLOSED",
+      query: "select secret_column from api_keys where hash = $1",
+      parameters: ["hash-of-a-key"],
+    });
+    const wrapper = Object.assign(new Error(`Failed query: ${dropped.query}\nparams: hash-of-a-key`), {
+      query: dropped.query,
+      params: dropped.parameters,
+      cause: dropped,
+    });
+    const d = describeError(wrapper) as { message: string; cause: Record<string, unknown> };
+    expect(d.message).toBe("database query failed");
+    expect(d.cause).toMatchObject({ code: "CONNECTION_CLOSED", message: "write CONNECTION_CLOSED 127.0.0.1:5432" });
+    const text = JSON.stringify(d);
+    expect(text).not.toContain("secret_column");
+    expect(text).not.toContain("hash-of-a-key");
+  });
+
+  test.skipIf(!onPostgres)(
+    "connections cut under running requests (outage proxy): every 503's log line names the driver's code",
+    async () => {
+      const url = new URL(process.env.DATABASE_URL!);
+      const proxy = new TcpProxy({ hostname: url.hostname, port: Number(url.port || 5432) });
+      proxy.up();
+      url.host = `127.0.0.1:${proxy.port}`;
+      const store = openPostgres(url.toString(), { max: 4 });
+      const log = captureLog();
+      const app = createApp({ store, logger: log.logger, agent: scriptedAgent(["a", "b", "c"]) });
+      const key = await h.key("pro");
+      expectStatus(await send(app, "GET", "/v1/conversations", { key }), 200);
+      let failed = 0;
+      for (let round = 0; round < 3; round++) {
+        const running = Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            send(app, i % 2 ? "GET" : "POST", i % 2 ? "/v1/conversations" : "/v1/chat", {
+              key,
+              json: i % 2 ? undefined : { message: "hello" },
+            }),
+          ),
+        );
+        await Bun.sleep(5 + round * 10);
+        proxy.down();
+        for (const r of await running) if (r.status === 503) failed++;
+        proxy.up();
+      }
+      const lines = log.entries().filter((e) => e.msg === "request failed");
+      expect(failed, log.text()).toBeGreaterThan(0);
+      expect(lines.length).toBe(failed);
+      for (const line of lines) {
+        const cause = (line.error as { cause?: { code?: string; message?: string } }).cause;
+        expect(cause?.code, JSON.stringify(line)).toMatch(
+          /^(CONNECTION_\w+|EC\w+|EPIPE|08\w{3}|57P0\d|DB_WAIT_TIMEOUT)$/,
+        );
+        expect(cause?.message, JSON.stringify(line)).not.toBe("database query failed");
+      }
+      void store.close();
+      proxy.down();
+    },
+  );
 });
 
 describe.skipIf(!onPostgres)("a database that refuses connections (PostgreSQL)", () => {

@@ -84,6 +84,14 @@ describe("GET /v1/usage", () => {
     expectError(await h.call("GET", "/v1/usage?key_id=all", { key: a }), 403, "permission_denied");
     // One's own id is always allowed.
     expectStatus(await h.call("GET", `/v1/usage?key_id=${bId}`, { key: b }), 200);
+    // An admin key (role admin) reads another key's usage, or every key's.
+    const admin = await h.admin();
+    const other = await h.call("GET", `/v1/usage?key_id=${bId}`, { key: admin });
+    expectStatus(other, 200);
+    expect(other.json.data.map((d: { key_id: string }) => d.key_id)).toEqual([bId]);
+    const all = await h.call("GET", "/v1/usage?key_id=all", { key: admin });
+    expectStatus(all, 200);
+    expect(all.json.data.map((d: { key_id: string }) => d.key_id)).toContain(bId);
   });
 
   test("counts are exact under concurrency (one row per key and day, added to atomically)", async () => {

@@ -34,8 +34,9 @@ export interface RetrievalAgentOptions {
 
 export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Agent {
   return {
-    async *respond({ history, message, signal }: AgentInput): AsyncIterable<AgentChunk> {
-      const chosen = choose(await searchPassages(db, message, history));
+    async *respond({ history, message, signal, knowledgeBaseId }: AgentInput): AsyncIterable<AgentChunk> {
+      const hits = knowledgeBaseId ? await searchPassages(db, message, history, { kbId: knowledgeBaseId }) : [];
+      const chosen = choose(hits);
       const answer = compose(message, chosen);
       for (const token of tokenize(answer)) {
         signal.throwIfAborted();

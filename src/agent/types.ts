@@ -13,6 +13,11 @@ export interface ChatTurn {
 export interface AgentInput {
   history: ChatTurn[];
   message: string;
+  /**
+   * The knowledge base the conversation answers from: search and cite only its documents.
+   * Null when there is none (the key may use no knowledge base, or it was deleted).
+   */
+  knowledgeBaseId: string | null;
   signal: AbortSignal;
 }
 
@@ -28,7 +33,9 @@ import type { Usage } from "../contract/events.ts";
 export type AgentChunk =
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
-  | { type: "usage"; usage: Usage };
+  | { type: "usage"; usage: Usage }
+  /** The agent ended the reply at a local limit (agent/cap.ts): stored as status `length`. */
+  | { type: "finish"; reason: "length" };
 
 /** Produces a reply as a stream of chunks; throwing fails the generation. */
 export interface Agent {

@@ -9,9 +9,10 @@ import { createLogger } from "../config/logger.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import { elapsedMs, errorBytes, finalStatus, markClient, markStart, markStatus, socketIp } from "../http/access-log.ts";
 import { clientIp } from "../http/client-ip.ts";
-import { corsHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
+import { corsAnswerHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
+import { notAllowed, routePatterns } from "../http/fallback.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { watchStream } from "../http/stream-watch.ts";
@@ -42,6 +43,7 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, metri
   const parley = createParley({ ...config, logger, metrics: config.metrics ?? Boolean(metricsToken) });
   const metrics = parley.metrics;
   let spec: unknown;
+  let patterns: ReturnType<typeof routePatterns> | undefined;
   const app = new Elysia()
     // Routes outside the plugin (health, docs) carry a request id too.
     .onRequest(({ request, set, server }) => {
@@ -65,9 +67,18 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, metri
         );
         return preflightResponse(cors, request, requestId);
       }
-      Object.assign(set.headers, corsHeaders(cors, request.headers.get("origin")));
+      Object.assign(set.headers, corsAnswerHeaders(cors, request.headers.get("origin")));
     })
-    .onError(({ error, code, request }) => errorResponse(error, request, logger, String(code)))
+    .onError(({ error, code, request }) => {
+      // Methods Elysia's router does not route (PROPFIND, TRACE, QUERY…) never reach the /v1
+      // catch-all: a path that exists answers 405 with Allow all the same.
+      if (code === "NOT_FOUND") {
+        patterns ??= routePatterns(app.routes.filter((r) => r.method !== "ALL" && !r.path.endsWith("*")));
+        const refused = notAllowed(patterns, request.method, urlOf(request).pathname.replace(/(.)\/$/, "$1"));
+        if (refused) return errorResponse(refused, request, logger);
+      }
+      return errorResponse(error, request, logger, String(code));
+    })
     // A stream's first line is logged when its headers go out; its second when it ends (below).
     .mapResponse(({ request, responseValue, route }) => {
       if (!(responseValue instanceof Response)) return;
@@ -111,15 +122,25 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, metri
     .get(
       "/readyz",
       async ({ request }) => {
-        if (await storeAnswers(config, readyTimeoutMs)) return { status: "ready" as const };
-        const error = new ApiError("service_unavailable", `The database did not answer within ${readyTimeoutMs} ms.`);
+        const answers = await storeAnswers(config, readyTimeoutMs);
+        const writable = answers && (await storeWritable(config, readyTimeoutMs));
+        if (answers && writable) return { status: "ready" as const };
+        const error = new ApiError(
+          "service_unavailable",
+          answers
+            ? "The store cannot write its data (storage fault); it recovers by itself once the fault clears."
+            : `The database did not answer within ${readyTimeoutMs} ms.`,
+        );
         markStatus(request, 503);
         // Answered, not thrown: a probe failing every few seconds while the database is away is not worth a warning each.
         return error.respond(requestIdOf(request)) as never;
       },
       {
         response: { 200: t.Object({ status: t.Literal("ready") }), 503: ErrorBody },
-        detail: { summary: "Readiness: 503 while the database does not answer", tags: ["Health"] },
+        detail: {
+          summary: "Readiness: 503 while the database does not answer or the store cannot write",
+          tags: ["Health"],
+        },
       },
     )
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
@@ -149,13 +170,30 @@ function bytesSent(request: Request, value: unknown, headers: Record<string, unk
 }
 
 /** Whether the store answers a trivial query within `ms`. */
-async function storeAnswers({ store }: ParleyConfig, ms: number): Promise<boolean> {
+function storeAnswers({ store }: ParleyConfig, ms: number): Promise<boolean> {
+  return within(
+    store.db.execute(sql`select 1`).then(
+      () => true,
+      () => false,
+    ),
+    ms,
+  );
+}
+
+/** Whether the store can write (its own probe, when it has one) within `ms`. */
+function storeWritable({ store }: ParleyConfig, ms: number): Promise<boolean> {
+  return store.writable
+    ? within(
+        store.writable().catch(() => false),
+        ms,
+      )
+    : Promise.resolve(true);
+}
+
+/** `query`'s answer, or false after `ms`. */
+async function within(query: Promise<boolean>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
-  const query = store.db.execute(sql`select 1`).then(
-    () => true,
-    () => false,
-  );
   try {
     return await Promise.race([query, late]);
   } finally {

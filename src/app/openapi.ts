@@ -7,21 +7,12 @@
  */
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
-import { ChatReply, chatBody, StreamEvent } from "../chat/model.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
-import {
-  ConversationDetail,
-  ConversationList,
-  ConversationSummary,
-  Feedback,
-  Message,
-  MessageList,
-} from "../conversations/model.ts";
-import { Reply } from "../conversations/reply-model.ts";
+import { Feedback } from "../conversations/model.ts";
 import { FeedbackBody, FeedbackItem, FeedbackList } from "../feedback/model.ts";
-import { ErrorBody, ErrorPayload } from "../http/model.ts";
 import { ROUTE_DOC, type RouteDoc } from "../http/route-doc.ts";
 import { UsageReport } from "../usage/model.ts";
+import { wireSchemas } from "./openapi-components.ts";
 import { cleanSchema, useRefs } from "./openapi-schema.ts";
 
 export interface OpenApiOptions {
@@ -42,6 +33,12 @@ const INFO = {
 const TAGS = [
   { name: "Chat", description: "Send messages, get replies." },
   { name: "Conversations", description: "List, read and delete conversations." },
+  {
+    name: "Knowledge bases",
+    description:
+      "Knowledge bases and their documents (admin keys), and search (any key that may use the knowledge base).",
+  },
+  { name: "Keys", description: "API keys (admin keys only)." },
   { name: "Health", description: "Probes for load balancers and orchestrators; no key needed." },
 ];
 
@@ -74,10 +71,14 @@ const RATE_HEADERS = [
 const DESCRIPTIONS: Record<string, string> = {
   "200": "OK",
   "400": "Invalid request: `invalid_request`, `invalid_json` or `invalid_cursor`; `param` names the field.",
-  "401": "Missing, malformed, unknown or revoked key (`unauthorized`).",
-  "404": "No such conversation for this key (`not_found`).",
-  "413": "Body larger than the limit (`payload_too_large`).",
-  "415": "Body not sent as `application/json` (`unsupported_media_type`).",
+  "201": "Created",
+  "401": "Missing, malformed, unknown or revoked key (`unauthorized`), or an expired one (`key_expired`).",
+  "403": "The route needs an admin key (`permission_denied`).",
+  "404": "No such resource for this key (`not_found`).",
+  "409":
+    "A conflict: the name is taken (`already_exists`), or the change would leave no active admin key (`last_admin`).",
+  "413": "Body (or a document's content) larger than the limit (`payload_too_large`).",
+  "415": "Body not sent with a supported `Content-Type` (`unsupported_media_type`).",
   "429": "Over the per-minute (`rate_limit_exceeded`) or per-day (`daily_quota_exceeded`) limit; see `Retry-After`.",
   "500": "Unexpected failure (`internal_error`); quote `request_id`.",
   "503": "The store or limiter is unavailable, or the server is shutting down (`service_unavailable`); retry later.",
@@ -106,17 +107,7 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
   const maxChars = options.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
   const schemas = Object.fromEntries(
     Object.entries({
-      Error: ErrorPayload,
-      ErrorBody,
-      ChatRequest: chatBody(maxChars),
-      ChatReply,
-      StreamEvent,
-      ConversationSummary,
-      ConversationList,
-      Message,
-      ConversationDetail,
-      MessageList,
-      Reply,
+      ...wireSchemas(maxChars),
       Feedback,
       FeedbackBody,
       FeedbackItem,
@@ -168,9 +159,15 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
  * its copy no longer equals the named one and `useRefs` would leave it inline.
  */
 function pinSuccess(op: Operation, doc: RouteDoc | undefined) {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
   const ok = op.responses?.["200"] as Response | undefined;
   const json = ok?.content?.["application/json"] as { schema?: unknown } | undefined;
-  if (doc?.success && json) json.schema = { $ref: `#/components/schemas/${doc.success}` };
+  if (doc?.success && json) json.schema = ref(doc.success);
+  const created = (op.responses?.["201"] as Response | undefined)?.content?.["application/json"] as
+    | { schema?: unknown }
+    | undefined;
+  if (doc?.success && created) created.schema = ref(doc.success);
+  if (doc?.okOneOf && json) json.schema = { oneOf: doc.okOneOf.map(ref) };
   const stream = ok?.content?.["text/event-stream"] as { schema?: unknown } | undefined;
   if (doc?.events && stream) stream.schema = { $ref: `#/components/schemas/${doc.events}` };
 }

@@ -1,19 +1,24 @@
 /**
  * The gate every /v1 route goes through, in this order: the Bearer key is resolved to its
- * live key (401 otherwise), then the key's limits admit the request or answer 429. Both run as
+ * live key (401 otherwise), then the key's limits admit the request or answer 429, then a query
+ * parameter given twice is refused (400). Both run as
  * scoped derives, i.e. before the body is validated, so every authenticated request counts.
  */
 import { Elysia } from "elysia";
 import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "../http/errors.ts";
+import { urlOf } from "../http/request-id.ts";
+import { clip } from "../http/text.ts";
 import type { Metrics } from "../metrics/index.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
-import { consume, countRefusal, type Decision } from "../ratelimit/service.ts";
+import { type Decision, utcDay } from "../ratelimit/service.ts";
 import { tokenBudget, tokenHeaders } from "../ratelimit/tokens.ts";
+import { admitKey, countRefusal } from "./admit.ts";
 import { bearerSecret } from "./keys.ts";
-import { limitsFor } from "./limits.ts";
-import { findKeyBySecret } from "./lookup.ts";
+import { type ApiKeyInfo, findKeyBySecret, touchKey } from "./lookup.ts";
+
+export type { ApiKeyInfo } from "./lookup.ts";
 
 /** What the gate needs. */
 export interface GuardDeps {
@@ -27,6 +32,19 @@ const unauthorized = (message: string) =>
   new ApiError("unauthorized", message, { headers: { "www-authenticate": 'Bearer realm="parley"' } });
 
 /**
+ * An expired key gets 401 `key_expired` (the gate never admits nor counts it); a live one has
+ * its `last_used_at` moved, at most once a minute (a conditional UPDATE: lookup.ts).
+ */
+async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> {
+  if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= at) {
+    throw new ApiError("key_expired", `This API key expired at ${apiKey.expiresAt.toISOString()}.`, {
+      headers: { "www-authenticate": 'Bearer realm="parley", error="invalid_token"' },
+    });
+  }
+  await touchKey(db, apiKey, new Date(at));
+}
+
+/**
  * Auth and the limiter are `derive`s on purpose, not `resolve`s: a derive runs in the transform
  * stage, before schema validation (a resolve runs after it), and body problems found while
  * parsing are raised by jsonBody's transform hook, registered after this guard. So a request
@@ -34,26 +52,47 @@ const unauthorized = (message: string) =>
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const guard = ({ db, options, now, metrics }: GuardDeps) =>
+export const guard = ({ db, options, now, metrics }: GuardDeps, need: { role?: "admin" } = {}) =>
   new Elysia()
     .derive({ as: "scoped" }, async ({ request }) => {
       const header = request.headers.get("authorization");
       if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
       const secret = bearerSecret(header);
       if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
+      if (!options.rateLimit) {
+        const at = now();
+        const apiKey = await findKeyBySecret(db, secret, utcDay(at));
+        if (!apiKey) throw unauthorized("Invalid or revoked API key.");
+        await checkLive(db, apiKey, at);
+        return { apiKey, decision: undefined as Decision | undefined, at };
+      }
+      // With the limiter on, the key lookup and the admission are one statement (auth/admit.ts).
       const at = now();
-      const apiKey = await findKeyBySecret(db, secret, new Date(at).toISOString().slice(0, 10));
-      if (!apiKey) throw unauthorized("Invalid or revoked API key.");
-      return { apiKey, admittedAt: at };
+      let admission: Awaited<ReturnType<typeof admitKey>>;
+      try {
+        admission = await admitKey(db, secret, options.plans, at);
+      } catch (error) {
+        // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
+        // is never served, and the next request tries the store again.
+        throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", {
+          cause: error,
+          headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
+        });
+      }
+      if (!admission) throw unauthorized("Invalid or revoked API key.");
+      await checkLive(db, admission.apiKey, at);
+      return { apiKey: admission.apiKey, decision: admission.decision as Decision | undefined, at };
     })
-    .derive({ as: "scoped" }, async ({ apiKey, admittedAt: at, set }) => {
-      // The token budget first: a key over it is refused without spending a request of its limits.
+    .derive({ as: "scoped" }, async ({ apiKey, decision, at, set }) => {
+      // The token budget: a key at or over it was not admitted (auth/admit.ts), so it spent
+      // none of its request limits; its refusal was counted by the gate's second statement.
       const budget = tokenBudget(apiKey, at);
       if (budget) {
         const headers = tokenHeaders(budget);
         if (budget.exceeded) {
           metrics?.refusals.inc({ window: "tokens" });
-          await countRefusal(db, apiKey.id, at).catch(() => {});
+          // Without the limiter there is no gate statement to fold the count into.
+          if (!decision) await countRefusal(db, apiKey.id, utcDay(at)).catch(() => {});
           throw new ApiError(
             "token_quota_exceeded",
             `Daily token budget of ${budget.limit} tokens reached; it resets at midnight UTC.`,
@@ -62,17 +101,7 @@ export const guard = ({ db, options, now, metrics }: GuardDeps) =>
         }
         Object.assign(set.headers, headers);
       }
-      if (!options.rateLimit) return {};
-      let decision: Decision;
-      try {
-        decision = await consume(db, apiKey.id, limitsFor(apiKey, options.plans), at);
-      } catch (error) {
-        // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
-        // is never served, and the next request tries the store again.
-        throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", {
-          cause: error,
-        });
-      }
+      if (!decision) return {};
       const headers = rateLimitHeaders(decision, at);
       if (!decision.allowed) {
         metrics?.refusals.inc({ window: decision.refusedBy ?? "minute" });
@@ -90,4 +119,35 @@ export const guard = ({ db, options, now, metrics }: GuardDeps) =>
       }
       Object.assign(set.headers, headers);
       return {};
+    })
+    .derive({ as: "scoped" }, ({ apiKey }) => {
+      if (need.role === "admin" && apiKey.role !== "admin") {
+        throw new ApiError("permission_denied", "This route needs an admin key; this key's role is 'chat'.");
+      }
+      return {};
+    })
+    // A parameter given twice is ambiguous (the schema would check only one value, and the last
+    // would win): refused for every parameter, before validation, like limit and after always were.
+    .derive({ as: "scoped" }, ({ request }) => {
+      const seen = new Set<string>();
+      for (const name of urlOf(request).searchParams.keys()) {
+        if (seen.has(name))
+          throw new ApiError(
+            "invalid_request",
+            `Query parameter '${clip(name)}' is given more than once; give it once.`,
+            {
+              param: clip(name),
+            },
+          );
+        seen.add(name);
+      }
+      return {};
     });
+
+/**
+ * The guard, then the role: a chat key gets 403 `permission_denied` on an admin route. Also a
+ * derive (transform stage), so the 403 comes before any complaint about the body, and the
+ * refused request still counts against the key's limits like any other. (One instance with all
+ * three derives: a scoped hook reaches one level up only, so it cannot be nested in another plugin.)
+ */
+export const adminGuard = (deps: GuardDeps) => guard(deps, { role: "admin" });

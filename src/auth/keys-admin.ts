@@ -1,88 +1,244 @@
-/** Key management (create, list, update, revoke). Plain arguments in, plain rows out: no HTTP here. */
-import { and, asc, eq, isNull } from "drizzle-orm";
+/**
+ * Key management (create, list, read, update, revoke), the one implementation behind the CLI's
+ * `keys …` and the HTTP routes /v1/keys. Client-facing failures are ApiErrors with a `param`,
+ * which the CLI prints as they are.
+ */
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import type { KeyRole } from "../contract/keys.ts";
 import type { Db } from "../db/client.ts";
-import { apiKeys } from "../db/schema.ts";
+import { sqlState } from "../db/errors.ts";
+import { apiKeys, keyKnowledgeBases, knowledgeBases } from "../db/schema.ts";
+import { type Cursor, encodeCursor } from "../http/cursor.ts";
+import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
+import { lastAdminGuard } from "./admins.ts";
 import { DISPLAY_PREFIX_LENGTH, generateSecret, hashSecret } from "./keys.ts";
 import { checkLimits, type KeyLimits } from "./limits.ts";
-import type { ApiKeyInfo } from "./lookup.ts";
 
-/** A key as `keys list` shows it: never the secret. */
-export interface ApiKeyListing extends Omit<ApiKeyInfo, "tokensToday"> {
+/** A stored key with its grants: what `keys list` and GET /v1/keys show (never the secret). */
+export interface ApiKeyListing {
+  id: string;
+  name: string;
   prefix: string;
+  role: KeyRole;
+  plan: KeyLimits["plan"];
+  rpm: number | null;
+  rpd: number | null;
+  /** Daily token budget; null: none. */
+  tpd: number | null;
+  knowledgeBaseIds: string[];
   createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
   revokedAt: Date | null;
 }
 
-/** Creates a key and returns its secret; the secret is not stored and cannot be shown again. */
+export interface KeyInput extends KeyLimits {
+  name: string;
+  role?: KeyRole;
+  /** The knowledge bases a chat key may use; omitted: the one named `default`, if there is one. */
+  knowledgeBaseIds?: string[];
+  expiresAt?: Date | null;
+}
+
+const invalid = (param: string, message: string) => new ApiError("invalid_request", message, { param });
+
+/** checkLimits' plain Error as the client's 400. */
+function limitsOk(limits: KeyLimits): void {
+  try {
+    checkLimits(limits);
+  } catch (error) {
+    const message = (error as Error).message;
+    const param = /^(rpm|rpd|tpd)/.exec(message)?.[1] ?? (message.startsWith("plan") ? "plan" : "rpm");
+    throw invalid(param, message.replace("--rpm and --rpd", "rpm and rpd"));
+  }
+}
+
+function checkName(name: string): string {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 200) throw invalid("name", "name must be 1–200 characters.");
+  return trimmed;
+}
+
+function checkExpiry(expiresAt: Date | null | undefined, now: Date): void {
+  if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime()))
+    throw invalid("expires_at", "expires_at must be a date-time in the future.");
+}
+
+/** Grants, in one statement; an id that is no knowledge base is a 400 naming the field. */
+async function grant(db: Db, keyId: string, kbIds: string[]): Promise<void> {
+  if (kbIds.length === 0) return;
+  try {
+    await db
+      .insert(keyKnowledgeBases)
+      .values([...new Set(kbIds)].map((kbId) => ({ keyId, kbId })))
+      .onConflictDoNothing();
+  } catch (error) {
+    if (sqlState(error) === "23503")
+      throw invalid("knowledge_base_ids", "knowledge_base_ids names a knowledge base that does not exist.");
+    throw error;
+  }
+}
+
+/**
+ * Creates a key and returns its secret; the secret is not stored and cannot be shown again.
+ * Key and grants go in one statement (a data-modifying CTE), so a bad knowledge base id leaves no key.
+ */
 export async function createKey(
   db: Db,
-  input: KeyLimits & { name: string },
+  input: KeyInput,
   now = new Date(),
 ): Promise<{ id: string; secret: string; prefix: string }> {
-  checkLimits(input);
+  limitsOk(input);
+  const name = checkName(input.name);
+  checkExpiry(input.expiresAt, now);
   const secret = generateSecret();
-  const row = {
-    id: newId("key"),
-    name: input.name,
-    hash: await hashSecret(secret),
-    prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
-    plan: input.plan,
-    rpm: input.rpm ?? null,
-    rpd: input.rpd ?? null,
-    tpd: input.tpd ?? null,
-    createdAt: now,
-  };
-  await db.insert(apiKeys).values(row);
-  return { id: row.id, secret, prefix: row.prefix };
+  const id = newId("key");
+  const prefix = secret.slice(0, DISPLAY_PREFIX_LENGTH);
+  const kbIds = input.knowledgeBaseIds ? [...new Set(input.knowledgeBaseIds)] : null;
+  try {
+    await db.execute(sql`
+      with k as (
+        insert into ${apiKeys} (id, name, hash, prefix, plan, rpm, rpd, tpd, role, created_at, expires_at)
+        values (${id}, ${name}, ${await hashSecret(secret)}, ${prefix}, ${input.plan}, ${input.rpm ?? null},
+          ${input.rpd ?? null}, ${input.tpd ?? null}, ${input.role ?? "chat"}, ${now.toISOString()}::timestamptz,
+          ${input.expiresAt ? input.expiresAt.toISOString() : null}::timestamptz)
+        returning id
+      )
+      insert into ${keyKnowledgeBases} (key_id, kb_id)
+      select k.id, g.kb_id from k cross join (${
+        kbIds
+          ? sql`select unnest(array[${sql.join(
+              kbIds.map((v) => sql`${v}`),
+              sql`, `,
+            )}]::text[]) as kb_id`
+          : sql`select ${knowledgeBases.id} as kb_id from ${knowledgeBases} where ${knowledgeBases.name} = 'default'`
+      }) g`);
+  } catch (error) {
+    if (sqlState(error) === "23503")
+      throw invalid("knowledge_base_ids", "knowledge_base_ids names a knowledge base that does not exist.");
+    throw error;
+  }
+  return { id, secret, prefix };
 }
 
+const listing = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  role: apiKeys.role,
+  plan: apiKeys.plan,
+  rpm: apiKeys.rpm,
+  rpd: apiKeys.rpd,
+  tpd: apiKeys.tpd,
+  knowledgeBaseIds: sql<
+    string[]
+  >`array(select g.kb_id from key_knowledge_bases g where g.key_id = "api_keys"."id" order by 1)`,
+  createdAt: apiKeys.createdAt,
+  expiresAt: apiKeys.expiresAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+};
+
+/** Every key, oldest first (the CLI's `keys list`). */
 export async function listKeys(db: Db): Promise<ApiKeyListing[]> {
-  return db
-    .select({
-      id: apiKeys.id,
-      name: apiKeys.name,
-      plan: apiKeys.plan,
-      rpm: apiKeys.rpm,
-      rpd: apiKeys.rpd,
-      tpd: apiKeys.tpd,
-      prefix: apiKeys.prefix,
-      createdAt: apiKeys.createdAt,
-      revokedAt: apiKeys.revokedAt,
-    })
-    .from(apiKeys)
-    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+  return db.select(listing).from(apiKeys).orderBy(apiKeys.createdAt, apiKeys.id);
 }
 
-/** Revokes a key; false when no live key has that id. Takes effect on the next request. */
+/** A page of keys, newest first, revoked ones included (they show `revoked_at`). */
+export async function pageKeys(db: Db, limit: number, cursor: Cursor | null) {
+  const rows = await db
+    .select(listing)
+    .from(apiKeys)
+    .where(
+      cursor
+        ? sql`(${apiKeys.createdAt}, ${apiKeys.id}) < (${new Date(cursor.createdAt).toISOString()}::timestamptz, ${cursor.id})`
+        : undefined,
+    )
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .limit(limit + 1);
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    rows: page,
+    hasMore,
+    nextCursor: hasMore && last ? await encodeCursor(db, { createdAt: last.createdAt.getTime(), id: last.id }) : null,
+  };
+}
+
+export async function getKey(db: Db, id: string): Promise<ApiKeyListing | null> {
+  const [row] = await db.select(listing).from(apiKeys).where(eq(apiKeys.id, id));
+  return row ?? null;
+}
+
+/**
+ * Revokes a key; false when no live key has that id. Takes effect on the next request. The last
+ * active admin key cannot be revoked (409 `last_admin`), decided inside the one statement.
+ */
 export async function revokeKey(db: Db, id: string, now = new Date()): Promise<boolean> {
   const rows = await db
     .update(apiKeys)
     .set({ revokedAt: now })
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), lastAdminGuard(now)))
     .returning({ id: apiKeys.id });
-  return rows.length === 1;
+  if (rows.length === 1) return true;
+  const current = await getKey(db, id);
+  if (current && !current.revokedAt)
+    throw new ApiError("last_admin", "This is the last active admin key: create another admin key before revoking it.");
+  return false;
+}
+
+/** What `keys update` and PATCH /v1/keys/:id may change; undefined: unchanged. */
+export interface KeyChanges extends Partial<KeyLimits> {
+  name?: string;
+  role?: KeyRole;
+  knowledgeBaseIds?: string[];
+  expiresAt?: Date | null;
 }
 
 /**
- * Changes a key's plan or limits; false when no live key has that id. A new plan starts from
- * its own defaults: limits the key carried under its old plan are dropped unless given again.
+ * Changes a live key; false when no live key has that id. A new plan starts from its own
+ * defaults: limits the key carried under its old plan are dropped unless given again. Demoting
+ * the last active admin key is refused (409 `last_admin`). Grants are replaced as a whole.
  */
-export async function updateKey(db: Db, id: string, limits: Partial<KeyLimits>): Promise<boolean> {
-  const [current] = await db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)));
-  if (!current) return false;
-  const keep = limits.plan === undefined || limits.plan === current.plan;
+export async function updateKey(db: Db, id: string, changes: KeyChanges, now = new Date()): Promise<boolean> {
+  const current = await getKey(db, id);
+  if (!current || current.revokedAt) return false;
+  const keep = changes.plan === undefined || changes.plan === current.plan;
   const next = {
-    plan: limits.plan ?? current.plan,
-    rpm: limits.rpm !== undefined ? limits.rpm : keep ? current.rpm : null,
-    rpd: limits.rpd !== undefined ? limits.rpd : keep ? current.rpd : null,
-    // The token budget is the key's own, whatever its plan: kept unless given.
-    tpd: limits.tpd !== undefined ? limits.tpd : current.tpd,
+    plan: changes.plan ?? current.plan,
+    rpm: changes.rpm !== undefined ? changes.rpm : keep ? current.rpm : null,
+    rpd: changes.rpd !== undefined ? changes.rpd : keep ? current.rpd : null,
+    // The token budget is not a plan default: it stays across a plan change unless given.
+    tpd: changes.tpd !== undefined ? changes.tpd : current.tpd,
   };
-  checkLimits(next);
-  const rows = await db.update(apiKeys).set(next).where(eq(apiKeys.id, id)).returning({ id: apiKeys.id });
-  return rows.length === 1;
+  limitsOk(next);
+  checkExpiry(changes.expiresAt, now);
+  const set = {
+    ...next,
+    ...(changes.name !== undefined ? { name: checkName(changes.name) } : {}),
+    ...(changes.role !== undefined ? { role: changes.role } : {}),
+    ...(changes.expiresAt !== undefined ? { expiresAt: changes.expiresAt } : {}),
+  };
+  const demotes = changes.role === "chat" || (changes.expiresAt != null && current.role === "admin");
+  const rows = await db
+    .update(apiKeys)
+    .set(set)
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), demotes ? lastAdminGuard(now) : undefined))
+    .returning({ id: apiKeys.id });
+  if (rows.length === 0) {
+    const still = await getKey(db, id);
+    if (demotes && still && !still.revokedAt)
+      throw new ApiError("last_admin", "This is the last active admin key: create another admin key first.");
+    return false;
+  }
+  if (changes.knowledgeBaseIds !== undefined) {
+    // Replaced in one transaction: never a moment with no grants, nor a partial set.
+    await db.transaction(async (tx) => {
+      await tx.delete(keyKnowledgeBases).where(eq(keyKnowledgeBases.keyId, id));
+      await grant(tx as unknown as Db, id, changes.knowledgeBaseIds!);
+    });
+  }
+  return true;
 }

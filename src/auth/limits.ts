@@ -1,5 +1,5 @@
 /** Plans and limits: which values a key's limits may take, and which limits apply to a key. */
-import { BOUNDS, checkBound, type ParleyOptions, type PlanLimits } from "../config/options.ts";
+import { BOUNDS, checkBound } from "../config/options.ts";
 import { PLANS, type Plan } from "../contract/plans.ts";
 
 export interface KeyLimits {
@@ -26,12 +26,4 @@ export function checkLimits({ plan, rpm, rpd, tpd }: KeyLimits): void {
   }
 }
 
-/** Which limits apply to a key: its own (enterprise, or overrides) or its plan's defaults. */
-export function limitsFor(
-  key: { plan: Plan; rpm: number | null; rpd: number | null },
-  plans: ParleyOptions["plans"],
-): PlanLimits {
-  const base = key.plan === "enterprise" ? undefined : plans[key.plan];
-  // An enterprise key without limits is refused at creation; the fallback only guards old rows.
-  return { rpm: key.rpm ?? base?.rpm ?? plans.pro.rpm, rpd: key.rpd ?? base?.rpd ?? plans.pro.rpd };
-}
+// Which limits apply to a key (its own, else its plan's) is resolved inside the gate's statement: auth/admit.ts.

@@ -1,5 +1,6 @@
 /** The hot path: the live key behind a request's secret. Plain arguments in, plain rows out. */
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { KeyRole } from "../contract/keys.ts";
 import type { Plan } from "../contract/plans.ts";
 import type { Db } from "../db/client.ts";
 import { apiKeys, usageDaily } from "../db/schema.ts";
@@ -13,11 +14,22 @@ export interface ApiKeyInfo {
   plan: Plan;
   rpm: number | null;
   rpd: number | null;
-  /** Daily token budget, or null. */
+  role: KeyRole;
+  /** The knowledge bases a chat key may use; an admin key may use every one. */
+  knowledgeBaseIds: string[];
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  /** Daily token budget (input + output, UTC day), or null. */
   tpd: number | null;
   /** Tokens used on the request's UTC day, read only for a key with a budget (else null). */
   tokensToday: number | null;
 }
+
+/** Today's tokens of a key with a budget, folded into the statement that reads the key (no round trip). */
+export const tokensTodaySql = (day: ReturnType<typeof sql.placeholder>) =>
+  sql<number | null>`case when ${apiKeys.tpd} is null then null else coalesce((
+    select ${usageDaily.inputTokens} + ${usageDaily.outputTokens} from ${usageDaily}
+    where ${usageDaily.keyId} = ${apiKeys.id} and ${usageDaily.day} = ${day}::date), 0) end`;
 
 /** Every request runs this lookup: prepared once per database, so only the hash is bound. */
 const lookups = new WeakMap<Db, ReturnType<typeof lookupStatement>>();
@@ -29,19 +41,21 @@ const lookupStatement = (db: Db) =>
       plan: apiKeys.plan,
       rpm: apiKeys.rpm,
       rpd: apiKeys.rpd,
+      role: apiKeys.role,
+      // One round trip: the key's grants come with it.
+      knowledgeBaseIds: sql<
+        string[]
+      >`array(select g.kb_id from key_knowledge_bases g where g.key_id = "api_keys"."id" order by 1)`,
+      expiresAt: apiKeys.expiresAt,
+      lastUsedAt: apiKeys.lastUsedAt,
       tpd: apiKeys.tpd,
-      // Folded into the lookup (no extra round trip), and only for keys with a budget.
-      tokensToday: sql<number | null>`case when ${apiKeys.tpd} is null then null else coalesce((
-        select ${usageDaily.inputTokens} + ${usageDaily.outputTokens} from ${usageDaily}
-        where ${usageDaily.keyId} = ${apiKeys.id} and ${usageDaily.day} = ${sql.placeholder("day")}::date), 0) end`.mapWith(
-        (v) => (v === null ? null : Number(v)),
-      ),
+      tokensToday: tokensTodaySql(sql.placeholder("day")),
     })
     .from(apiKeys)
     .where(and(eq(apiKeys.hash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
-    .prepare("parley_key_lookup");
+    .prepare("parley_key_lookup_v3");
 
-/** The live key whose secret hashes to the stored hash, or null. No cache: revocation is immediate. `day`: the request's UTC day (YYYY-MM-DD). */
+/** The live (unrevoked) key whose secret hashes to the stored hash, or null. No cache: revocation is immediate. */
 export async function findKeyBySecret(
   db: Db,
   secret: string,
@@ -49,5 +63,24 @@ export async function findKeyBySecret(
 ): Promise<ApiKeyInfo | null> {
   const lookup = memo(lookups, db, () => lookupStatement(db));
   const [row] = await lookup.execute({ hash: await hashSecret(secret), day });
-  return row ?? null;
+  if (!row) return null;
+  // postgres.js and PGlite both return text[] as an array; timestamps as Date; bigint sums as text.
+  const tokensToday = row.tokensToday == null ? null : Number(row.tokensToday);
+  return { ...row, knowledgeBaseIds: row.knowledgeBaseIds ?? [], tokensToday };
+}
+
+/** `last_used_at` is written at most once per this interval per key. */
+export const LAST_USED_PRECISION_MS = 60_000;
+
+/**
+ * Records that the key was used, unless it was within the last minute: one conditional UPDATE,
+ * so concurrent requests (on any instance) write it once and the hot path stays a read.
+ */
+export async function touchKey(db: Db, key: ApiKeyInfo, at: Date): Promise<void> {
+  if (key.lastUsedAt && at.getTime() - key.lastUsedAt.getTime() < LAST_USED_PRECISION_MS) return;
+  const stale = new Date(at.getTime() - LAST_USED_PRECISION_MS);
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: at })
+    .where(and(eq(apiKeys.id, key.id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))));
 }

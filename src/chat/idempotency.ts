@@ -44,8 +44,12 @@ export async function bodyHash(body: {
   message: string;
   conversation_id?: string | null;
   stream?: boolean;
+  knowledge_base_id?: string;
 }): Promise<string> {
-  const canonical = JSON.stringify([body.message, body.conversation_id ?? null, body.stream ?? false]);
+  const fields = [body.message, body.conversation_id ?? null, body.stream ?? false];
+  // Only when given, so the hashes of requests without it stay what they were.
+  if (body.knowledge_base_id !== undefined) fields.push(body.knowledge_base_id);
+  const canonical = JSON.stringify(fields);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -38,7 +38,7 @@ const asJson = (m: MessageRow) => ({
   id: m.id,
   conversation_id: m.conversationId,
   content: m.content,
-  status: m.status === "stopped" ? ("stopped" as const) : ("completed" as const),
+  status: m.status === "stopped" || m.status === "length" ? m.status : ("completed" as const),
   created_at: m.createdAt.toISOString(),
   usage: usageOf(m),
 });
@@ -108,13 +108,21 @@ export const chatRoutes = (deps: ChatDeps) => {
         const startedAt = performance.now();
         try {
           const at = new Date(deps.now());
-          const prepared = await prepareReply(deps.db, apiKey.id, body.message, body.conversation_id, at);
+          const prepared = await prepareReply(
+            deps.db,
+            apiKey,
+            body.message,
+            body.conversation_id,
+            at,
+            body.knowledge_base_id,
+          );
           reply = await deps.replies.start({
             conversationId: prepared.conversation.id,
             history: prepared.history,
             message: body.message,
+            knowledgeBaseId: prepared.knowledgeBaseId,
             at,
-            also: idemKey ? [linkReply(apiKey.id, idemKey)] : [],
+            also: [...prepared.writes, ...(idemKey ? [linkReply(apiKey.id, idemKey)] : [])],
           });
         } catch (error) {
           // Retries of a request that never started a reply: the same client error, or a fresh try after a server fault.

@@ -23,6 +23,13 @@ export const chatBody = (maxMessageChars: number) =>
         error: "Invalid field 'conversation_id': it must be a conversation id string.",
       }),
     ),
+    knowledge_base_id: t.Optional(
+      t.String({
+        description:
+          "A new conversation answers from this knowledge base (kb_… id or name; one the key may use). Default: the key's only knowledge base, else the one named `default`. A conversation keeps its knowledge base.",
+        error: "Invalid field 'knowledge_base_id': it must be a knowledge base id string.",
+      }),
+    ),
     stream: t.Optional(
       t.Boolean({
         default: false,

@@ -1,4 +1,5 @@
 /** `client.conversations`: list (paged), read, page a conversation's messages, delete. */
+import { type ResponseInfo, responseInfo, type WithResponse, withResponse } from "./response.ts";
 import type { Send } from "./transport.ts";
 import type {
   Conversation,
@@ -25,12 +26,10 @@ const conversationPath = (id: string) => `/conversations/${encodeURIComponent(id
 
 export function conversations(send: Send) {
   /** One page of conversations, newest first; pass `nextCursor` back as `cursor` for the next. */
-  async function page(q: PageQuery = {}, opts?: RequestOptions): Promise<ConversationPage> {
-    const json = await readJson<{ data: Wire[]; pagination: Wire }>(
-      await send("GET", `/conversations${query(q)}`, undefined, opts),
-      isPage,
-    );
-    return { data: json.data.map(summary), ...pagination(json.pagination) };
+  async function page(q: PageQuery = {}, opts?: RequestOptions): Promise<WithResponse<ConversationPage>> {
+    const call = await send("GET", `/conversations${query(q)}`, undefined, opts);
+    const json = await readJson<{ data: Wire[]; pagination: Wire }>(call, isPage);
+    return withResponse({ data: json.data.map(summary), ...pagination(json.pagination) }, call.res);
   }
 
   /**
@@ -38,10 +37,10 @@ export function conversations(send: Send) {
    * 100), with a previous page's (or `get`'s) `nextCursor` the ones before those. A page is
    * oldest first, so prepend each page to what you have.
    */
-  async function messages(id: string, q: PageQuery = {}, opts?: RequestOptions): Promise<MessagePage> {
+  async function messages(id: string, q: PageQuery = {}, opts?: RequestOptions): Promise<WithResponse<MessagePage>> {
     const call = await send("GET", `${conversationPath(id)}/messages${query(q)}`, undefined, opts);
     const json = await readJson<{ data: Wire[]; pagination: Wire }>(call, isPage);
-    return { data: json.data.map(toMessage), ...pagination(json.pagination) };
+    return withResponse({ data: json.data.map(toMessage), ...pagination(json.pagination) }, call.res);
   }
 
   return {
@@ -58,12 +57,14 @@ export function conversations(send: Send) {
     },
 
     /** A conversation with its most recent 100 messages (oldest first); `pagination` leads to older ones. */
-    async get(id: string, opts?: RequestOptions): Promise<Conversation> {
+    async get(id: string, opts?: RequestOptions): Promise<WithResponse<Conversation>> {
+      const call = await send("GET", conversationPath(id), undefined, opts);
       const c = await readJson<Wire & { messages: Wire[] }>(
-        await send("GET", conversationPath(id), undefined, opts),
+        call,
         (v) => Array.isArray(v.messages) && v.messages.every(isWire),
       );
-      return { ...summary(c), messages: c.messages.map(toMessage), pagination: pagination(c.pagination) };
+      const conversation = { ...summary(c), messages: c.messages.map(toMessage), pagination: pagination(c.pagination) };
+      return withResponse(conversation, call.res);
     },
 
     messages,
@@ -78,10 +79,12 @@ export function conversations(send: Send) {
       } while (cursor);
     },
 
-    async delete(id: string, opts?: RequestOptions): Promise<void> {
+    /** Answers the 204's response (request id, rate-limit state). */
+    async delete(id: string, opts?: RequestOptions): Promise<ResponseInfo> {
       const call = await send("DELETE", conversationPath(id), undefined, opts);
       call.end();
       await call.res.body?.cancel().catch(() => {});
+      return responseInfo(call.res);
     },
   };
 }

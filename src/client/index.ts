@@ -1,25 +1,30 @@
 /**
  * The typed Parley client (package `parley-client`): Web-standard fetch and streams only, so it
  * runs in Node 18+, Bun, Deno and browsers. Every failure throws `ParleyError` (see its codes),
- * except the caller's own abort. Connection errors, 429 and 503 are retried (`maxRetries`,
- * default 2) after Retry-After or a capped exponential backoff with jitter — except a connection
- * error on a chat without `idempotencyKey`, which may have reached the server; every call has a
- * `timeout` and takes an AbortSignal. A stream that breaks after `start` is resumed through
- * `Last-Event-ID`.
+ * except the caller's own abort. Connection errors, 408, 409, 429 and 5xx are retried
+ * (`maxRetries`, default 2) after Retry-After or a capped exponential backoff with jitter — a
+ * chat without `idempotencyKey` only on 429, since otherwise it may have reached the server;
+ * every call has a `timeout` and takes an AbortSignal. A stream that breaks after `start` is
+ * resumed through `Last-Event-ID`. Results carry their response (`reply.response.requestId`,
+ * `.rateLimit`, `.headers`; see response.ts).
  *
  *   const parley = createClient({ baseUrl: "http://localhost:3000", apiKey });
  *   const reply = await parley.chat({ message: "Hi" });
  *   for await (const e of parley.chatStream({ message: "Hi" })) if (e.type === "token") write(e.content);
  *   for await (const c of parley.conversations.list()) console.log(c.id);   // every page
+ *   for await (const kb of parley.admin.knowledgeBases.list()) console.log(kb.name);  // admin key
  */
+import { admin } from "./admin.ts";
 import { conversations } from "./conversations.ts";
 import { ParleyError } from "./errors.ts";
 import { followReply, replyPath } from "./follow.ts";
+import { type WithResponse, withResponse } from "./response.ts";
 import { type Call, sleep, type TransportOptions, transport } from "./transport.ts";
 import type { ChatEvent, ChatInput, ChatReply, ReplyRef, StoppedReply } from "./types.ts";
 import { readJson, toMessage, usage } from "./wire.ts";
 
 export { type ClientErrorCode, ParleyError, type ParleyErrorCode, type ServerErrorCode } from "./errors.ts";
+export type { RateLimitState, ResponseInfo, WithResponse } from "./response.ts";
 export type * from "./types.ts";
 
 /** How to reach a Parley server, and the defaults of every call. */
@@ -45,7 +50,7 @@ export function createClient(options: ClientOptions) {
     const key = input.idempotencyKey;
     return send("POST", "/chat", body, input, {
       headers: key ? { "idempotency-key": key } : {},
-      retryConnection: key !== undefined,
+      idempotent: key !== undefined,
     });
   };
 
@@ -56,7 +61,7 @@ export function createClient(options: ClientOptions) {
      * a retry that finds the first request still running (409 `idempotency_in_progress`) waits
      * its Retry-After and asks again until the reply has ended: never a second reply.
      */
-    async chat(input: ChatInput): Promise<ChatReply> {
+    async chat(input: ChatInput): Promise<WithResponse<ChatReply>> {
       let call: Call;
       for (;;) {
         try {
@@ -70,14 +75,15 @@ export function createClient(options: ClientOptions) {
         }
       }
       const r = await readJson(call, (v) => typeof v.id === "string" && typeof v.content === "string");
-      return {
+      const reply: ChatReply = {
         id: r.id as string,
         conversationId: r.conversation_id as string,
         content: r.content as string,
-        status: r.status === "stopped" ? "stopped" : "completed",
+        status: r.status === "stopped" || r.status === "length" ? r.status : "completed",
         createdAt: r.created_at as string,
         usage: usage(r.usage),
       };
+      return withResponse(reply, call.res);
     },
 
     /**
@@ -108,14 +114,18 @@ export function createClient(options: ClientOptions) {
      * Stops a running reply (on whichever instance generates it) and answers it as stored once
      * ended (`status: "stopped"`; after 5 s, as it is). A reply that already ended is answered as it is.
      */
-    async stop(ref: ReplyRef): Promise<StoppedReply> {
+    async stop(ref: ReplyRef): Promise<WithResponse<StoppedReply>> {
       const { conversationId, messageId, ...opts } = ref;
+      // Stopping is idempotent (a reply already ended is answered as it is): safe to repeat.
       const call = await send("POST", `${replyPath(conversationId, messageId)}/stop`, undefined, opts);
       const m = await readJson(call, (v) => typeof v.id === "string" && typeof v.status === "string");
-      return { ...toMessage(m), conversationId: m.conversation_id as string };
+      return withResponse({ ...toMessage(m), conversationId: m.conversation_id as string }, call.res);
     },
 
     conversations: conversations(send),
+
+    /** Knowledge bases, documents, search and keys: needs an admin key (search: any key that may use the knowledge base). */
+    admin: admin(send),
   };
 }
 

@@ -26,7 +26,7 @@ function toEvent(e: Wire, id: string | undefined): ChatEvent {
         ...seq,
         type: "end",
         messageId: e.message_id as string,
-        status: e.status === "stopped" ? "stopped" : "completed",
+        status: e.status === "stopped" || e.status === "length" ? e.status : "completed",
         usage: usage(e.usage),
       };
     default:

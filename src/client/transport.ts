@@ -1,6 +1,9 @@
 /**
- * One API call over fetch: bounded retries (connection errors, 429, 503) with Retry-After or
- * exponential backoff with jitter, a timeout per attempt, and the caller's AbortSignal.
+ * One API call over fetch: bounded retries with Retry-After or exponential backoff with jitter,
+ * a timeout per attempt, and the caller's AbortSignal. What is retried follows the openai SDK:
+ * connection errors, 408, 409, 429 and 5xx — for a request that is safe to repeat. A POST that
+ * is not (a chat without an idempotency key) is retried only on 429: the limiter refused it
+ * before anything ran, while after a connection error, a 408 or a 5xx it may have.
  */
 import { ParleyError } from "./errors.ts";
 import type { RequestOptions } from "./types.ts";
@@ -14,7 +17,7 @@ export interface TransportOptions {
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Milliseconds per attempt for a complete answer; for a stream, the longest silence. Default 120000. */
   timeout?: number;
-  /** Retries on connection errors, 429 and 503; default 2. */
+  /** Retries on connection errors, 408, 409, 429 and 5xx; default 2. */
   maxRetries?: number;
   /** A Retry-After longer than this (ms, default 60000) is not waited for: the call fails with it. */
   maxRetryDelay?: number;
@@ -98,12 +101,17 @@ function attempt(timeoutMs: number, outer?: AbortSignal) {
 export interface SendExtra {
   headers?: Record<string, string>;
   /**
-   * Whether a connection error is retried (default true). False for a POST that is not safe to
-   * repeat: the lost request may have reached the server. 429 and 503 are retried either way
-   * (the server did nothing).
+   * Whether the request is safe to send again (default true: GET, DELETE, stop, a keyed chat).
+   * False for a POST that is not: then only a 429 is retried (the server did nothing), never a
+   * connection error, 408, 409 or 5xx (the lost or failed request may have reached the server).
    */
-  retryConnection?: boolean;
+  idempotent?: boolean;
+  /** A body sent as it is (ndjson text, FormData) instead of `body` as JSON; FormData sets its own type. */
+  raw?: { body: string | Blob | FormData; contentType?: string };
 }
+
+/** The statuses the openai SDK retries: request timeout, conflict (a lock), rate limit, server errors. */
+export const retryableStatus = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
 
 /** What `transport` returns. */
 export type Send = (
@@ -124,6 +132,7 @@ export function transport(o: TransportOptions): Send {
     const maxDelay = o.maxRetryDelay ?? DEFAULTS.maxRetryDelay;
     const headers: Record<string, string> = { ...extra.headers, authorization: `Bearer ${o.apiKey}` };
     if (body !== undefined) headers["content-type"] = "application/json";
+    if (extra.raw?.contentType) headers["content-type"] = extra.raw.contentType;
     for (let retry = 0; ; retry++) {
       const a = attempt(timeout, opts.signal);
       let res: Response;
@@ -131,7 +140,7 @@ export function transport(o: TransportOptions): Send {
         res = await doFetch(`${base}/v1${path}`, {
           method,
           headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
+          body: extra.raw ? extra.raw.body : body === undefined ? undefined : JSON.stringify(body),
           signal: a.signal,
         });
       } catch (error) {
@@ -139,7 +148,7 @@ export function transport(o: TransportOptions): Send {
         const failure = a.failure(error);
         // Only a connection that failed is retried: not a timeout, not the caller's abort.
         const connection = failure instanceof ParleyError && failure.code === "connection_error";
-        if (!connection || extra.retryConnection === false || retry >= maxRetries) throw failure;
+        if (!connection || extra.idempotent === false || retry >= maxRetries) throw failure;
         await sleep(backoffMs(retry), opts.signal);
         continue;
       }
@@ -150,7 +159,8 @@ export function transport(o: TransportOptions): Send {
       } finally {
         a.end();
       }
-      if ((res.status === 429 || res.status === 503) && retry < maxRetries) {
+      const retryable = extra.idempotent === false ? res.status === 429 : retryableStatus(res.status);
+      if (retryable && retry < maxRetries) {
         const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : backoffMs(retry);
         if (wait <= maxDelay) {
           await sleep(wait, opts.signal);

@@ -85,3 +85,40 @@ export interface ReplyRef extends RequestOptions {
   conversationId: string;
   messageId: string;
 }
+
+/** A knowledge base with its counts (`admin.knowledgeBases`). */
+export type KnowledgeBase = Camel<Wire.KnowledgeBase>;
+/** A document as listed (no content). */
+export type DocumentSummary = Camel<Wire.DocumentSummary>;
+/** A document with its content. */
+export type Document = Camel<Wire.Document>;
+/** One document to upload; `metadata` is kept as given. */
+export interface DocumentInput {
+  url: string;
+  content: string;
+  title?: string;
+  format?: Wire.DocumentFormat;
+  metadata?: Record<string, unknown>;
+}
+/** What a bulk upload answers: counts and one result per line or file. */
+export type BulkResult = Camel<Wire.BulkResult>;
+/** One ranked passage of a search. */
+export type SearchResult = Camel<Wire.SearchResult>;
+/** An API key (never its secret). */
+export type ApiKey = Camel<Wire.ApiKey>;
+/** A new API key with its secret, shown this once. */
+export type CreatedApiKey = Camel<Wire.CreatedApiKey>;
+/** What `admin.keys.create` takes (`update`: every field optional; `rpm`/`rpd` null: the plan's default). */
+export interface KeyInput {
+  name: string;
+  plan: Wire.Plan;
+  rpm?: number;
+  rpd?: number;
+  role?: Wire.KeyRole;
+  knowledgeBaseIds?: string[];
+  expiresAt?: string | null;
+}
+/** One page of an admin list. */
+export interface Page<T> extends Pagination {
+  data: T[];
+}

@@ -28,10 +28,14 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
       MAX_MESSAGE_CHARS: option("maxMessageChars"),
       MAX_BODY_BYTES: option("maxBodyBytes"),
+      MAX_DOCUMENT_BYTES: option("maxDocumentBytes"),
+      MAX_UPLOAD_BYTES: option("maxUploadBytes"),
       // Well below the server's 30 s idle timeout, so a busy event loop cannot push a ping past it.
       KEEPALIVE_MS: option("keepAliveMs"),
       SHUTDOWN_GRACE_MS: int(10_000, 0),
       DB_POOL_MAX: int(10),
+      // How long one statement may wait for PostgreSQL (queue, connect, answer) before a 503.
+      DB_WAIT_MS: int(5_000, 100, 600_000),
       FREE_RPM: planLimit(DEFAULT_OPTIONS.plans.free.rpm),
       FREE_RPD: planLimit(DEFAULT_OPTIONS.plans.free.rpd),
       PRO_RPM: planLimit(DEFAULT_OPTIONS.plans.pro.rpm),
@@ -57,6 +61,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LLM_MODEL: z.string().optional(),
       LLM_SYSTEM_PROMPT: z.string().optional(),
       LLM_MAX_OUTPUT_TOKENS: int(1024, 1, 1_000_000),
+      LLM_MAX_REPLY_BYTES: int(262_144, 1_024, 16_777_216),
       LLM_TIMEOUT_MS: int(60_000, 100),
       LLM_IDLE_TIMEOUT_MS: int(30_000, 100),
       LLM_MAX_RETRIES: int(2, 0, 10),
@@ -87,6 +92,13 @@ export function loadEnv(source: Record<string, string | undefined>) {
       `Invalid environment:\n  LLM_MODEL: required when LLM_PROVIDER is set (LLM_PROVIDER=${env.LLM_PROVIDER})`,
     );
   }
+  // Two PGlite servers sharing a port would each serve their own store: the kernel would split
+  // clients between them (a key created on one is unknown to the other).
+  if (env.REUSE_PORT && !env.DATABASE_URL) {
+    throw new Error(
+      "Invalid environment:\n  REUSE_PORT: true only with DATABASE_URL (instances sharing a port must share one PostgreSQL; PGlite is one process per data folder)",
+    );
+  }
   return env;
 }
 
@@ -97,6 +109,8 @@ export function optionsFromEnv(env: Env): ParleyOptions {
   return {
     maxMessageChars: env.MAX_MESSAGE_CHARS,
     maxBodyBytes: env.MAX_BODY_BYTES,
+    maxDocumentBytes: env.MAX_DOCUMENT_BYTES,
+    maxUploadBytes: env.MAX_UPLOAD_BYTES,
     keepAliveMs: env.KEEPALIVE_MS,
     plans: { free: { rpm: env.FREE_RPM, rpd: env.FREE_RPD }, pro: { rpm: env.PRO_RPM, rpd: env.PRO_RPD } },
     rateLimit: env.RATE_LIMIT === "on",

@@ -44,16 +44,13 @@ const MAX_MESSAGE = 300;
 
 /**
  * A query wrapper's error (Drizzle's DrizzleQueryError: message "Failed query: … params: …",
- * own `query` and `params`). Drizzle 0.45 leaves `name` as "Error", so recognise it by shape.
+ * own `query` and `params`). Drizzle 0.45 leaves `name` as "Error", so recognise it by shape —
+ * but not by `query` alone: postgres.js puts `query` and `parameters` on its own connection
+ * errors too (CONNECTION_CLOSED, ECONNRESET), whose message and code are the cause to keep.
  */
 function isQueryWrapper(e: Error): boolean {
-  const o = e as unknown as { query?: unknown; params?: unknown };
-  return (
-    e.constructor?.name === "DrizzleQueryError" ||
-    typeof o.query === "string" ||
-    Array.isArray(o.params) ||
-    /^Failed query:/.test(e.message)
-  );
+  const o = e as unknown as { params?: unknown };
+  return e.constructor?.name === "DrizzleQueryError" || Array.isArray(o.params) || /^Failed query:/.test(e.message);
 }
 
 /** A driver error from the database (postgres.js PostgresError, PGlite's DatabaseError): it carries a SQLSTATE. */
@@ -75,7 +72,8 @@ export function describeError(e: unknown, depth = 0): unknown {
   const code = typeof o.code === "string" ? o.code : typeof o.errno === "string" ? o.errno : undefined;
   // First: PGlite's own error also carries `query` and `params` (kept out, like the wrapper's).
   if (isDatabaseError(e)) {
-    const out: Fields = { name: e.name, code, message: e.message.slice(0, MAX_MESSAGE) };
+    // `class`: the SQLSTATE's class (08 connection exception, 57 operator intervention, 53 resources…).
+    const out: Fields = { name: e.name, code, class: code?.slice(0, 2), message: e.message.slice(0, MAX_MESSAGE) };
     for (const k of ["severity", "constraint_name", "table_name", "routine"])
       if (typeof o[k] === "string") out[k] = o[k];
     return out;

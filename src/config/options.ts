@@ -17,6 +17,10 @@ export interface ParleyOptions {
   maxMessageChars: number;
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
+  /** Largest document `content` accepted by the document routes, in UTF-8 bytes (413 above). */
+  maxDocumentBytes: number;
+  /** Largest multipart upload (all files), in bytes (413 above). ndjson bodies are streamed and have no total limit. */
+  maxUploadBytes: number;
   /** Comment keep-alive interval on idle SSE streams (must stay below the server's idle timeout). */
   keepAliveMs: number;
   /** Default limits per plan; an enterprise key always carries its own. */
@@ -43,6 +47,8 @@ export interface ParleyOptions {
 export const DEFAULT_OPTIONS: ParleyOptions = {
   maxMessageChars: 32_000,
   maxBodyBytes: 256 * 1024,
+  maxDocumentBytes: 1024 * 1024,
+  maxUploadBytes: 64 * 1024 * 1024,
   keepAliveMs: 15_000,
   plans: { free: { rpm: 20, rpd: 1_000 }, pro: { rpm: 100, rpd: 10_000 } },
   rateLimit: true,
@@ -62,6 +68,8 @@ export const INT4_MAX = 2_147_483_647;
 export const BOUNDS = {
   maxMessageChars: { min: 1, max: INT4_MAX },
   maxBodyBytes: { min: 1024, max: INT4_MAX },
+  maxDocumentBytes: { min: 1024, max: INT4_MAX },
+  maxUploadBytes: { min: 1024, max: INT4_MAX },
   keepAliveMs: { min: 100, max: 25_000 },
   replyLeaseMs: { min: 1_000, max: 600_000 },
   replyFlushMs: { min: 10, max: 1_000 },
@@ -76,7 +84,15 @@ export function checkBound(name: string, v: number, bound: { min: number; max: n
 
 /** A host app's options, refused at start rather than on the first request. */
 export function checkOptions(options: ParleyOptions): void {
-  for (const name of ["maxMessageChars", "maxBodyBytes", "keepAliveMs", "replyLeaseMs", "replyFlushMs"] as const)
+  for (const name of [
+    "maxMessageChars",
+    "maxBodyBytes",
+    "maxDocumentBytes",
+    "maxUploadBytes",
+    "keepAliveMs",
+    "replyLeaseMs",
+    "replyFlushMs",
+  ] as const)
     checkBound(`options.${name}`, options[name], BOUNDS[name]);
   for (const [plan, l] of Object.entries(options.plans)) {
     checkBound(`options.plans.${plan}.rpm`, l.rpm, BOUNDS.planLimit);

@@ -8,11 +8,14 @@ export interface Usage {
 }
 
 /** A stored message's status: an assistant reply is `in_progress` while generated. */
-export const MESSAGE_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
+export const MESSAGE_STATUSES = ["in_progress", "completed", "failed", "stopped", "length"] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-/** How a reply that was answered ended: `stopped` when POST …/stop ended it early. */
-export const REPLY_STATUSES = ["completed", "stopped"] as const;
+/**
+ * How a reply that was answered ended: `stopped` when POST …/stop ended it early, `length` when
+ * it reached the reply's local limit (tokens or bytes, docs/api.md).
+ */
+export const REPLY_STATUSES = ["completed", "stopped", "length"] as const;
 export type ReplyStatus = (typeof REPLY_STATUSES)[number];
 
 /** The events of a reply, in order: start, token*, sources, end — or error at any point after start. */

@@ -12,6 +12,8 @@
  */
 export * from "./errors.ts";
 export * from "./events.ts";
+export * from "./keys.ts";
+export * from "./knowledge.ts";
 export * from "./operate.ts";
 export * from "./plans.ts";
 export * from "./resources.ts";

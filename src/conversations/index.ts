@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { type GuardDeps, guard } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { httpCore } from "../http/core.ts";
+import { decodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { urlOf } from "../http/request-id.ts";
@@ -10,7 +11,6 @@ import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 import type { Replies } from "../replies/index.ts";
-import { decodeCursor } from "./cursor.ts";
 import {
   ConversationDetail,
   ConversationList,

@@ -6,10 +6,10 @@ import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { conversations, messageFeedback, messages } from "../db/schema.ts";
+import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { newId } from "../ids.ts";
 import { memo } from "../memo.ts";
 import type { ReplyWrite } from "../replies/index.ts";
-import { type Cursor, encodeCursor } from "./cursor.ts";
 import type { FeedbackRow } from "./model.ts";
 
 /** A page of conversations, newest first. */
@@ -34,37 +34,37 @@ export function titleFrom(message: string): string {
     .trimEnd()}…`;
 }
 
-/** An empty conversation (tests and tools; chat uses `createConversationWithMessage`). */
-export async function createConversation(db: Db, keyId: string, title: string, at: Date): Promise<ConversationRow> {
-  const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
+/** An empty conversation (tests and tools; chat writes its own with the reply: `insertConversation`). */
+export async function createConversation(
+  db: Db,
+  keyId: string,
+  title: string,
+  at: Date,
+  kbId: string | null = null,
+): Promise<ConversationRow> {
+  const row = { id: newId("conv"), keyId, kbId, title, createdAt: at, updatedAt: at };
   await db.insert(conversations).values(row);
   return row;
 }
 
 /**
- * A new conversation and its first (user) message, in one statement: a data-modifying CTE is
- * atomic, so a failed insert of the message leaves no empty conversation behind — and there is
- * no transaction to hold (PGlite has one connection).
+ * A chat turn's own rows as parts of the statement that creates the reply (replies/statements.ts):
+ * the conversation when the turn starts one, and the user message. One statement writes the
+ * conversation, the user message and the running reply (issue 23: one round trip and one commit
+ * instead of three): none exists without the others, and there is no transaction to hold (PGlite
+ * has one connection). A conversation deleted since it was found fails the statement (23503).
  */
-export async function createConversationWithMessage(
-  db: Db,
-  keyId: string,
-  title: string,
-  content: string,
-  at: Date,
-): Promise<ConversationRow> {
-  const row = { id: newId("conv"), keyId, title, createdAt: at, updatedAt: at };
-  const when = at.toISOString();
-  await db.execute(sql`
-    with c as (
-      insert into ${conversations} (id, key_id, title, created_at, updated_at)
-      values (${row.id}, ${keyId}, ${title}, ${when}::timestamptz, ${when}::timestamptz)
-      returning id
-    )
-    insert into ${messages} (id, conversation_id, role, content, sources, status, created_at)
-    select ${newId("msg")}, c.id, 'user', ${content}, '[]'::jsonb, 'completed', ${when}::timestamptz from c`);
-  return row;
-}
+export const insertConversation =
+  (row: ConversationRow): ReplyWrite =>
+  () =>
+    sql`insert into ${conversations} (id, key_id, kb_id, title, created_at, updated_at)
+      values (${row.id}, ${row.keyId}, ${row.kbId}, ${row.title}, ${row.createdAt.toISOString()}::timestamptz, ${row.updatedAt.toISOString()}::timestamptz)`;
+
+export const insertUserMessage =
+  (conversationId: string, content: string, at: Date): ReplyWrite =>
+  () =>
+    sql`insert into ${messages} (id, conversation_id, role, content, sources, status, created_at)
+      values (${newId("msg")}, ${conversationId}, 'user', ${content}, '[]'::jsonb, 'completed', ${at.toISOString()}::timestamptz)`;
 
 export async function findConversation(db: Db, keyId: string, id: string): Promise<ConversationRow | null> {
   const [row] = await db

@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { boundedPool, DB_WAIT_MS } from "./bounded-pool.ts";
 import * as schema from "./schema.ts";
 
 /** The Drizzle database every service takes; identical API on PGlite and PostgreSQL. */
@@ -18,14 +19,33 @@ export interface Store {
   readonly db: Db;
   /** Runs `fn` holding an exclusive lock across instances (PostgreSQL advisory lock). */
   withLock<T>(lockId: number, fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
+   * Whether the store can write now: a cheap, rate-limited probe /readyz adds to its `select 1`
+   * (the server's PGlite on a data folder checks the folder; see runtime/recovering-pglite.ts).
+   */
+  writable?(): Promise<boolean>;
   close(): Promise<void>;
   /** PostgreSQL: the pool's size and the queries in flight now (the metrics' pool gauge). */
   pool?(): { max: number; inFlight: number };
 }
 
-/** Opens PGlite in `dataDir` (in memory when omitted). `options` reach PGlite as they are. */
+/**
+ * Opens PGlite in `dataDir` (in memory when omitted), creating the folder and its parents when
+ * missing, private to its owner (PGlite itself makes only the last level). `options` reach
+ * PGlite as they are.
+ */
 export async function openPglite(dataDir?: string, options: PGliteOptions = {}): Promise<Store> {
-  const client = await PGlite.create({ ...options, dataDir });
+  if (dataDir && !/^[a-z]+:\/\//.test(dataDir) && !options.fs) {
+    // A file-system path (not memory:// or idb://): node:fs, as PGlite's own NodeFS uses it
+    // there (Bun, Deno and Node all have it). Imported only then, so a browser never loads it.
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  }
+  return pgliteStore(await PGlite.create({ ...options, dataDir }));
+}
+
+/** A store over a PGlite client (or a stand-in that forwards to one). */
+export function pgliteStore(client: PGlite): Store {
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   return {
     kind: "pglite",
@@ -36,31 +56,24 @@ export async function openPglite(dataDir?: string, options: PGliteOptions = {}):
   };
 }
 
-/** Opens a postgres.js pool on `url`. */
-export function openPostgres(url: string, options: { max?: number } = {}): Store {
-  const client = postgres(url, {
-    max: options.max ?? 10,
-    onnotice: () => {},
-    // A dead database must surface as an error (503), not as a request that hangs.
-    connect_timeout: 5,
-  });
-  // postgres.js keeps its queues private: count the queries Drizzle sends until they settle.
-  // Promise.prototype.then observes a query without starting it (its own then() would).
-  let inFlight = 0;
-  const settle = () => void inFlight--;
-  const unsafe = client.unsafe.bind(client);
-  client.unsafe = ((...args: Parameters<typeof unsafe>) => {
-    const query = unsafe(...args);
-    inFlight++;
-    Promise.prototype.then.call(query, settle, settle);
-    return query;
-  }) as typeof client.unsafe;
-  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+/** Opens a postgres.js pool on `url`. `waitMs` bounds every statement's wait (db/bounded-pool.ts). */
+export function openPostgres(url: string, options: { max?: number; waitMs?: number } = {}): Store {
+  const pool = boundedPool(
+    () =>
+      postgres(url, {
+        max: options.max ?? 10,
+        onnotice: () => {},
+        // A dead database must surface as an error (503), not as a request that hangs.
+        connect_timeout: 5,
+      }),
+    options.waitMs ?? DB_WAIT_MS,
+  );
+  const db = drizzlePostgres({ client: pool.sql, schema }) as unknown as Db;
   const max = options.max ?? 10;
   return {
     kind: "postgres",
     db,
-    pool: () => ({ max, inFlight }),
+    pool: () => ({ max, inFlight: pool.inFlight() }),
     async withLock(lockId, fn) {
       // A session-level advisory lock belongs to one connection: a pool of one holds it.
       const single = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
@@ -71,6 +84,6 @@ export function openPostgres(url: string, options: { max?: number } = {}): Store
         await single.end({ timeout: 5 }); // closing the session releases the lock
       }
     },
-    close: () => client.end({ timeout: 5 }),
+    close: () => pool.end(),
   };
 }

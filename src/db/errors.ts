@@ -15,7 +15,7 @@ function unavailable(error: unknown): boolean {
   const code = String(e.code ?? e.errno ?? "");
   const message = String(e.message ?? "");
   if (
-    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CONNECT_TIMEOUT|CONNECTION_\w+)$/.test(
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|CONNECT_TIMEOUT|CONNECTION_\w+|DB_WAIT_TIMEOUT)$/.test(
       code,
     )
   )
@@ -29,6 +29,29 @@ function unavailable(error: unknown): boolean {
   return /PGlite is closed|connection (?:terminated|ended|closed)|write CONNECTION_CLOSED|timeout exceeded when trying to connect/i.test(
     message,
   );
+}
+
+/**
+ * A fault of the store's own storage rather than of the query: the data files cannot be read or
+ * written (permissions changed under the server, read-only or full disk, I/O error). Transient
+ * from the client's side (503, retry later), and the store may need reopening once it clears
+ * (runtime/recovering-pglite.ts). 42501 counts only in its file form: a privilege refused on a
+ * table is a configuration error, not a storage fault.
+ */
+export function isStorageFault(error: unknown): boolean {
+  for (
+    let e = error as { code?: unknown; errno?: unknown; message?: unknown; cause?: unknown } | null, depth = 0;
+    e && typeof e === "object" && depth < 4;
+    e = e.cause as typeof e, depth++
+  ) {
+    const code = String(e.code ?? e.errno ?? "");
+    const message = String(e.message ?? "");
+    // 53100 disk_full; 58xxx system errors (58030 io_error, 58P01 undefined_file, 58P02 duplicate_file).
+    if (/^(53100|58\w{3})$/.test(code)) return true;
+    if (code === "42501" && /could not [a-z ]+ (file|directory)/i.test(message)) return true;
+    if (/^(EACCES|EPERM|EROFS|ENOSPC|EDQUOT|EIO)$/.test(code)) return true;
+  }
+  return false;
 }
 
 /** The SQLSTATEs Parley acts on, by name. */

@@ -112,8 +112,86 @@ export const migrations = [
     ]
   },
   {
-    "tag": "0008_issue21_usage_feedback",
-    "folderMillis": 1795481045723,
+    "tag": "0008_issue23_ratelimit_unlogged",
+    "folderMillis": 1795481168176,
+    "bps": true,
+    "hash": "bb43f82b4b71cc9dcbe9c8adb3a298ebbc9c4e1aff2f37a24ec05dd5dbe6a143",
+    "sql": [
+      "-- The limiter's counters skip the write-ahead log (issue 23): its upsert, on every request,\n-- then commits without waiting for a WAL flush. The trade, in docs/architecture.md: after a\n-- PostgreSQL crash (not a clean restart) the table comes back empty, so every key's minute and\n-- day counts restart from zero; the table is also absent on streaming replicas.\nALTER TABLE \"rate_limits\" SET UNLOGGED;\n"
+    ]
+  },
+  {
+    "tag": "0009_issue23_ingest_set_based",
+    "folderMillis": 1795481770998,
+    "bps": true,
+    "hash": "ced3173fff02929285eef980ba222fafd3cd387ce318178854b56655fa727262",
+    "sql": [
+      "-- Ingest (issue 23). The ingest statement computes each passage's term frequencies (tfs) from\n-- its tsvector itself, for the whole batch; the row trigger now runs only for a row that\n-- arrives without them (another writer) or whose tsvector changes.\nDROP TRIGGER \"chunks_tfs\" ON \"chunks\";\n",
+      "\nCREATE TRIGGER chunks_tfs BEFORE INSERT ON \"chunks\" FOR EACH ROW WHEN (NEW.tfs = '{}'::jsonb)\n  EXECUTE FUNCTION knowledge_chunk_tfs();\n",
+      "\nCREATE TRIGGER chunks_tfs_update BEFORE UPDATE OF tsv ON \"chunks\" FOR EACH ROW EXECUTE FUNCTION knowledge_chunk_tfs();\n",
+      "\n-- New entries go to the GIN index's pending list and are merged into the tree in bulk: when the\n-- list outgrows gin_pending_list_limit (during the insert that fills it) and at the end of every\n-- ingest (knowledge/service.ts calls gin_clean_pending_list), so no search scans a pending list\n-- once an ingest has returned. Merging in bulk is several times cheaper than one tree insert per\n-- entry (fastupdate = off, migration 0006).\nALTER INDEX \"chunks_tsv_idx\" SET (fastupdate = on);\n"
+    ]
+  },
+  {
+    "tag": "0010_issue19_roles_kbs",
+    "folderMillis": 1795481770999,
+    "bps": true,
+    "hash": "c3e4122e9da7d36fb1bb5bf2b371717db939745c9f520544a0854345ed20c4de",
+    "sql": [
+      "CREATE TABLE \"key_knowledge_bases\" (\n\t\"key_id\" text NOT NULL,\n\t\"kb_id\" text NOT NULL,\n\tCONSTRAINT \"key_knowledge_bases_key_id_kb_id_pk\" PRIMARY KEY(\"key_id\",\"kb_id\")\n);\n",
+      "\nCREATE TABLE \"knowledge_bases\" (\n\t\"id\" text PRIMARY KEY NOT NULL,\n\t\"name\" text NOT NULL,\n\t\"description\" text DEFAULT '' NOT NULL,\n\t\"created_at\" timestamp (3) with time zone NOT NULL,\n\t\"updated_at\" timestamp (3) with time zone NOT NULL\n);\n",
+      "\nALTER TABLE \"api_keys\" ADD COLUMN \"role\" text DEFAULT 'chat' NOT NULL;",
+      "\nALTER TABLE \"api_keys\" ADD COLUMN \"expires_at\" timestamp (3) with time zone;",
+      "\nALTER TABLE \"api_keys\" ADD COLUMN \"last_used_at\" timestamp (3) with time zone;",
+      "\nALTER TABLE \"key_knowledge_bases\" ADD CONSTRAINT \"key_knowledge_bases_key_id_api_keys_id_fk\" FOREIGN KEY (\"key_id\") REFERENCES \"public\".\"api_keys\"(\"id\") ON DELETE cascade ON UPDATE no action;",
+      "\nALTER TABLE \"key_knowledge_bases\" ADD CONSTRAINT \"key_knowledge_bases_kb_id_knowledge_bases_id_fk\" FOREIGN KEY (\"kb_id\") REFERENCES \"public\".\"knowledge_bases\"(\"id\") ON DELETE cascade ON UPDATE no action;",
+      "\nCREATE INDEX \"key_knowledge_bases_kb_idx\" ON \"key_knowledge_bases\" USING btree (\"kb_id\");",
+      "\nCREATE UNIQUE INDEX \"knowledge_bases_name_uq\" ON \"knowledge_bases\" USING btree (\"name\");",
+      "\nCREATE INDEX \"knowledge_bases_created_idx\" ON \"knowledge_bases\" USING btree (\"created_at\" DESC NULLS FIRST,\"id\" DESC NULLS FIRST);",
+      "\nCREATE INDEX \"api_keys_created_idx\" ON \"api_keys\" USING btree (\"created_at\" DESC NULLS FIRST,\"id\" DESC NULLS FIRST);"
+    ]
+  },
+  {
+    "tag": "0011_issue19_default_kb",
+    "folderMillis": 1795481771000,
+    "bps": true,
+    "hash": "66a28c59aad8895fca179c4237b38ff7fd84985c06cec7f3afc334c86b8cab3f",
+    "sql": [
+      "-- Issue 19: the knowledge base named `default`, with a fixed id (DEFAULT_KB_ID in\n-- src/knowledge/bases.ts): the documents of earlier versions move there (migration 0010's\n-- column default), and every existing key may use it, as every key could before.\nINSERT INTO \"knowledge_bases\" (\"id\", \"name\", \"description\", \"created_at\", \"updated_at\")\n  VALUES ('kb_01m85g5npgfzrtbs7dcm30btjf', 'default', 'The knowledge base of keys that name none.', now(), now())\n  ON CONFLICT DO NOTHING;\n",
+      "\nINSERT INTO \"key_knowledge_bases\" (\"key_id\", \"kb_id\")\n  SELECT \"id\", 'kb_01m85g5npgfzrtbs7dcm30btjf' FROM \"api_keys\" ON CONFLICT DO NOTHING;\n",
+      "\n-- The sample is seeded into an empty store only, once: a store that already has documents\n-- counts as seeded, so deleting the sample later never brings it back.\nINSERT INTO \"instance_secrets\" (\"name\", \"value\")\n  SELECT 'sample_seeded', 'migrated' WHERE EXISTS (SELECT 1 FROM \"documents\") ON CONFLICT DO NOTHING;\n"
+    ]
+  },
+  {
+    "tag": "0012_issue19_kb_columns",
+    "folderMillis": 1795481771001,
+    "bps": true,
+    "hash": "4efaacbf77f1c58f4ffee8a1f77614e302b9548f6659d69ac0401364854735e0",
+    "sql": [
+      "ALTER TABLE \"documents\" DROP CONSTRAINT \"documents_url_unique\";",
+      "\nALTER TABLE \"chunks\" ADD COLUMN \"kb_id\" text DEFAULT 'kb_01m85g5npgfzrtbs7dcm30btjf' NOT NULL;",
+      "\nALTER TABLE \"conversations\" ADD COLUMN \"kb_id\" text;",
+      "\nALTER TABLE \"documents\" ADD COLUMN \"kb_id\" text DEFAULT 'kb_01m85g5npgfzrtbs7dcm30btjf' NOT NULL;",
+      "\nALTER TABLE \"documents\" ADD COLUMN \"metadata\" jsonb DEFAULT '{}'::jsonb NOT NULL;",
+      "\nALTER TABLE \"conversations\" ADD CONSTRAINT \"conversations_kb_id_knowledge_bases_id_fk\" FOREIGN KEY (\"kb_id\") REFERENCES \"public\".\"knowledge_bases\"(\"id\") ON DELETE set null ON UPDATE no action;",
+      "\nALTER TABLE \"documents\" ADD CONSTRAINT \"documents_kb_id_knowledge_bases_id_fk\" FOREIGN KEY (\"kb_id\") REFERENCES \"public\".\"knowledge_bases\"(\"id\") ON DELETE cascade ON UPDATE no action;",
+      "\nCREATE UNIQUE INDEX \"documents_kb_url_uq\" ON \"documents\" USING btree (\"kb_id\",\"url\");",
+      "\nCREATE INDEX \"documents_kb_id_idx\" ON \"documents\" USING btree (\"kb_id\",\"id\" DESC NULLS FIRST);"
+    ]
+  },
+  {
+    "tag": "0013_issue19_kb_search",
+    "folderMillis": 1795481771002,
+    "bps": true,
+    "hash": "69b744128b52eeed1c0011cd019e54c4575916c0ac11351be26bb38e81e062a7",
+    "sql": [
+      "-- Issue 19: conversations of earlier versions keep answering from the documents they had.\nUPDATE \"conversations\" SET \"kb_id\" = 'kb_01m85g5npgfzrtbs7dcm30btjf' WHERE \"kb_id\" IS NULL;\n",
+      "\n-- Search candidates of one knowledge base, through the GIN index (as knowledge_candidates):\n-- the knowledge base is a filter on the index's postings, so another knowledge base's\n-- passages are never candidates and never crowd this one's out of the limit.\nCREATE FUNCTION knowledge_candidates_in(q tsquery, kb text, lim integer) RETURNS SETOF text\n  LANGUAGE sql STABLE ROWS 100 SET enable_seqscan = off\n  AS $$ SELECT c.id FROM chunks c WHERE c.tsv @@ q AND c.kb_id = kb LIMIT lim $$;\n"
+    ]
+  },
+  {
+    "tag": "0014_issue21_usage_feedback",
+    "folderMillis": 1795486889276,
     "bps": true,
     "hash": "14eacd84e45caaf4e280661cda16ea55aa6f37ee8016190465a5e0c6d4dca0d8",
     "sql": [
@@ -128,8 +206,8 @@ export const migrations = [
     ]
   },
   {
-    "tag": "0009_issue21_usage_triggers",
-    "folderMillis": 1795481047860,
+    "tag": "0015_issue21_usage_triggers",
+    "folderMillis": 1795486895338,
     "bps": true,
     "hash": "c808ebd4cd95838c23edbd1e0a0e5f2ee612664d8b5fecc9c428b3988319675b",
     "sql": [

@@ -7,7 +7,6 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
-  customType,
   date,
   index,
   integer,
@@ -19,10 +18,13 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import { MESSAGE_STATUSES } from "../contract/events.ts";
+import { KEY_ROLES } from "../contract/keys.ts";
 import { PLANS } from "../contract/plans.ts";
 import { MESSAGE_ROLES } from "../contract/resources.ts";
+import { knowledgeBases } from "./schema-knowledge.ts";
 
-const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+export * from "./schema-knowledge.ts";
+
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
 
 /** API keys: only the SHA-256 of the secret is stored, plus a short prefix to recognise it by. */
@@ -39,10 +41,33 @@ export const apiKeys = pgTable(
     rpd: integer("rpd"),
     /** Optional daily token budget (input + output, UTC day); null means none. */
     tpd: integer("tpd"),
+    /** `admin` keys manage knowledge bases, documents and keys; `chat` keys (the default) only use them. */
+    role: text("role", { enum: KEY_ROLES }).notNull().default("chat"),
     createdAt: ts("created_at").notNull(),
     revokedAt: ts("revoked_at"),
+    /** A key past this instant is refused with 401 `key_expired`; null: never expires. */
+    expiresAt: ts("expires_at"),
+    /** Written at most once a minute per key (auth/lookup.ts), so the hot path stays read-only. */
+    lastUsedAt: ts("last_used_at"),
   },
-  (t) => [uniqueIndex("api_keys_hash_uq").on(t.hash)],
+  (t) => [
+    uniqueIndex("api_keys_hash_uq").on(t.hash),
+    index("api_keys_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+  ],
+);
+
+/** Which knowledge bases a (chat) key may use; deleting either side removes the grant. */
+export const keyKnowledgeBases = pgTable(
+  "key_knowledge_bases",
+  {
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    kbId: text("kb_id")
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.kbId] }), index("key_knowledge_bases_kb_idx").on(t.kbId)],
 );
 
 /**
@@ -70,6 +95,8 @@ export const conversations = pgTable(
       .notNull()
       .references(() => apiKeys.id, { onDelete: "cascade" }),
     title: text("title").notNull(),
+    /** The knowledge base its replies search and cite; null once that knowledge base is deleted (nothing is cited). */
+    kbId: text("kb_id").references(() => knowledgeBases.id, { onDelete: "set null" }),
     createdAt: ts("created_at").notNull(),
     updatedAt: ts("updated_at").notNull(),
   },
@@ -152,54 +179,6 @@ export const idempotencyKeys = pgTable(
   },
   (t) => [primaryKey({ columns: [t.keyId, t.idemKey] }), index("idempotency_keys_expires_idx").on(t.expiresAt)],
 );
-
-/** Knowledge-base documents, unique by URL: re-ingesting a URL replaces it. */
-export const documents = pgTable("documents", {
-  id: text("id").primaryKey(),
-  url: text("url").notNull().unique(),
-  title: text("title").notNull(),
-  content: text("content").notNull(),
-  updatedAt: ts("updated_at").notNull(),
-});
-
-/**
- * Passages of documents, the unit of retrieval. `tsv` holds three weighted fields — the
- * document's title (A), the passage's heading (B) and its body (C) — written by ingest in the
- * same statement as the row; `len` is the passage's length in words (BM25's length
- * normalisation). Triggers (migration 0005) fill `tfs` from `tsv` and keep knowledge_terms and
- * knowledge_stats in step with every insert, update and delete, in the same transaction, and
- * turn the GIN index's fastupdate off (a pending list would be scanned by every search).
- */
-export const chunks = pgTable(
-  "chunks",
-  {
-    id: text("id").primaryKey(),
-    documentId: text("document_id")
-      .notNull()
-      .references(() => documents.id, { onDelete: "cascade" }),
-    ord: integer("ord").notNull(),
-    heading: text("heading").notNull(),
-    content: text("content").notNull(),
-    tsv: tsvector("tsv").notNull(),
-    len: integer("len").notNull().default(0),
-    /** Per lexeme, its occurrences in [title, heading, body]: term frequencies without unnesting `tsv`. */
-    tfs: jsonb("tfs").notNull().default(sql`'{}'::jsonb`),
-  },
-  (t) => [index("chunks_tsv_idx").using("gin", t.tsv), index("chunks_document_idx").on(t.documentId, t.ord)],
-);
-
-/** Per stemmed term, how many passages contain it (BM25's document frequency). */
-export const knowledgeTerms = pgTable("knowledge_terms", {
-  lexeme: text("lexeme").primaryKey(),
-  df: integer("df").notNull(),
-});
-
-/** One row (id 1): the passage count and their total length, for IDF and the average length. */
-export const knowledgeStats = pgTable("knowledge_stats", {
-  id: integer("id").primaryKey(),
-  passages: bigint("passages", { mode: "number" }).notNull(),
-  totalLen: bigint("total_len", { mode: "number" }).notNull(),
-});
 
 /**
  * Secrets every instance shares, made on first use by whichever instance comes first (insert …

@@ -4,18 +4,17 @@
  * newest first, so a docs team can find what its knowledge base lacks.
  */
 import { Elysia } from "elysia";
-import { type GuardDeps, guard } from "../auth/index.ts";
+import { adminGuard, type GuardDeps, guard } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
-import { decodeCursor, encodeCursor } from "../conversations/cursor.ts";
 import { Feedback } from "../conversations/model.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
+import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
-import { requireAdmin } from "../usage/index.ts";
 import { FeedbackBody, FeedbackList, FeedbackParams, FeedbackQuery } from "./model.ts";
 import { deleteFeedback, listFeedback, putFeedback, type Refusal } from "./service.ts";
 
@@ -76,10 +75,42 @@ export const feedbackRoutes = (deps: GuardDeps & { logger: Logger }) =>
         ),
       },
     )
+    // JSON bodies only for the routes after this point (a DELETE or GET never reads one).
+    .use(jsonBody(deps.options.maxBodyBytes))
+    .put(
+      "/conversations/:id/messages/:message_id/feedback",
+      async ({ params, body, apiKey }) => {
+        const at = new Date(deps.now());
+        const r = { keyId: apiKey.id, conversationId: params.id, messageId: params.message_id };
+        const out = ownedIds(params)
+          ? await putFeedback(deps.db, { ...r, rating: body.rating, comment: body.comment ?? null, at })
+          : "not_found";
+        if (typeof out === "string") throw refused(out, params.message_id);
+        return { rating: out.rating, comment: out.comment, updated_at: at.toISOString() };
+      },
+      {
+        params: FeedbackParams,
+        body: FeedbackBody,
+        response: { 200: Feedback, ...ErrorResponses, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+        detail: routeDoc(
+          "Rate a reply",
+          "One rating per assistant reply; a new one replaces it. A user message is 400, a running reply 409 reply_in_progress, an unknown or foreign one 404.",
+          { operationId: "putFeedback", success: "Feedback", body: "FeedbackBody" },
+        ),
+      },
+    );
+
+/**
+ * GET /v1/feedback: admins only (a chat key gets 403 permission_denied from the gate). Its own
+ * plugin: adminGuard's scoped derives would reach the ratings routes if they shared a parent.
+ */
+export const feedbackListRoutes = (deps: GuardDeps & { logger: Logger }) =>
+  new Elysia({ tags: ["Feedback"] })
+    .use(httpCore(deps.logger))
+    .use(adminGuard(deps))
     .get(
       "/feedback",
-      async ({ query, apiKey }) => {
-        requireAdmin(apiKey, "list feedback");
+      async ({ query }) => {
         const limit = query.limit ?? 20;
         const cursor =
           query.cursor === undefined
@@ -123,30 +154,6 @@ export const feedbackRoutes = (deps: GuardDeps & { logger: Logger }) =>
           "List feedback (admin)",
           "Rated replies, newest rating first, each with the question, the answer and its sources. Filters: rating, key_id, from, to.",
           { operationId: "listFeedback", success: "FeedbackList" },
-        ),
-      },
-    )
-    // JSON bodies only for the routes after this point (a DELETE or GET never reads one).
-    .use(jsonBody(deps.options.maxBodyBytes))
-    .put(
-      "/conversations/:id/messages/:message_id/feedback",
-      async ({ params, body, apiKey }) => {
-        const at = new Date(deps.now());
-        const r = { keyId: apiKey.id, conversationId: params.id, messageId: params.message_id };
-        const out = ownedIds(params)
-          ? await putFeedback(deps.db, { ...r, rating: body.rating, comment: body.comment ?? null, at })
-          : "not_found";
-        if (typeof out === "string") throw refused(out, params.message_id);
-        return { rating: out.rating, comment: out.comment, updated_at: at.toISOString() };
-      },
-      {
-        params: FeedbackParams,
-        body: FeedbackBody,
-        response: { 200: Feedback, ...ErrorResponses, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
-        detail: routeDoc(
-          "Rate a reply",
-          "One rating per assistant reply; a new one replaces it. A user message is 400, a running reply 409 reply_in_progress, an unknown or foreign one 404.",
-          { operationId: "putFeedback", success: "Feedback", body: "FeedbackBody" },
         ),
       },
     );

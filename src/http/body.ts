@@ -13,7 +13,8 @@ export class BodyProblem {
 
 const isJsonType = (contentType: string) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim());
 
-async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array | null> {
+/** The body's bytes, or null once it is over `maxBytes` (the rest is not read). */
+export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array | null> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) return null;
   if (!request.body) return new Uint8Array();
@@ -72,7 +73,12 @@ export async function readJsonBody(
  */
 export const jsonBody = (maxBytes: number) =>
   new Elysia()
-    .onParse({ as: "scoped" }, ({ request, contentType }) => readJsonBody(request, contentType, maxBytes))
+    // GET and DELETE take no body: never read one (docs/api.md#authentication), whatever the plugin's other routes take.
+    .onParse({ as: "scoped" }, ({ request, contentType }) =>
+      request.method === "GET" || request.method === "DELETE" || request.method === "HEAD"
+        ? null
+        : readJsonBody(request, contentType, maxBytes),
+    )
     .onTransform({ as: "scoped" }, ({ body }) => {
       if (body instanceof BodyProblem) throw body.error;
     });

@@ -4,11 +4,11 @@
  * and must never count against one. Embedders mount the plugin in their own app and use their
  * own CORS (e.g. @elysiajs/cors), so this lives beside the app, not in the plugin.
  */
-import type { CorsOrigins } from "../config/cors-origins.ts";
+import { type CorsOrigins, originAllowed } from "../config/cors-origins.ts";
 
 /** Headers a browser client sends: the key, JSON bodies, idempotent retries, SSE resume. */
 const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id";
-const ALLOW_METHODS = "GET, POST, DELETE, OPTIONS";
+const ALLOW_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
 /** What a page may read: the limits, when to retry, and the id to quote in a report. */
 const EXPOSE_HEADERS =
   "RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id";
@@ -22,8 +22,18 @@ const MAX_AGE = "7200";
 export function corsHeaders(origins: CorsOrigins, origin: string | null): Record<string, string> | null {
   if (!origin) return null;
   if (origins === "*") return { "access-control-allow-origin": "*", "access-control-expose-headers": EXPOSE_HEADERS };
-  if (!origins.includes(origin)) return null;
+  if (!originAllowed(origins, origin)) return null;
   return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSE_HEADERS, vary: "Origin" };
+}
+
+/**
+ * The headers of every answer (not a preflight) under `origins`: with a list, the answer depends
+ * on the request's Origin, so `Vary: Origin` goes on every answer — to listed, unlisted and
+ * absent origins alike — or a shared cache could hand one origin's answer to another.
+ */
+export function corsAnswerHeaders(origins: CorsOrigins, origin: string | null): Record<string, string> {
+  const base = corsHeaders(origins, origin);
+  return origins === "*" ? (base ?? {}) : { ...base, vary: "Origin" };
 }
 
 /** A preflight: OPTIONS with Origin and Access-Control-Request-Method. */

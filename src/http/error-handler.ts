@@ -4,9 +4,9 @@
  */
 import { ValidationError } from "elysia";
 import { describeError, type Logger } from "../config/logger.ts";
-import { isStoreUnavailable } from "../db/errors.ts";
+import { isStorageFault, isStoreUnavailable } from "../db/errors.ts";
 import { markStatus } from "./access-log.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "./errors.ts";
 import { requestIdOf, urlOf } from "./request-id.ts";
 
 /** Turns Elysia's validation error into our `invalid_request` with the offending field. */
@@ -82,7 +82,16 @@ function withoutStack(d: unknown): unknown {
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (isStoreUnavailable(error)) {
-    return new ApiError("service_unavailable", "The database is unavailable; retry shortly.", { cause: error });
+    return new ApiError("service_unavailable", "The database is unavailable; retry shortly.", {
+      cause: error,
+      headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
+    });
+  }
+  if (isStorageFault(error)) {
+    return new ApiError("service_unavailable", "The store cannot read or write its data right now; retry shortly.", {
+      cause: error,
+      headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
+    });
   }
   return new ApiError("internal_error", "An internal error occurred.", { cause: error });
 }

@@ -6,6 +6,9 @@
 import { CODES, type ErrorBody, type ErrorCode, type ErrorPayload } from "../contract/errors.ts";
 import { utf8Length } from "./text.ts";
 
+/** Retry-After (seconds) of a 503 for a store that is away or cannot write. */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
+
 /** An error meant for the client: its code decides the status; `headers` ride along. */
 export class ApiError extends Error {
   readonly status: number;

@@ -21,7 +21,7 @@ export interface RouteRef {
  * answer 400 for it.
  */
 export const fallback = (logger: Logger, routes: RouteRef[]) => {
-  const patterns = routes.filter((r) => r.method !== "ALL").map((r) => ({ method: r.method, re: pathPattern(r.path) }));
+  const patterns = routePatterns(routes);
   return new Elysia().use(httpCore(logger)).all(
     "/*",
     ({ request, route }) => {
@@ -29,22 +29,34 @@ export const fallback = (logger: Logger, routes: RouteRef[]) => {
       // base is the path within the API. One trailing slash is as good as none, like on real routes.
       const pathname = urlOf(request).pathname;
       const path = pathname.slice(route.length - 2).replace(/\/$/, "");
-      const allowed = patterns.filter((r) => r.re.test(path)).map((r) => r.method);
-      if (allowed.length > 0 && !allowed.includes(request.method)) {
-        throw new ApiError("method_not_allowed", `${request.method} is not allowed here; use ${allowed.join(", ")}.`, {
-          headers: { allow: allowed.join(", ") },
-        });
-      }
-      throw new ApiError("not_found", `No route ${request.method} ${clip(pathname)}.`);
+      throw (
+        notAllowed(patterns, request.method, path) ??
+        new ApiError("not_found", `No route ${request.method} ${clip(pathname)}.`)
+      );
     },
     { parse: "none" },
   );
 };
 
-function pathPattern(path: string): RegExp {
+/** A route path with `:params` as a regular expression over concrete paths. */
+export function pathPattern(path: string): RegExp {
   const body = path
     .split("/")
     .map((seg) => (seg.startsWith(":") ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("/");
   return new RegExp(`^${body}$`);
+}
+
+/** Routes as patterns, for notAllowed. */
+export function routePatterns(routes: RouteRef[]): { method: string; re: RegExp }[] {
+  return routes.filter((r) => r.method !== "ALL").map((r) => ({ method: r.method, re: pathPattern(r.path) }));
+}
+
+/** 405 with Allow when `path` is a route that takes other methods than `method`; else undefined. */
+export function notAllowed(patterns: { method: string; re: RegExp }[], method: string, path: string) {
+  const allowed = [...new Set(patterns.filter((r) => r.re.test(path)).map((r) => r.method))];
+  if (allowed.length === 0 || allowed.includes(method)) return undefined;
+  return new ApiError("method_not_allowed", `${clip(method, 20)} is not allowed here; use ${allowed.join(", ")}.`, {
+    headers: { allow: allowed.join(", ") },
+  });
 }

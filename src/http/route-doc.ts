@@ -7,8 +7,10 @@
  */
 export interface RouteDoc {
   operationId: string;
-  /** Name of the component schema of the JSON success answer. */
+  /** Name of the component schema of the JSON success answer (200, and 201 for a creation). */
   success?: string;
+  /** The 200 answer is one of these named schemas (e.g. a replaced document or a bulk result). */
+  okOneOf?: string[];
   /** Name of the component schema of each `data:` line when the route answers an event stream. */
   events?: string;
   /** The event stream is the only success answer (otherwise it is an alternative to the JSON one). */

@@ -1,30 +1,42 @@
 /**
- * Parses knowledge-base files into documents: `.jsonl` (one {"url","title","content"} per
- * line) and markdown/text with `url:` (and optionally `title:`) in front matter. Bad lines are
- * reported with file:line and skipped; the rest load.
+ * Parses knowledge-base input into documents — the one set of rules for the CLI's files and the
+ * HTTP uploads: a JSON document (`{url, title?, content, format?, metadata?}`: one upload, one
+ * ndjson or `.jsonl` line), Markdown/text with front matter (YAML or TOML: `url`, `title`, the
+ * rest kept as metadata), and HTML (to text, see formats.ts). A bad line or file is reported
+ * (where, why, which field) and skipped; the rest load.
  */
+import type { DocumentFormat } from "../contract/knowledge.ts";
+import { frontMatter, htmlToDocument } from "./formats.ts";
 
 /** A document to ingest. */
 export interface KnowledgeDoc {
   url: string;
   title: string;
   content: string;
+  /** A JSON object kept with the document (front matter, the upload's `metadata`). */
+  metadata?: Record<string, unknown>;
 }
 
-/** A line or file that could not be loaded, and why. */
+/** A line or file that could not be loaded, and why (`param`: the field at fault, if one is). */
 export interface ParseProblem {
   where: string;
   reason: string;
+  param?: string;
+  /** Set when the document is over the size limit (HTTP: 413 `payload_too_large`). */
+  tooLarge?: boolean;
 }
+
+/** Largest `content` accepted by default, in UTF-8 bytes (MAX_DOCUMENT_BYTES). */
+export const DEFAULT_MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 /**
  * The URL in its canonical form (`new URL(v).href`: spaces and non-ASCII percent-encoded), so
  * every source we report is a valid URI; or why it cannot be a source. A URL with credentials
  * (`https://user:pass@…`) is refused: sources are shown to every key's users.
  */
-function canonicalUrl(v: unknown): { url: string } | { reason: string } {
-  const notHttp = { reason: "`url` must be an http(s) URL" };
-  if (typeof v !== "string" || v.includes("\0")) return notHttp;
+export function canonicalUrl(v: unknown): { url: string } | { reason: string } {
+  const notHttp = { reason: "`url` must be an absolute http(s) URL" };
+  if (typeof v !== "string" || v.includes("\0") || v.length > 2048) return notHttp;
   let url: URL;
   try {
     url = new URL(v.trim());
@@ -38,66 +50,117 @@ function canonicalUrl(v: unknown): { url: string } | { reason: string } {
 
 // PostgreSQL text cannot hold NUL; a document carrying one is a bad line, not a failed ingest.
 const hasNul = (s: string) => s.includes("\0");
+const bytesOf = (s: string) => new TextEncoder().encode(s).byteLength;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function parseJsonl(text: string, file: string): { docs: KnowledgeDoc[]; problems: ParseProblem[] } {
+/** Rules shared by every input: the size limit, and a base URL for files that name none. */
+export interface ParseRules {
+  maxBytes?: number;
+}
+
+type Checked = { doc: KnowledgeDoc } | { problem: Omit<ParseProblem, "where"> };
+
+/** Validates one document given as fields (JSON upload, ndjson or .jsonl line, parsed file). */
+export function checkDocument(
+  v: { url?: unknown; title?: unknown; content?: unknown; format?: unknown; metadata?: unknown },
+  { maxBytes = DEFAULT_MAX_DOCUMENT_BYTES }: ParseRules = {},
+): Checked {
+  const fail = (param: string, reason: string, tooLarge = false) => ({ problem: { param, reason, tooLarge } });
+  const checked = canonicalUrl(v.url);
+  if ("reason" in checked) return fail("url", checked.reason);
+  if (typeof v.content !== "string" || !v.content.trim())
+    return fail("content", "`content` must be a non-empty string");
+  if (bytesOf(v.content) > maxBytes)
+    return fail("content", `\`content\` is over MAX_DOCUMENT_BYTES (${maxBytes} bytes)`, true);
+  if (v.title !== undefined && v.title !== null && typeof v.title !== "string")
+    return fail("title", "`title` must be a string");
+  if (v.format !== undefined && !["markdown", "text", "html"].includes(v.format as string))
+    return fail("format", "`format` must be one of markdown, text, html");
+  if (v.metadata !== undefined && v.metadata !== null && !isObject(v.metadata))
+    return fail("metadata", "`metadata` must be a JSON object");
+  let content = v.content;
+  let title = typeof v.title === "string" ? v.title.trim() : "";
+  if ((v.format as DocumentFormat | undefined) === "html") {
+    const html = htmlToDocument(content);
+    content = html.text;
+    title ||= html.title ?? "";
+    if (!content.trim()) return fail("content", "the HTML has no text");
+  }
+  title ||= /^#\s+(.+)$/m.exec(content)?.[1]?.trim() || checked.url;
+  if (hasNul(content) || hasNul(title)) return fail("content", "contains a NUL character");
+  const metadata = isObject(v.metadata) ? v.metadata : {};
+  if (hasNul(JSON.stringify(metadata))) return fail("metadata", "contains a NUL character");
+  return { doc: { url: checked.url, title, content, metadata } };
+}
+
+/** One JSON line (ndjson body, .jsonl file) as a document, or the problem with it. */
+export function parseJsonLine(line: string, rules?: ParseRules): Checked {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch (e) {
+    return { problem: { reason: `not JSON (${(e as Error).message})` } };
+  }
+  if (!isObject(v)) return { problem: { reason: "not a JSON object" } };
+  return checkDocument(v, rules);
+}
+
+export function parseJsonl(
+  text: string,
+  file: string,
+  rules?: ParseRules,
+): { docs: KnowledgeDoc[]; problems: ParseProblem[] } {
   const docs: KnowledgeDoc[] = [];
   const problems: ParseProblem[] = [];
   for (const [i, line] of text.split("\n").entries()) {
     if (!line.trim()) continue;
-    const problem = (reason: string) => problems.push({ where: `${file}:${i + 1}`, reason });
-    let v: { url?: unknown; title?: unknown; content?: unknown };
-    try {
-      v = JSON.parse(line);
-    } catch (e) {
-      problem(`not JSON (${(e as Error).message})`);
-      continue;
-    }
-    if (!v || typeof v !== "object") {
-      problem("not a JSON object");
-      continue;
-    }
-    const checked = canonicalUrl(v.url);
-    if ("reason" in checked) {
-      problem(checked.reason);
-      continue;
-    }
-    const url = checked.url;
-    if (typeof v.content !== "string" || !v.content.trim()) {
-      problem("`content` must be a non-empty string");
-      continue;
-    }
-    const title = typeof v.title === "string" && v.title.trim() ? v.title.trim() : url;
-    if (hasNul(v.content) || hasNul(title)) {
-      problem("contains a NUL character");
-      continue;
-    }
-    docs.push({ url, title, content: v.content });
+    const r = parseJsonLine(line, rules);
+    if ("doc" in r) docs.push(r.doc);
+    else problems.push({ where: `${file}:${i + 1}`, ...r.problem });
   }
   return { docs, problems };
 }
 
-/** Markdown or text with front matter: `---\nurl: https://…\ntitle: …\n---`. */
-export function parseMarkdown(text: string, file: string): { doc?: KnowledgeDoc; problem?: ParseProblem } {
-  const fm = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
-  const fields = new Map<string, string>();
-  for (const line of fm?.[1]?.split(/\r?\n/) ?? []) {
-    const kv = /^(\w+):\s*(.*?)\s*$/.exec(line);
-    if (kv) fields.set(kv[1]!.toLowerCase(), kv[2]!.replace(/^(["'])(.*)\1$/, "$2"));
+/**
+ * A Markdown, text or HTML file. The URL comes from front matter (`url:`), an HTML page's
+ * canonical link, or else `baseUrl` joined with the file's relative path; the title from front
+ * matter, `<title>`, or the first `# heading`. Other front matter fields become metadata.
+ */
+export function parseFile(
+  text: string,
+  file: string,
+  { baseUrl, relativePath, ...rules }: ParseRules & { baseUrl?: string; relativePath?: string } = {},
+): { doc?: KnowledgeDoc; problem?: ParseProblem } {
+  let fm: ReturnType<typeof frontMatter>;
+  try {
+    fm = frontMatter(text);
+  } catch (error) {
+    return { problem: { where: `${file}:1`, reason: (error as Error).message } };
   }
-  const raw = fields.get("url");
-  const checked = canonicalUrl(raw);
-  if ("reason" in checked) {
-    return {
-      problem: {
-        where: `${file}:1`,
-        reason: raw === undefined ? "front matter needs `url: https://…`" : checked.reason,
-      },
-    };
+  const { url, title, ...metadata } = fm.fields;
+  const html = /\.html?$/i.test(file);
+  const page = html ? htmlToDocument(fm.body) : null;
+  let found = url ?? page?.url;
+  if (found === undefined && baseUrl) {
+    try {
+      found = new URL(encodeURI(relativePath ?? file), baseUrl).href;
+    } catch {
+      return { problem: { where: file, reason: "`base_url` must be an absolute http(s) URL", param: "base_url" } };
+    }
   }
-  const url = checked.url;
-  const content = fm ? text.slice(fm[0].length) : text;
-  if (!content.trim()) return { problem: { where: file, reason: "empty document" } };
-  const title = fields.get("title") || /^#\s+(.+)$/m.exec(content)?.[1]?.trim() || url;
-  if (hasNul(text)) return { problem: { where: file, reason: "contains a NUL character" } };
-  return { doc: { url, title, content } };
+  if (found === undefined)
+    return { problem: { where: `${file}:1`, reason: "front matter needs `url: https://…` (or send a base_url)" } };
+  const r = checkDocument(
+    { url: found, title: title ?? page?.title, content: page ? page.text : fm.body, metadata },
+    rules,
+  );
+  if ("problem" in r) {
+    const reason = r.problem.param === "content" && !r.problem.tooLarge ? "empty document" : r.problem.reason;
+    const where = r.problem.param === "url" ? `${file}:1` : file;
+    return { problem: { where, ...r.problem, reason: hasNul(text) ? "contains a NUL character" : reason } };
+  }
+  return { doc: r.doc };
 }
+
+/** Markdown or text with front matter (the CLI's `.md`/`.txt` files). */
+export const parseMarkdown = (text: string, file: string, rules?: ParseRules) => parseFile(text, file, rules);

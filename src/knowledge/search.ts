@@ -27,6 +27,7 @@ import type { Db } from "../db/client.ts";
 
 /** A passage found by search, with the document it comes from. */
 export interface SearchHit {
+  documentId: string;
   url: string;
   title: string;
   heading: string;
@@ -41,6 +42,11 @@ export interface SearchHit {
 
 /** Tuning of the ranking; the defaults are the literature's (k1, b) or chosen once, generally. */
 export interface SearchOptions {
+  /**
+   * Search only this knowledge base (candidates are filtered in the index scan, see
+   * knowledge_candidates_in). Unset: every knowledge base (benchmarks and evaluation only).
+   */
+  kbId?: string;
   /** Passages returned (after page grouping). */
   limit?: number;
   /** Passages returned per page at most. */
@@ -65,7 +71,7 @@ export interface SearchOptions {
   maxCandidates?: number;
 }
 
-export const SEARCH_DEFAULTS: Required<SearchOptions> = {
+export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "kbId">> = {
   limit: 8,
   perPage: 2,
   k1: 1.2,
@@ -95,6 +101,11 @@ const num = (n: number) => {
 export function searchSql(question: string, options: SearchOptions = {}): SQL {
   const o = { ...SEARCH_DEFAULTS, ...options };
   const q = question.slice(0, MAX_QUESTION_CHARS);
+  // The statistics (IDF, average length) are the whole store's; only candidates are scoped.
+  const candidates = (lit: SQL, lim: SQL) =>
+    o.kbId === undefined
+      ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
+      : sql`knowledge_candidates_in(${lit}::tsquery, ${o.kbId}::text, ${lim})`;
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
@@ -121,7 +132,7 @@ probe as (
 cand_ids as (
   -- A selective term brings all its postings; the common fallback term only as many as are scored.
   select k.id from probe p
-    cross join lateral knowledge_candidates(p.lit::tsquery, case when p.df <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end) as k(id)
+    cross join lateral ${candidates(sql`p.lit`, sql`case when p.df <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end`)} as k(id)
   group by k.id order by sum(p.idf) desc, k.id limit ${num(o.maxCandidates)}
 ),
 cand as materialized (
@@ -163,7 +174,7 @@ best as (
   limit ${num(o.limit)}
 )
 -- Only the returned passages' text is read.
-select d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
+select d.id as document_id, d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
 from best t join chunks c on c.id = t.id join documents d on d.id = t.document_id
 order by t.page_score desc, t.document_id, t.score desc, t.id`;
 }
@@ -212,6 +223,7 @@ export async function rankPassages(db: Db, question: string, options: SearchOpti
     | { rows: Record<string, unknown>[] };
   const list = Array.isArray(rows) ? rows : rows.rows;
   return list.map((r) => ({
+    documentId: String(r.document_id),
     url: String(r.url),
     title: String(r.title),
     heading: String(r.heading),

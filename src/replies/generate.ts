@@ -12,6 +12,8 @@ export interface Generated {
   content: string;
   sources: string[];
   usage: Usage | null;
+  /** The agent ended the reply at a local limit (agent/cap.ts): it is stored as `length`. */
+  cut?: boolean;
 }
 
 /** A reported token count as the database can hold it (int4), or null. */
@@ -31,13 +33,18 @@ export const storable = (v: unknown): string =>
 /** Feeds the agent's output into `out`, calling `onText` for each piece of text; throws the signal's reason when aborted. */
 export async function generate(
   agent: Agent,
-  input: { history: ChatTurn[]; message: string },
+  input: { history: ChatTurn[]; message: string; knowledgeBaseId: string | null },
   signal: AbortSignal,
   out: Generated,
   onText: (text: string) => void,
 ): Promise<void> {
   const consume = (async () => {
-    for await (const chunk of agent.respond({ history: input.history, message: input.message, signal })) {
+    for await (const chunk of agent.respond({
+      history: input.history,
+      message: input.message,
+      knowledgeBaseId: input.knowledgeBaseId,
+      signal,
+    })) {
       if (signal.aborted) return; // leaving the loop calls the agent's return()
       if (chunk.type === "token") {
         const text = storable(chunk.content);
@@ -47,6 +54,8 @@ export async function generate(
       } else if (chunk.type === "usage") {
         const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
         out.usage = u.input_tokens === null && u.output_tokens === null ? null : u;
+      } else if (chunk.type === "finish") {
+        out.cut = true;
       } else if (Array.isArray(chunk.sources)) {
         out.sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
       }

@@ -13,6 +13,7 @@ import { createNotifier, listenerOf } from "./notify.ts";
 import type { RunInput, RunOutcome } from "./outcome.ts";
 import { findOwnedReply, lastEvent } from "./reads.ts";
 import { RunRegistry } from "./registry.ts";
+import { replayStored } from "./replay.ts";
 import { Run } from "./run.ts";
 import { createReplyStore } from "./store.ts";
 import { Tails } from "./tail.ts";
@@ -70,6 +71,8 @@ export function createReplies(deps: RepliesDeps) {
       if (reply.status !== "in_progress" && after >= reply.lastSeq) {
         if ((await lastEvent(deps.db, reply.id))?.data !== ORPHANED_EVENT) return null;
       }
+      // An ended reply's events are all stored: paged from the database as the client reads.
+      if (reply.status !== "in_progress" && after < reply.lastSeq) return replayStored(deps.db, reply.id, after);
       return streamOf(feed(reply.id), after, deps.options.keepAliveMs);
     },
     /**

@@ -11,6 +11,8 @@ export interface RunInput {
   conversationId: string;
   history: ChatTurn[];
   message: string;
+  /** The conversation's knowledge base (AgentInput.knowledgeBaseId): the only one the agent searches and cites. */
+  knowledgeBaseId: string | null;
   at: Date;
   /** Writes of other folders to run in the statement that creates the reply (e.g. the Idempotency-Key record). */
   also?: ReplyWrite[];
@@ -55,7 +57,11 @@ export function storedReply(
 ): MessageRow {
   return {
     ...{ id: run.id, conversationId: run.conversationId, role: "assistant", content: out.content },
-    ...{ sources: out.sources, status: stopped ? "stopped" : "completed", createdAt: run.createdAt },
+    ...{
+      sources: out.sources,
+      status: stopped ? "stopped" : out.cut ? "length" : "completed",
+      createdAt: run.createdAt,
+    },
     ...{ leaseUntil: null, stopRequested: stopped, lastSeq },
     ...{ inputTokens: out.usage?.input_tokens ?? null, outputTokens: out.usage?.output_tokens ?? null },
   };

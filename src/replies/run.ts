@@ -128,9 +128,9 @@ export class Run implements ReplyFeed {
     this.deps.leases.remove(this.id);
     this.unsubscribeStop();
     const rest = await this.batcher.close();
-    const status = failure ? "failed" : stopped ? "stopped" : "completed";
-    const terminal = () =>
-      failure ? errorEvent(failure) : endEvent(this.id, stopped ? "stopped" : "completed", out.usage);
+    const ended = stopped ? "stopped" : out.cut ? "length" : "completed";
+    const status = failure ? "failed" : ended;
+    const terminal = () => (failure ? errorEvent(failure) : endEvent(this.id, ended, out.usage));
     const seq = this.log.lastSeq + 1;
     try {
       const events = [...rest.events, { seq, data: JSON.stringify(terminal()) }];

@@ -115,7 +115,7 @@ export async function finishReply(
     events: StoredEvent[];
     delta: string;
     lastSeq: number;
-    status: "completed" | "failed" | "stopped";
+    status: "completed" | "failed" | "stopped" | "length";
     sources: string[];
     usage: Usage | null;
     also: ReplyWrite[];

@@ -4,7 +4,7 @@
  * here from an `ApiError`, so its body is the one errors have everywhere (contract/errors.ts);
  * the named constructors below are the ways a reply can fail outside its agent.
  */
-import type { StreamEvent, Usage } from "../contract/events.ts";
+import type { ReplyStatus, StreamEvent, Usage } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
 
 /** The conversation (and with it the reply) was deleted while the reply ran. */
@@ -33,7 +33,7 @@ export function errorEvent(error: ApiError): StreamEvent {
   return { type: "error", error: payload };
 }
 
-export const endEvent = (messageId: string, status: "completed" | "stopped", usage: Usage | null): StreamEvent => ({
+export const endEvent = (messageId: string, status: ReplyStatus, usage: Usage | null): StreamEvent => ({
   type: "end",
   message_id: messageId,
   status,

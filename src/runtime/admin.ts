@@ -48,7 +48,12 @@ export interface AdminServer {
  * is a crashed server's leftover. `log` reports each command (its name only: arguments can be
  * file paths, output can be a secret).
  */
-export function startAdmin(dir: string, store: OpenedStore, log: (command: string, code: number) => void): AdminServer {
+export function startAdmin(
+  dir: string,
+  store: OpenedStore,
+  log: (command: string, code: number) => void,
+  onError: (error: unknown) => void = () => {},
+): AdminServer {
   const path = join(dir, ADMIN_SOCKET);
   const problem = socketPathProblem(dir);
   if (problem) throw new Error(problem);
@@ -62,7 +67,13 @@ export function startAdmin(dir: string, store: OpenedStore, log: (command: strin
       const url = new URL(req.url);
       if (req.method === "GET" && url.pathname === "/ping") return new Response("ok");
       if (req.method !== "POST" || url.pathname !== "/run") return new Response("not found", { status: 404 });
-      const { argv } = (await req.json()) as { argv?: unknown };
+      let body: unknown;
+      try {
+        body = await req.json();
+      } catch {
+        return Response.json({ error: 'the body must be JSON: {"argv": [strings]}' }, { status: 400 });
+      }
+      const argv = (body as { argv?: unknown } | null)?.argv;
       if (!Array.isArray(argv) || !argv.every((a) => typeof a === "string"))
         return Response.json({ error: "argv must be strings" }, { status: 400 });
       const [command, ...rest] = argv as string[];
@@ -80,6 +91,12 @@ export function startAdmin(dir: string, store: OpenedStore, log: (command: strin
       }
       log(`${command}${command === "keys" && rest[0] ? ` ${rest[0]}` : ""}`, code);
       return Response.json({ code, stdout: io.stdout, stderr: io.stderr } satisfies Outcome);
+    },
+    // Anything unforeseen: a JSON answer and one log line, never Bun's HTML page (which shows the
+    // exception and the working directory, and prints a multi-line stack into the JSON log).
+    error(error) {
+      onError(error);
+      return Response.json({ error: "internal error in the admin socket" }, { status: 500 });
     },
   });
   chmodSync(path, 0o600); // the umask already made it so; say it explicitly

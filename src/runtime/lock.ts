@@ -24,6 +24,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { assertOwnFolder } from "./private-fs.ts";
 
 const LOCK_EX = 2;
 const LOCK_NB = 4;
@@ -103,6 +104,7 @@ function readHolder(path: string): Holder {
 function tryLock(dir: string, name: string, command: string): (() => void) | null {
   const { flock, errno } = loadLibc();
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  assertOwnFolder(dir); // before anything is written in it
   const path = join(dir, name);
   for (;;) {
     const fd = openSync(path, "a+", 0o600);

@@ -9,7 +9,7 @@
  *   version, or copied in) is tightened, and the caller is told so it can warn.
  * Bun/Node-only (file system): CLI and server only.
  */
-import { chmodSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { NodeFS } from "@electric-sql/pglite/nodefs";
 
@@ -61,4 +61,23 @@ export function tightenFolder(dir: string): number {
   };
   walk(dir);
   return changed;
+}
+
+/**
+ * Refuses a data folder (or its `pg` folder) owned by another user, as PostgreSQL does: its owner
+ * could later reopen the store behind the server's back or swap the admin socket. Root is no
+ * exception. Where the platform has no user ids (Windows), there is nothing to compare.
+ */
+export function assertOwnFolder(dir: string): void {
+  const me = process.getuid?.();
+  if (me === undefined) return;
+  for (const path of [dir, join(dir, "pg")]) {
+    if (!existsSync(path)) continue;
+    const { uid } = lstatSync(path);
+    if (uid !== me)
+      throw new Error(
+        `The data folder ${path} is owned by another user (uid ${uid}); this server runs as uid ${me}. ` +
+          "Run Parley as the folder's owner, or give the folder to this user (chown -R), or use another DATA_DIR.",
+      );
+  }
 }

@@ -5,11 +5,13 @@
  * Bun/Node-only (file system, process): CLI and server only.
  */
 import { join, resolve } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
 import type { Env } from "../config/env.ts";
-import { openPglite, openPostgres, type Store } from "../db/client.ts";
+import { openPostgres, pgliteStore, type Store } from "../db/client.ts";
 import { LockBusy, lockDataDir } from "./lock.ts";
 import { pgliteAssets } from "./pglite-assets.ts";
 import { PrivateNodeFS, tightenFolder } from "./private-fs.ts";
+import { recoveringPglite } from "./recovering-pglite.ts";
 
 /** How long closing the store may take before a stopping process gives up on it (exit 1). */
 export const CLOSE_TIMEOUT_MS = 10_000;
@@ -32,7 +34,7 @@ export interface OpenOptions {
 /** The store for this process, and how to let go of it. */
 export async function openStoreFromEnv(env: Env, { command, warn, onBusy }: OpenOptions = {}): Promise<OpenedStore> {
   if (env.DATABASE_URL) {
-    const store = openPostgres(env.DATABASE_URL, { max: env.DB_POOL_MAX });
+    const store = openPostgres(env.DATABASE_URL, { max: env.DB_POOL_MAX, waitMs: env.DB_WAIT_MS });
     return { ...store, describe: "PostgreSQL (DATABASE_URL)", close: once(store.close) };
   }
   const dir = resolve(env.DATA_DIR);
@@ -56,9 +58,15 @@ export async function openStoreFromEnv(env: Env, { command, warn, onBusy }: Open
         `the data folder ${dir} was readable by other users: removed group/other permissions from ${loosened} file(s) and folder(s)`,
       );
     const pg = join(dir, "pg");
-    const store = await openPglite(pg, { ...(await pgliteAssets()), fs: new PrivateNodeFS(pg) });
+    const assets = await pgliteAssets();
+    // Reopened after a storage fault clears (recovering-pglite.ts).
+    const pglite = await recoveringPglite(pg, () =>
+      PGlite.create({ ...assets, dataDir: pg, fs: new PrivateNodeFS(pg) }),
+    );
+    const store = { ...pgliteStore(pglite.client), close: () => pglite.close() };
     return {
       ...store,
+      writable: () => pglite.writable(),
       describe: `PGlite in ${dir}`,
       // PGlite's close waits for the running statement (and transaction), then shuts down cleanly.
       close: once(async () => {

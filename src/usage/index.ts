@@ -11,11 +11,8 @@ import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
-import { requireAdmin } from "./admin.ts";
 import { UsageQuery, UsageReport } from "./model.ts";
 import { keyExists, usageOf, utcDay } from "./service.ts";
-
-export { isAdmin, requireAdmin } from "./admin.ts";
 
 /** The longest range one request may ask for. */
 export const MAX_USAGE_DAYS = 366;
@@ -53,7 +50,12 @@ export const usageRoutes = (deps: GuardDeps & { logger: Logger }) =>
         }
         let keys: string[] | "all" = [apiKey.id];
         if (query.key_id !== undefined && query.key_id !== apiKey.id) {
-          requireAdmin(apiKey, "read another key's usage");
+          // The same refusal as adminGuard's (auth/): this route serves chat keys their own usage.
+          if (apiKey.role !== "admin")
+            throw new ApiError(
+              "permission_denied",
+              "Another key's usage needs an admin key; this key's role is 'chat'.",
+            );
           if (query.key_id === "all") keys = "all";
           else if (await keyExists(deps.db, query.key_id)) keys = [query.key_id];
           else throw new ApiError("not_found", `No key '${clip(query.key_id)}'.`, { param: "key_id" });

@@ -10,7 +10,7 @@ import { Elysia } from "elysia";
 import { createApp } from "../../src/app/app.ts";
 import { type ChatEvent, createClient, ParleyError } from "../../src/client/index.ts";
 import { createLogger } from "../../src/config/logger.ts";
-import { createParley } from "../../src/mod.ts";
+import { createKey, createParley } from "../../src/mod.ts";
 import { checker, smokeStore } from "./setup.ts";
 
 const { store, secret } = await smokeStore();
@@ -137,6 +137,28 @@ try {
       list2.headers.get("access-control-expose-headers")?.includes("X-RateLimit-Remaining") === true,
     "standalone list with CORS headers",
   );
+
+  // Knowledge bases over HTTP on Deno: the front matter (YAML, TOML) and HTML libraries run here too.
+  const { secret: adminSecret } = await createKey(store.db, { name: "deno admin", plan: "pro", role: "admin" });
+  const admin = createClient({ baseUrl: base, apiKey: adminSecret }).admin;
+  const kb = await admin.knowledgeBases.create({ name: "deno-kb" });
+  const uploaded = await admin.documents.uploadFiles(
+    kb.id,
+    [
+      new File(["---\nurl: https://smoke.test/yaml\ntags: [a]\n---\n# Yaml\nyamlword here"], "a.md"),
+      new File(['+++\nurl = "https://smoke.test/toml"\n+++\ntomlword here'], "b.md"),
+      new File(["<title>Page</title><script>var scriptword</script><h2>Part</h2><p>htmlword here</p>"], "c.html"),
+    ],
+    { baseUrl: "https://smoke.test/files/" },
+  );
+  check(uploaded.created === 3 && uploaded.failed === 0, "multipart upload: YAML and TOML front matter, HTML");
+  const html = await admin.documents.get(kb.id, uploaded.results[2]!.id!);
+  check(
+    html.title === "Page" && html.content.includes("## Part") && !html.content.includes("scriptword"),
+    "HTML to text, scripts dropped",
+  );
+  const found = await admin.knowledgeBases.search(kb.id, { query: "tomlword" });
+  check(found.length === 1 && found[0]!.url === "https://smoke.test/toml", "search within a knowledge base");
 } finally {
   ac.abort();
   await server.finished;

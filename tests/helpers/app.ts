@@ -6,6 +6,7 @@ import { createKey } from "../../src/auth/keys-admin.ts";
 import { findKeyBySecret } from "../../src/auth/lookup.ts";
 import { createLogger } from "../../src/config/logger.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
+import type { ErrorBody, ErrorCode } from "../../src/contract/errors.ts";
 import type { Plan } from "../../src/contract/plans.ts";
 import type { Store } from "../../src/db/client.ts";
 import type { Replies } from "../../src/replies/index.ts";
@@ -18,7 +19,10 @@ export interface Harness {
   replies: Replies;
   /** A new key; by default with limits no test reaches. */
   key(plan?: Plan, limits?: { rpm?: number; rpd?: number }): Promise<string>;
-  call(method: string, path: string, init?: CallInit): Promise<Reply>;
+  /** A new admin key (enterprise limits no test reaches). */
+  admin(): Promise<string>;
+  /** One request through app.handle; `T`: the success body's type (src/contract), e.g. `call<ChatReply>(…)`. */
+  call<T = any>(method: string, path: string, init?: CallInit): Promise<Reply<T>>;
 }
 
 export interface CallInit {
@@ -28,12 +32,15 @@ export interface CallInit {
   headers?: Record<string, string>;
 }
 
-/** A response read once: status, headers, parsed JSON (when JSON) and raw text. */
-export interface Reply {
+/**
+ * A response read once: status, headers, parsed JSON (when JSON) and raw text. `json` is typed
+ * as the success body `T`; an error body is read through expectError (or `as ErrorBody`).
+ */
+export interface Reply<T = any> {
   status: number;
   headers: Headers;
   text: string;
-  json: any;
+  json: T;
 }
 
 export async function harness(
@@ -57,7 +64,17 @@ export async function harness(
       const { secret } = await createKey(store.db, { name: "test", plan, ...big, ...limits });
       return secret;
     },
-    call: (method, path, init = {}) => send(app, method, path, init),
+    async admin() {
+      const { secret } = await createKey(store.db, {
+        name: "test admin",
+        plan: "enterprise",
+        rpm: 1_000_000,
+        rpd: 10_000_000,
+        role: "admin",
+      });
+      return secret;
+    },
+    call: <T>(method: string, path: string, init: CallInit = {}) => send<T>(app, method, path, init),
   };
 }
 
@@ -92,12 +109,12 @@ export async function keyIdOf(store: Store, secret: string): Promise<string> {
   return row.id;
 }
 
-export async function send(
+export async function send<T = any>(
   app: { handle(r: Request): Promise<Response> },
   method: string,
   path: string,
   init: CallInit = {},
-): Promise<Reply> {
+): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   let body = init.body;
@@ -106,10 +123,10 @@ export async function send(
     headers["content-type"] ??= "application/json";
   }
   const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
-  return read(res);
+  return read<T>(res);
 }
 
-export async function read(res: Response): Promise<Reply> {
+export async function read<T = any>(res: Response): Promise<Reply<T>> {
   const text = await res.text();
   let json: unknown;
   try {
@@ -117,20 +134,21 @@ export async function read(res: Response): Promise<Reply> {
   } catch {
     json = undefined;
   }
-  return { status: res.status, headers: res.headers, text, json };
+  return { status: res.status, headers: res.headers, text, json: json as T };
 }
 
 /** Asserts the status, printing the body when it differs. */
-export function expectStatus(reply: Reply, status: number): void {
+export function expectStatus(reply: Reply<unknown>, status: number): void {
   expect({ status: reply.status, body: reply.json ?? reply.text }).toMatchObject({ status });
 }
 
 /** Asserts a standard error body with this status and code. */
-export function expectError(reply: Reply, status: number, code: string): void {
+export function expectError(reply: Reply<unknown>, status: number, code: ErrorCode): void {
   expectStatus(reply, status);
-  expect(reply.json?.error?.code, reply.text).toBe(code);
-  expect(typeof reply.json.error.message).toBe("string");
-  expect(typeof reply.json.error.type).toBe("string");
-  expect(reply.json.request_id).toBe(reply.headers.get("x-request-id"));
+  const body = reply.json as ErrorBody | undefined;
+  expect(body?.error?.code, reply.text).toBe(code);
+  expect(typeof body!.error.message).toBe("string");
+  expect(typeof body!.error.type).toBe("string");
+  expect<string | null>(body!.request_id).toBe(reply.headers.get("x-request-id"));
   expect(reply.headers.get("content-type")).toContain("application/json");
 }

@@ -2,7 +2,7 @@
  * Real Parley processes for tests: the CLI and the server as a user runs them, each on its own
  * PGlite folder (never DATABASE_URL: these also run, unchanged, in the PostgreSQL CI run).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -32,6 +32,45 @@ export function tempDir(prefix = "parley-test-"): string {
 process.on("exit", () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
+
+let template: Promise<string> | undefined;
+
+/**
+ * A data folder holding a migrated PGlite store, as `bun src/main.ts migrate` leaves it, copied
+ * from one template made once per run: PGlite's initdb (4–6 s idle, over 20 s on a busy machine)
+ * runs once, not in every test. Tests about a *new* folder (start-up, initdb) use tempDir().
+ * The copy keeps the modes (folder 0700, files 0600), so it is what the server itself made.
+ */
+export async function dataDir(prefix = "parley-test-"): Promise<string> {
+  const dir = tempDir(prefix);
+  cpSync(await templateDataDir(), dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * The run's template folder, made on first use. tests/helpers/setup.ts makes it before the
+ * first process test, in a hook with its own long timeout: on a loaded machine initdb outlasts
+ * a test's. Its `migrate` is not one of the test's processes (killProcesses leaves it alone),
+ * and a failure is not kept: the next call tries again.
+ */
+export function templateDataDir(): Promise<string> {
+  template ??= (async () => {
+    const dir = tempDir("parley-template-");
+    const proc = Bun.spawn(["bun", join(root, "src/main.ts"), "migrate"], {
+      cwd: root,
+      env: { ...baseEnv(), LOG_LEVEL: "warn", DATA_DIR: dir },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    if (code !== 0) throw new Error(`making the template data folder failed (exit ${code}): ${stderr}`);
+    return dir;
+  })().catch((e) => {
+    template = undefined;
+    throw e;
+  });
+  return template;
+}
 
 const baseEnv = () => ({
   PATH: process.env.PATH!,
@@ -89,6 +128,28 @@ export function launch(cmd: string[], env: Record<string, string>) {
     return { code: proc.exitCode, signal: proc.signalCode, logs, stderr: await stderr };
   };
   return { proc, logs, waitLog, exited };
+}
+
+/**
+ * Resolves when `name` appears in `dir` (a lock file a process takes), told by the file system
+ * (fs.watch) rather than by polling; rejects when `proc` ends first.
+ */
+export async function fileAppears(dir: string, name: string, proc: Bun.Subprocess): Promise<void> {
+  const watcher = watch(dir);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (existsSync(join(dir, name))) resolve();
+        else if (proc.exitCode !== null || proc.signalCode !== null)
+          reject(new Error(`the process ended before ${name}`));
+      };
+      watcher.on("change", check);
+      void proc.exited.then(check);
+      check(); // it may be there already
+    });
+  } finally {
+    watcher.close();
+  }
 }
 
 /** How long a test that starts real servers may take (each may run PGlite's initdb; see waitLog). */

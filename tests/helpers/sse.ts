@@ -61,3 +61,36 @@ export async function readEvents(res: Response, stopAfter?: number): Promise<IdE
   );
   return events;
 }
+
+/** A stream being read: the events so far, a wait for an event, and the whole list once it ends. */
+export interface SseFollow {
+  events: any[];
+  /** Resolves at the first event of this type (at once if one came); rejects if the stream ends first. */
+  until(type: string): Promise<void>;
+  /** Every event, once the stream has ended. */
+  done: Promise<any[]>;
+}
+
+/** Reads `res` in the background, so a test can act at an event (the first token…) and then read on. */
+export function followSse(res: Response): SseFollow {
+  const events: any[] = [];
+  let notify = () => {};
+  const done = feed(
+    res,
+    {
+      event: (e) => {
+        events.push(JSON.parse(e.data));
+        notify();
+      },
+    },
+    () => false,
+  ).then(() => events);
+  const until = async (type: string) => {
+    for (;;) {
+      if (events.some((e) => e.type === type)) return;
+      const ended = await Promise.race([new Promise<false>((r) => (notify = () => r(false))), done.then(() => true)]);
+      if (ended && !events.some((e) => e.type === type)) throw new Error(`the stream ended with no ${type} event`);
+    }
+  };
+  return { events, until, done };
+}

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
 import { openPglite, openPostgres, type Store } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { parseJsonl } from "../../src/knowledge/parse.ts";
@@ -16,9 +17,38 @@ export const CORPUS = fileURLToPath(new URL("../fixtures/kb.jsonl", import.meta.
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
 let opened: Promise<Store> | undefined;
+let image: Promise<Blob> | undefined;
+
+/**
+ * A new in-memory PGlite, empty (not migrated), loaded from an image of a database initdb'd once
+ * per run: PGlite's initdb takes 4–6 s (over 20 s on a busy machine), loading the image about 1 s.
+ * The test store is one such copy, and so is every test's own PGlite (a store the test closes…).
+ */
+export async function freshPglite(): Promise<Store> {
+  return openPglite(undefined, { loadDataDir: await pgliteImage() });
+}
+
+/**
+ * The run's initdb'd image, made on first use. A file whose tests need a fresh PGlite makes it in
+ * `beforeAll(pgliteImage, …)` with a long timeout (on PostgreSQL runs the shared store does not).
+ */
+export function pgliteImage(): Promise<Blob> {
+  image ??= (async () => {
+    const pg = await PGlite.create();
+    try {
+      return await pg.dumpDataDir("none");
+    } finally {
+      await pg.close();
+    }
+  })().catch((e) => {
+    image = undefined;
+    throw e;
+  });
+  return image;
+}
 
 async function open(): Promise<Store> {
-  const store = onPostgres ? openPostgres(process.env.DATABASE_URL!, { max: 20 }) : await openPglite();
+  const store = onPostgres ? openPostgres(process.env.DATABASE_URL!, { max: 20 }) : await freshPglite();
   await migrate(store);
   const { docs } = parseJsonl(readFileSync(CORPUS, "utf8"), CORPUS);
   await ingestDocuments(store.db, [...SAMPLE_DOCS, ...docs]);

@@ -6,13 +6,14 @@
  */
 import { createLogger, type Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
+import { capReply } from "../cap.ts";
 import type { Agent, AgentChunk, AgentInput } from "../types.ts";
 import { type LlmConfig, resolveConfig } from "./config.ts";
 import { UpstreamFailure } from "./failure.ts";
 import { languageModel } from "./model.ts";
 import { findPassages } from "./passages.ts";
 import { citedSources, conversation, systemPrompt } from "./prompt.ts";
-import { streamReply } from "./stream.ts";
+import { type Piece, streamReply } from "./stream.ts";
 
 export interface LlmAgentOptions {
   logger?: Logger;
@@ -22,8 +23,8 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
   const c = resolveConfig(config);
   const model = languageModel(c);
   return {
-    async *respond({ history, message, signal }: AgentInput): AsyncIterable<AgentChunk> {
-      const passages = await findPassages(db, message, history);
+    async *respond({ history, message, signal, knowledgeBaseId }: AgentInput): AsyncIterable<AgentChunk> {
+      const passages = await findPassages(db, message, history, knowledgeBaseId);
       signal.throwIfAborted();
       const prompt = {
         system: systemPrompt(c.systemPrompt, passages),
@@ -31,13 +32,10 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
       };
       let answer = "";
       try {
-        for await (const piece of streamReply(model, c, prompt, signal, logger)) {
-          if (piece.type === "text") {
-            answer += piece.text;
-            yield { type: "token", content: piece.text };
-          } else {
-            yield { type: "usage", usage: { input_tokens: piece.input, output_tokens: piece.output } };
-          }
+        const limits = { maxTokens: c.maxOutputTokens, maxBytes: c.maxReplyBytes };
+        for await (const chunk of capReply(chunks(streamReply(model, c, prompt, signal, logger)), limits)) {
+          if (chunk.type === "token") answer += chunk.content;
+          yield chunk;
         }
       } catch (error) {
         throw error instanceof UpstreamFailure ? error.toApiError(c) : error;
@@ -45,4 +43,12 @@ export function llmAgent(db: Db, config: LlmConfig, { logger = createLogger("inf
       yield { type: "sources", sources: citedSources(answer, passages) };
     },
   };
+}
+
+/** The provider's pieces as the agent's chunks. */
+async function* chunks(pieces: AsyncIterable<Piece>): AsyncGenerator<AgentChunk> {
+  for await (const piece of pieces) {
+    if (piece.type === "text") yield { type: "token", content: piece.text };
+    else yield { type: "usage", usage: { input_tokens: piece.input, output_tokens: piece.output } };
+  }
 }

@@ -14,7 +14,10 @@ export interface LlmConfig {
   /** Optional for local servers (Ollama, vLLM, llama.cpp). Never logged. */
   apiKey?: string;
   systemPrompt?: string;
+  /** Sent to the provider, and enforced locally: a reply is cut at this many text pieces (agent/cap.ts). */
   maxOutputTokens?: number;
+  /** A reply is cut at this many UTF-8 bytes, whatever the provider sends (agent/cap.ts). */
+  maxReplyBytes?: number;
   /** Until the first token, across retries (ms). */
   timeoutMs?: number;
   /** Between chunks once the reply has started (ms). */
@@ -48,6 +51,7 @@ export function resolveConfig(c: LlmConfig): ResolvedLlmConfig {
     apiKey: c.apiKey ?? "",
     systemPrompt: c.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
     maxOutputTokens: c.maxOutputTokens ?? 1024,
+    maxReplyBytes: c.maxReplyBytes ?? 262_144,
     timeoutMs: c.timeoutMs ?? 60_000,
     idleTimeoutMs: c.idleTimeoutMs ?? 30_000,
     maxRetries: c.maxRetries ?? 2,

@@ -1,7 +1,8 @@
 /**
  * What went wrong with a provider call, in terms Parley decides on: retry or not, which code the
- * client gets, what the log says. Nothing from the provider's error text reaches the client,
- * and the log gets it only with the key removed (providers echo keys in 401 messages).
+ * client gets, what the log says. The provider's free text never reaches the client nor the log:
+ * it may quote the user's message (a 400 about the content) or echo the key (a 401). The log
+ * gets the status, the provider's error type and code, and its request id.
  */
 import { APICallError } from "ai";
 import { ApiError } from "../../http/errors.ts";
@@ -23,7 +24,8 @@ export class UpstreamFailure extends Error {
       retryable?: boolean;
       retryAfterMs?: number;
       providerType?: string;
-      providerMessage?: string;
+      providerCode?: string;
+      providerRequestId?: string;
     } = {},
   ) {
     super(`upstream ${kind}${detail.status ? ` ${detail.status}` : ""}`);
@@ -87,7 +89,7 @@ export class UpstreamFailure extends Error {
 }
 
 /** Classifies what the AI SDK threw or streamed as an error part. */
-export function classify(error: unknown, apiKey: string): UpstreamFailure {
+export function classify(error: unknown): UpstreamFailure {
   if (error instanceof UpstreamFailure) return error;
   const e = error as {
     name?: string;
@@ -103,23 +105,27 @@ export function classify(error: unknown, apiKey: string): UpstreamFailure {
       : typeof e?.data?.type === "string"
         ? e.data.type
         : undefined;
-  const providerMessage = redact(String(e?.data?.error?.message ?? e?.data?.message ?? ""), apiKey);
+  const code = e?.data?.error?.code ?? e?.data?.code;
+  const providerCode = typeof code === "string" || typeof code === "number" ? token(String(code)) : undefined;
   if (APICallError.isInstance(error)) {
     if (error.statusCode === undefined) return new UpstreamFailure("unreachable", { retryable: true });
+    const headers = error.responseHeaders ?? {};
+    const requestId = headers["x-request-id"] ?? headers["request-id"];
     return new UpstreamFailure("http", {
       status: error.statusCode,
       retryable: error.isRetryable,
       retryAfterMs: retryAfterMs(error.responseHeaders),
-      providerType,
-      providerMessage,
+      providerType: providerType === undefined ? undefined : token(providerType),
+      providerCode,
+      providerRequestId: requestId ? token(requestId) : undefined,
     });
   }
   if (e?.name === "AI_StreamProviderError") {
     return new UpstreamFailure("stream_error", {
       status: e.statusCode,
       retryable: e.isRetryable,
-      providerType,
-      providerMessage,
+      providerType: providerType === undefined ? undefined : token(providerType),
+      providerCode,
     });
   }
   if (e?.name === "AI_InvalidResponseDataError" && /without a finish reason/i.test(e.message ?? ""))
@@ -140,5 +146,5 @@ export function retryAfterMs(headers: Record<string, string> | undefined, now = 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-const redact = (text: string, key: string) =>
-  (key && key.length >= 4 ? text.replaceAll(key, "[key]") : text).slice(0, 300);
+/** An identifier-like value (type, code, request id), or undefined when it looks like free text. */
+const token = (v: string): string | undefined => (/^[\w.:-]{1,100}$/.test(v) ? v : undefined);

@@ -26,6 +26,7 @@ export function llmConfigFromEnv(env: Env): LlmConfig | undefined {
     apiKey: env.LLM_API_KEY,
     systemPrompt: env.LLM_SYSTEM_PROMPT,
     maxOutputTokens: env.LLM_MAX_OUTPUT_TOKENS,
+    maxReplyBytes: env.LLM_MAX_REPLY_BYTES,
     timeoutMs: env.LLM_TIMEOUT_MS,
     idleTimeoutMs: env.LLM_IDLE_TIMEOUT_MS,
     maxRetries: env.LLM_MAX_RETRIES,

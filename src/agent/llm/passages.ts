@@ -11,6 +11,13 @@ const MAX_PASSAGES = 5;
 
 export type Passage = Pick<SearchHit, "url" | "title" | "heading" | "content">;
 
-export async function findPassages(db: Db, message: string, history: ChatTurn[]): Promise<Passage[]> {
-  return (await searchPassages(db, message, history)).slice(0, MAX_PASSAGES);
+/** Passages of knowledge base `kbId` only; none without one. */
+export async function findPassages(
+  db: Db,
+  message: string,
+  history: ChatTurn[],
+  kbId: string | null,
+): Promise<Passage[]> {
+  if (!kbId) return [];
+  return (await searchPassages(db, message, history, { kbId })).slice(0, MAX_PASSAGES);
 }

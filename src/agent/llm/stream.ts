@@ -33,7 +33,7 @@ export async function* streamReply(
       return;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
-      const failure = classify(error, c.apiKey);
+      const failure = classify(error);
       const wait = failure.detail.retryAfterMs ?? Math.min(200 * 2 ** attempt, 5_000);
       if (state.started || !failure.retryable || attempt >= c.maxRetries || Date.now() + wait >= deadline) {
         logFailure(logger, c, failure, attempt + 1, state.started);
@@ -133,6 +133,8 @@ const describe = (c: ResolvedLlmConfig, f: UpstreamFailure) => ({
   failure: f.kind,
   ...(f.detail.status ? { status: f.detail.status } : {}),
   ...(f.detail.providerType ? { provider_error: f.detail.providerType } : {}),
+  ...(f.detail.providerCode ? { provider_code: f.detail.providerCode } : {}),
+  ...(f.detail.providerRequestId ? { provider_request_id: f.detail.providerRequestId } : {}),
 });
 
 /** One line per failed reply; a refused key is an error with the fix, never with the provider's text. */
@@ -150,8 +152,8 @@ function logFailure(
     );
     return;
   }
-  const message = f.detail.providerMessage ? { provider_message: f.detail.providerMessage } : {};
-  logger.warn({ ...describe(c, f), ...message, attempts, after_first_token: started }, "model provider failed");
+  // Never the provider's message: it may quote the user's text (describe keeps identifiers only).
+  logger.warn({ ...describe(c, f), attempts, after_first_token: started }, "model provider failed");
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,13 +1,24 @@
-/** `ingest PATH...`: .jsonl files, .md/.txt files, or folders of them. Bad lines are reported and skipped. */
+/**
+ * `ingest [--kb NAME] PATH...`: .jsonl files, .md/.txt/.html files, or folders of them, into a
+ * knowledge base (default: `default`) — parsed and stored by the same services as the HTTP
+ * uploads. Bad lines are reported and skipped.
+ */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
+import { parseArgs } from "node:util";
 import type { Store } from "../../db/client.ts";
 import { isStoreUnavailable, sqlState } from "../../db/errors.ts";
-import { type KnowledgeDoc, type ParseProblem, parseJsonl, parseMarkdown } from "../../knowledge/parse.ts";
-import { ingestDocuments } from "../../knowledge/service.ts";
+import {
+  ingestDocuments,
+  type KnowledgeDoc,
+  knowledgeBaseIdsByName,
+  type ParseProblem,
+  parseFile,
+  parseJsonl,
+} from "../../knowledge/index.ts";
 import { consoleIo, type Io } from "./io.ts";
 
-const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt"]);
+const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt", ".html", ".htm"]);
 
 /**
  * The files under `path` (itself, if it is a file), sorted. Symlinks are followed, but a folder
@@ -55,14 +66,20 @@ function files(path: string, problems: ParseProblem[], seen = new Set<string>(),
  */
 export async function ingestCommand(
   store: Store,
-  paths: string[],
+  argv: string[],
   io: Io = consoleIo,
   signal?: AbortSignal,
 ): Promise<number> {
+  const { values, positionals: paths } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { kb: { type: "string" } },
+  });
   if (paths.length === 0) {
-    io.err("usage: ingest PATH... (.jsonl, .md, .txt files or folders)");
+    io.err("usage: ingest [--kb NAME] PATH... (.jsonl, .md, .txt, .html files or folders)");
     return 2;
   }
+  const [kbId] = await knowledgeBaseIdsByName(store.db, [values.kb ?? "default"]);
   const docs: KnowledgeDoc[] = [];
   const problems: ParseProblem[] = [];
   const seen = new Set<string>();
@@ -82,16 +99,17 @@ export async function ingestCommand(
       docs.push(...r.docs);
       problems.push(...r.problems);
     } else if (KINDS.has(extname(path))) {
-      const r = parseMarkdown(text, path);
+      const r = parseFile(text, path);
       if (r.doc) docs.push(r.doc);
       if (r.problem) problems.push(r.problem);
     } else {
-      problems.push({ where: path, reason: "unsupported file type (use .jsonl, .md or .txt)" });
+      problems.push({ where: path, reason: "unsupported file type (use .jsonl, .md, .txt or .html)" });
     }
   }
   for (const p of problems) io.err(`skipped ${p.where}: ${p.reason}`);
   let failed = 0;
   const n = await ingestDocuments(store.db, docs, {
+    kbId,
     signal,
     // Only the SQLSTATE and message: a driver error's full text can carry the query's parameters.
     onError: (doc, error) => {

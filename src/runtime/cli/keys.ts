@@ -8,13 +8,22 @@ import { createKey, listKeys, revokeKey, updateKey } from "../../auth/keys-admin
 import { checkLimit } from "../../auth/limits.ts";
 import { PLANS, type Plan } from "../../contract/plans.ts";
 import type { Store } from "../../db/client.ts";
+import { knowledgeBaseIdsByName } from "../../knowledge/index.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const USAGE = `usage:
-  keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N] [--tpd N]
+  keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N] [--tpd N] [--admin] [--kb NAME]... [--expires DATE]
   keys list
   keys revoke KEY_ID
-  keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default] [--tpd N|none]`;
+  keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default] [--tpd N|none] [--role chat|admin] [--kb NAME]...
+  (--kb: a knowledge base the key may use, by name or id; default: 'default'. --admin: may manage everything.)`;
+
+function expiry(v: string | undefined): Date | undefined {
+  if (v === undefined) return undefined;
+  const d = new Date(v);
+  if (Number.isNaN(d.getTime())) throw new Error("--expires must be a date, e.g. 2027-01-31 or 2027-01-31T12:00:00Z");
+  return d;
+}
 
 function limit(v: string | undefined, name: string): number | null | undefined {
   if (v === undefined) return undefined;
@@ -47,8 +56,15 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
       rpm: { type: "string" },
       rpd: { type: "string" },
       tpd: { type: "string" },
+      admin: { type: "boolean" },
+      role: { type: "string" },
+      kb: { type: "string", multiple: true },
+      expires: { type: "string" },
     },
   });
+  const kbs = values.kb ? await knowledgeBaseIdsByName(store.db, values.kb) : undefined;
+  if (values.role !== undefined && values.role !== "chat" && values.role !== "admin")
+    throw new Error("--role must be chat or admin");
   switch (sub) {
     case "create": {
       if (!values.name?.trim()) throw new Error(`--name is required\n${USAGE}`);
@@ -60,8 +76,11 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
         rpm: limit(values.rpm, "rpm"),
         rpd: limit(values.rpd, "rpd"),
         tpd: limit(values.tpd, "tpd"),
+        role: values.admin ? "admin" : "chat",
+        knowledgeBaseIds: kbs,
+        expiresAt: expiry(values.expires),
       });
-      io.err(`created ${key.id} (${p}); the secret is shown once, store it now:`);
+      io.err(`created ${key.id} (${p}${values.admin ? ", admin" : ""}); the secret is shown once, store it now:`);
       io.out(key.secret);
       return 0;
     }
@@ -71,7 +90,9 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
       for (const k of rows) {
         const limits = `${k.rpm ?? "plan"}/min ${k.rpd ?? "plan"}/day${k.tpd != null ? ` ${k.tpd} tok/day` : ""}`;
         const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
-        io.out(`${k.id}  ${k.prefix}…  ${k.plan.padEnd(10)} ${limits.padEnd(22)} ${state.padEnd(32)} ${k.name}`);
+        io.out(
+          `${k.id}  ${k.prefix}…  ${k.role.padEnd(5)} ${k.plan.padEnd(10)} ${limits.padEnd(22)} ${state.padEnd(32)} ${k.name}`,
+        );
       }
       return 0;
     }
@@ -90,6 +111,8 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
         rpm: limit(values.rpm, "rpm"),
         rpd: limit(values.rpd, "rpd"),
         tpd: limit(values.tpd, "tpd"),
+        role: values.role as "chat" | "admin" | undefined,
+        knowledgeBaseIds: kbs,
       });
       if (!ok) throw new Error(`no active key ${id}`);
       io.out(`updated ${id}`);

@@ -4,46 +4,54 @@
  * origin not listed is blocked. Headless Chromium via playwright-core; skipped where there is
  * no Chromium (CHROMIUM_PATH, default /usr/bin/chromium).
  */
-import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { createApp } from "../src/app/app.ts";
-import { createLogger } from "../src/config/logger.ts";
-import { harness } from "./helpers/app.ts";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { createApp } from "../../src/app/app.ts";
+import { createLogger } from "../../src/config/logger.ts";
+import { harness } from "../helpers/app.ts";
+import { hasChromium, launchBrowser, warnIfNoChromium } from "../helpers/browser.ts";
 
 setDefaultTimeout(60_000);
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
+warnIfNoChromium("cors-browser.test.ts");
 
-describe.skipIf(!available)("CORS from a browser page on another origin", async () => {
-  const h = await harness();
-  const key = await h.key("free");
-  // Two page origins: one listed, one not (same host, other ports = other origins).
-  const page = (label: string) =>
-    Bun.serve({
-      port: 0,
-      hostname: "127.0.0.1",
-      fetch: () => new Response(`<h1>${label}</h1>`, { headers: { "content-type": "text/html" } }),
-    });
-  const allowedSite = page("allowed");
-  const otherSite = page("other");
-  const allowedOrigin = `http://127.0.0.1:${allowedSite.port}`;
-  const api = createApp({
-    store: h.store,
-    logger: createLogger("silent"),
-    options: { corsOrigins: [allowedOrigin] },
-  }).listen({ port: 0, hostname: "127.0.0.1" });
-  const apiBase = `http://127.0.0.1:${api.server!.port}`;
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+// Two page origins: one listed, one not (same host, other ports = other origins).
+const page = (label: string) =>
+  Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: () => new Response(`<h1>${label}</h1>`, { headers: { "content-type": "text/html" } }),
+  });
+
+describe.skipIf(!hasChromium)("CORS from a browser page on another origin", () => {
+  // Everything starts in beforeAll: a skipped describe's body still runs, its hooks do not.
+  let browser: Browser;
+  let key = "";
+  let apiBase = "";
+  let allowedSite: ReturnType<typeof page>;
+  let otherSite: ReturnType<typeof page>;
+  const stops: (() => unknown)[] = [];
+  beforeAll(async () => {
+    const h = await harness();
+    key = await h.key("free");
+    allowedSite = page("allowed");
+    otherSite = page("other");
+    stops.push(
+      () => allowedSite.stop(true),
+      () => otherSite.stop(true),
+    );
+    const api = createApp({
+      store: h.store,
+      logger: createLogger("silent"),
+      options: { corsOrigins: [`http://127.0.0.1:${allowedSite.port}`] },
+    }).listen({ port: 0, hostname: "127.0.0.1" });
+    stops.push(() => api.stop(true));
+    apiBase = `http://127.0.0.1:${api.server!.port}`;
+    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await browser.close();
-    await api.stop(true);
-    allowedSite.stop(true);
-    otherSite.stop(true);
+    await browser?.close();
+    for (const stop of stops) await stop();
   });
 
   /** Runs fetch in a page of `site`: POST /v1/chat with the key and JSON, then GET the list. */

@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { instanceSecrets } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
-import { isId } from "../ids.ts";
+import { type IdPrefix, isId } from "../ids.ts";
 
 /** Position after which the next page starts (newest-first order). */
 export interface Cursor {
@@ -17,10 +17,11 @@ export interface Cursor {
 }
 
 /**
- * What a cursor pages: the key's conversations (ids `conv_…`, no scope), or one conversation's
- * messages (ids `msg_…`, scoped to that conversation: a cursor from another one is invalid).
+ * What a cursor pages, by the prefix of its ids: the key's conversations (`conv`), keys (`key`)
+ * and knowledge bases (`kb`), unscoped; one conversation's messages (`msg`) or one knowledge
+ * base's documents (`doc`), scoped to it: a cursor from another one is invalid.
  */
-export type CursorKind = { prefix: "conv"; scope?: undefined } | { prefix: "msg"; scope: string };
+export type CursorKind = { prefix: IdPrefix; scope?: string };
 
 const TAG_BYTES = 16;
 // 9999-12-31T23:59:59.999Z: later instants have no four-digit-year ISO form the database accepts.

@@ -2,12 +2,12 @@
  * The CLI while a server holds the PGlite folder: `keys …`, `ingest` and `migrate` are forwarded
  * to the server's admin socket and take effect at once, with no downtime. Real processes.
  */
-import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { lstatSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lockDataDir } from "../src/runtime/lock.ts";
-import { cli, launch, PROCESS_TEST_MS, startServer, tempDir } from "./helpers/process.ts";
-import { onPostgres } from "./helpers/store.ts";
+import { lockDataDir } from "../../src/runtime/lock.ts";
+import { cli, dataDir, launch, PROCESS_TEST_MS, startServer, tempDir } from "../helpers/process.ts";
+import { onPostgres } from "../helpers/store.ts";
 
 setDefaultTimeout(PROCESS_TEST_MS); // per file: see bunfig.toml
 
@@ -20,8 +20,11 @@ const chat = (url: string, key: string, message: string) =>
 
 // Real processes on their own PGlite folders; the PostgreSQL run would only repeat them.
 describe.skipIf(onPostgres)("CLI commands while the server runs", () => {
-  // One folder for these cases: PGlite's initdb runs once.
-  const dir = tempDir("parley-admin-");
+  // One folder for these cases, copied from the run's template (helpers/process.ts).
+  let dir = "";
+  beforeAll(async () => {
+    dir = await dataDir("parley-admin-");
+  });
   test("keys create → the key works at once; ingest → searchable through chat; keys revoke → the next request is 401", async () => {
     const env = { DATA_DIR: dir };
     const srv = await startServer(dir);

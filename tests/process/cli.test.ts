@@ -1,9 +1,9 @@
 /** The command line, run as a user would: `bun src/main.ts …` in a temp data folder. */
-import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, PROCESS_TEST_MS, tempDir as tempFolder } from "./helpers/process.ts";
-import { onPostgres } from "./helpers/store.ts";
+import { cli, dataDir as dataFolder, PROCESS_TEST_MS, tempDir as tempFolder } from "../helpers/process.ts";
+import { onPostgres } from "../helpers/store.ts";
 
 setDefaultTimeout(PROCESS_TEST_MS); // per file: see bunfig.toml
 
@@ -11,7 +11,10 @@ const tempDir = () => tempFolder("parley-cli-");
 
 // The CLI always runs on its own PGlite folder here; the PostgreSQL run would only repeat it.
 describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
-  const dataDir = tempDir();
+  let dataDir = "";
+  beforeAll(async () => {
+    dataDir = await dataFolder("parley-cli-");
+  });
   let keyId = "";
 
   test("keys create prints the secret once, as the only stdout line (the id on stderr)", async () => {
@@ -48,6 +51,21 @@ describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
     expect(again.stderr).toContain(`no active key ${keyId}`);
   });
 
+  test("keys create --admin makes an admin key; ingest --kb NAME names the knowledge base, an unknown one is an error", async () => {
+    const a = await cli(["keys", "create", "--name", "boss", "--plan", "pro", "--admin"], { DATA_DIR: dataDir });
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stderr).toMatch(/created key_\w+ \(pro, admin\)/);
+    expect((await cli(["keys", "list"], { DATA_DIR: dataDir })).stdout).toMatch(/admin\s+pro .* boss/);
+    const dir = tempDir();
+    writeFileSync(join(dir, "a.md"), "---\nurl: https://kb.test/a\n---\n# A\nokapi facts");
+    const bad = await cli(["ingest", "--kb", "nope", dir], { DATA_DIR: dataDir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("no knowledge base named 'nope'");
+    const ok = await cli(["ingest", "--kb", "default", dir], { DATA_DIR: dataDir });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain("ingested 1 document(s)");
+  });
+
   test("ingest loads good documents and reports bad lines with file:line", async () => {
     const dir = tempDir();
     writeFileSync(
@@ -75,7 +93,7 @@ describe.skipIf(onPostgres)("cli (PGlite data folder)", () => {
   });
 
   test("a command while another holds the folder gets a clear error naming the folder and the holder", async () => {
-    const { lockDataDir } = await import("../src/runtime/lock.ts");
+    const { lockDataDir } = await import("../../src/runtime/lock.ts");
     const release = lockDataDir(dataDir, "ingest");
     try {
       const r = await cli(["keys", "create", "--name", "x", "--plan", "free"], { DATA_DIR: dataDir });

@@ -4,18 +4,16 @@
  * reference shows the API's title and operations. Needs /usr/bin/chromium (.ci/run installs it).
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
-import { createApp } from "../src/app/app.ts";
-import { createLogger } from "../src/config/logger.ts";
-import { docsScript } from "../src/runtime/docs-asset.ts";
-import { harness } from "./helpers/app.ts";
+import type { Browser } from "playwright-core";
+import { createApp } from "../../src/app/app.ts";
+import { createLogger } from "../../src/config/logger.ts";
+import { docsScript } from "../../src/runtime/docs-asset.ts";
+import { harness } from "../helpers/app.ts";
+import { hasChromium, launchBrowser, warnIfNoChromium } from "../helpers/browser.ts";
 
 setDefaultTimeout(60_000); // a browser start is slow on a loaded 2-core machine
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`docs-browser.test.ts: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
+warnIfNoChromium("docs-browser.test.ts");
 
 describe.skipIf(!hasChromium)("/docs in headless Chromium, offline", () => {
   let browser: Browser | undefined;
@@ -33,10 +31,7 @@ describe.skipIf(!hasChromium)("/docs in headless Chromium, offline", () => {
     });
     stops.push(() => app.stop());
     const origin = `http://127.0.0.1:${app.server!.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-    });
+    browser = await launchBrowser();
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const elsewhere: string[] = [];
     await page.route("**/*", (route) => {

@@ -7,15 +7,15 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildClient, CLIENT_PACKAGE } from "../scripts/build-client.ts";
-import type { ChatEvent } from "../src/client/types.ts";
-import { harness } from "./helpers/app.ts";
+import { buildClient, CLIENT_PACKAGE } from "../../scripts/build-client.ts";
+import type { ChatEvent } from "../../src/client/types.ts";
+import { harness } from "../helpers/app.ts";
 
 setDefaultTimeout(120_000); // npm and tsc processes on a shared 2-core machine
 
 const hasNode = Boolean(Bun.which("node")) && Boolean(Bun.which("npm"));
 if (!hasNode) console.warn("client-package.test.ts: skipped, node/npm not on PATH");
-const TSC = join(import.meta.dir, "../node_modules/typescript/bin/tsc");
+const TSC = join(import.meta.dir, "../../node_modules/typescript/bin/tsc");
 const work = mkdtempSync(join(tmpdir(), "parley-client-pkg-"));
 const stops: (() => unknown)[] = [];
 afterAll(() => {

@@ -4,18 +4,25 @@
  * the PGlite folder to check it was closed cleanly (lock released, data readable).
  * The slow replies come from tests/fixtures/slow-server.ts (the real `serve`, with a slow agent).
  */
-import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { createParser } from "eventsource-parser";
-import { loadEnv } from "../src/config/env.ts";
-import { migrate } from "../src/db/migrate.ts";
-import { messages } from "../src/db/schema.ts";
-import { countDocuments } from "../src/knowledge/service.ts";
-import { openStoreFromEnv } from "../src/runtime/store.ts";
-import { launch, PROCESS_TEST_MS, startServer, tempDir as tempFolder } from "./helpers/process.ts";
-import { onPostgres } from "./helpers/store.ts";
+import { loadEnv } from "../../src/config/env.ts";
+import { migrate } from "../../src/db/migrate.ts";
+import { messages } from "../../src/db/schema.ts";
+import { countDocuments } from "../../src/knowledge/service.ts";
+import { openStoreFromEnv } from "../../src/runtime/store.ts";
+import {
+  dataDir,
+  fileAppears,
+  launch,
+  PROCESS_TEST_MS,
+  startServer,
+  tempDir as tempFolder,
+} from "../helpers/process.ts";
+import { followSse } from "../helpers/sse.ts";
+import { onPostgres } from "../helpers/store.ts";
 
 const tempDir = () => tempFolder("parley-server-");
 
@@ -29,7 +36,7 @@ async function slowServer(dir: string, env: Record<string, string>) {
   return { ...srv, key: key as string, url: url as string };
 }
 
-/** A streamed chat, read with a real SSE parser; `until(type)` waits for the first such event. */
+/** A streamed chat, followed as it arrives (helpers/sse.ts): `until(type)` waits for the first such event. */
 async function stream(url: string, key: string) {
   const res = await fetch(`${url}/v1/chat`, {
     method: "POST",
@@ -37,21 +44,7 @@ async function stream(url: string, key: string) {
     body: JSON.stringify({ message: "go", stream: true }),
   });
   expect(res.status).toBe(200);
-  const events: any[] = [];
-  let notify = () => {};
-  const parser = createParser({ onEvent: (e) => events.push(JSON.parse(e.data)) });
-  const done = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of res.body!) {
-      parser.feed(decoder.decode(chunk, { stream: true }));
-      notify();
-    }
-    return events;
-  })();
-  const until = async (type: string) => {
-    while (!events.some((e) => e.type === type)) await Promise.race([new Promise<void>((r) => (notify = r)), done]);
-  };
-  return { events, done, until };
+  return followSse(res);
 }
 
 /**
@@ -105,8 +98,11 @@ const text = (events: any[]) =>
 
 // Real processes on their own PGlite folders; the PostgreSQL run would only repeat them.
 describe.skipIf(onPostgres)("server process: signals", () => {
-  // One folder for the slow-server cases (each run adds its own key): PGlite's initdb runs once.
-  const dir = tempDir();
+  // One folder for the slow-server cases (each run adds its own key), copied from the template.
+  let dir = "";
+  beforeAll(async () => {
+    dir = await dataDir("parley-server-");
+  });
 
   test("SIGTERM: new connections are refused, the running reply finishes, exit 0, reply stored as completed", async () => {
     const srv = await slowServer(dir, { SLOW_AGENT_TOKENS: "30", SLOW_AGENT_DELAY_MS: "100" }); // ~3 s
@@ -175,7 +171,7 @@ describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
     const dir = tempDir();
     const srv = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: dir });
     // The lock is taken after the handlers are installed and before PGlite's initdb.
-    while (!existsSync(join(dir, "parley.lock")) && srv.proc.exitCode === null) await Bun.sleep(2);
+    await fileAppears(dir, "parley.lock", srv.proc);
     srv.proc.kill("SIGTERM");
     const { code, signal, logs, stderr } = await srv.exited();
     expect({ code, signal }, stderr).toEqual({ code: 0, signal: null });
@@ -201,11 +197,10 @@ describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
       }),
     );
     writeFileSync(file, docs.join("\n"));
-    const env = { DATA_DIR: join(dir, "data"), LOG_LEVEL: "warn" };
-    expect(await launch(["bun", "src/main.ts", "migrate"], env).proc.exited).toBe(0);
+    const env = { DATA_DIR: await dataDir("parley-server-"), LOG_LEVEL: "warn" }; // migrated
     const cli = launch(["bun", "src/main.ts", "ingest", file], env);
     // Well into the ingest (which takes seconds), not at its end.
-    while (!existsSync(join(env.DATA_DIR, "parley.lock")) && cli.proc.exitCode === null) await Bun.sleep(2);
+    await fileAppears(env.DATA_DIR, "parley.lock", cli.proc);
     await Bun.sleep(1_000);
     cli.proc.kill("SIGINT");
     const { code, stderr, logs } = await cli.exited();
@@ -233,13 +228,16 @@ function openToOthers(dir: string): string[] {
 }
 
 describe.skipIf(onPostgres)("start-up: port and data folder", () => {
-  // One folder for these cases: PGlite's initdb runs once.
-  const dir = tempDir();
+  // One folder for these cases, copied from the template.
+  let dir = "";
+  beforeAll(async () => {
+    dir = await dataDir("parley-server-");
+  });
 
   test("a second server on a port in use exits 1 naming the port; the first keeps all the traffic", async () => {
     const first = await startServer(dir);
     const port = new URL(first.url).port;
-    const other = tempDir();
+    const other = await dataDir("parley-server-");
     const second = launch(["bun", "src/main.ts", "serve"], { DATA_DIR: other, PORT: port });
     const { code, stderr, logs } = await second.exited();
     expect(code, stderr).toBe(1);

@@ -5,15 +5,15 @@
  * with what was stored, and a client resuming it hears so.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { loadEnv } from "../src/config/env.ts";
-import type { Store } from "../src/db/client.ts";
-import { openStoreFromEnv } from "../src/runtime/store.ts";
-import { harness, listen } from "./helpers/app.ts";
-import { eventsPath, get, post, readEvents, tokensOf } from "./helpers/instances.ts";
-import { launch, tempDir } from "./helpers/process.ts";
-import { onPostgres, testStore } from "./helpers/store.ts";
+import { loadEnv } from "../../src/config/env.ts";
+import type { Store } from "../../src/db/client.ts";
+import { openStoreFromEnv } from "../../src/runtime/store.ts";
+import { harness, listen } from "../helpers/app.ts";
+import { eventsPath, get, post, readEvents, tokensOf } from "../helpers/instances.ts";
+import { dataDir, launch, PROCESS_TEST_MS } from "../helpers/process.ts";
+import { onPostgres, testStore } from "../helpers/store.ts";
 
-setDefaultTimeout(60_000); // a child process start plus a lease
+setDefaultTimeout(PROCESS_TEST_MS); // a child process start plus a lease (see helpers/process.ts)
 
 const cleanup: (() => unknown)[] = [];
 afterAll(async () => {
@@ -30,7 +30,7 @@ async function startChild(env: Record<string, string>) {
 
 describe("kill -9 of the generating instance", () => {
   test("the reply ends failed with what was stored; a resuming client is told so", async () => {
-    const dir = tempDir("parley-crash-");
+    const dir = await dataDir("parley-crash-");
     const env: Record<string, string> = { SLOW_AGENT_TOKENS: "500", SLOW_AGENT_DELAY_MS: "20", REPLY_LEASE_MS: "1000" };
     if (onPostgres) env.DATABASE_URL = process.env.DATABASE_URL!;
     else env.DATA_DIR = dir;

@@ -1,0 +1,58 @@
+/** Every wire type the OpenAPI document names under `components.schemas`, from the route schemas. */
+import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "../auth/model.ts";
+import { ChatReply, chatBody, StreamEvent } from "../chat/model.ts";
+import {
+  ConversationDetail,
+  ConversationList,
+  ConversationSummary,
+  Message,
+  MessageList,
+} from "../conversations/model.ts";
+import { Reply } from "../conversations/reply-model.ts";
+import { ErrorBody, ErrorPayload } from "../http/model.ts";
+import {
+  BulkResult,
+  CreateKnowledgeBase,
+  Document,
+  DocumentInput,
+  DocumentList,
+  DocumentSummary,
+  KnowledgeBase,
+  KnowledgeBaseList,
+  SearchBody,
+  SearchResult,
+  SearchResults,
+  UpdateKnowledgeBase,
+} from "../knowledge/model.ts";
+
+/** Each schema under its component name (`maxChars`: the `maxLength` stated for a chat message). */
+export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
+  Error: ErrorPayload,
+  ErrorBody,
+  ChatRequest: chatBody(maxChars),
+  ChatReply,
+  StreamEvent,
+  ConversationSummary,
+  ConversationList,
+  Message,
+  ConversationDetail,
+  MessageList,
+  Reply,
+  KnowledgeBase,
+  KnowledgeBaseList,
+  KnowledgeBaseCreate: CreateKnowledgeBase,
+  KnowledgeBaseUpdate: UpdateKnowledgeBase,
+  DocumentInput,
+  DocumentSummary,
+  Document,
+  DocumentList,
+  BulkResult,
+  SearchRequest: SearchBody,
+  SearchResult,
+  SearchResults,
+  ApiKey,
+  ApiKeyList,
+  CreatedApiKey,
+  KeyCreate: CreateKey,
+  KeyUpdate: UpdateKey,
+});

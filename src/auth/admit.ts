@@ -1,0 +1,198 @@
+/**
+ * The gate's hot path in ONE statement: the live key behind the secret's hash, and the limiter's
+ * admission for it (ratelimit/service.ts), so an authenticated request costs one round trip
+ * before its own work. The key's limits (its own, else its plan's) are resolved inside the
+ * statement from the plan defaults bound as values. A request it does not admit (no such key,
+ * or refused) reads the key and its counters once more to tell 401 from 429 and say for how long.
+ */
+import { and, eq, isNull, type SQLWrapper, sql } from "drizzle-orm";
+import type { ParleyOptions, PlanLimits } from "../config/options.ts";
+import type { Db } from "../db/client.ts";
+import { apiKeys, rateLimits, usageDaily } from "../db/schema.ts";
+import { memo } from "../memo.ts";
+import {
+  admissionReturning,
+  admissionUpdate,
+  type Decision,
+  decide,
+  EXACT_LOG_MAX,
+  emptyState,
+  MINUTE_MS,
+  utcDay,
+} from "../ratelimit/service.ts";
+import { hashSecret } from "./keys.ts";
+import { type ApiKeyInfo, tokensTodaySql } from "./lookup.ts";
+
+const p = (name: string) => sql.placeholder(name);
+
+/** A key's limit: its own, else its plan's default; enterprise keys (and old rows) fall back to Pro's. */
+const limitOf = (own: SQLWrapper, free: string, pro: string) =>
+  sql<number>`coalesce(${own}, case ${apiKeys.plan} when 'free' then ${p(free)}::integer when 'pro' then ${p(pro)}::integer end, ${p(pro)}::integer)`;
+
+const keyColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  plan: apiKeys.plan,
+  rpm: apiKeys.rpm,
+  rpd: apiKeys.rpd,
+  limitRpm: limitOf(apiKeys.rpm, "freeRpm", "proRpm").as("limit_rpm"),
+  limitRpd: limitOf(apiKeys.rpd, "freeRpd", "proRpd").as("limit_rpd"),
+  role: apiKeys.role,
+  // The key's grants come with it: still one round trip.
+  knowledgeBaseIds: sql<
+    string[]
+  >`array(select g.kb_id from key_knowledge_bases g where g.key_id = ${apiKeys.id} order by 1)`.as("kb_ids"),
+  expiresAt: apiKeys.expiresAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  tpd: apiKeys.tpd,
+  tokensToday: tokensTodaySql(p("day")).as("tokens_today"),
+};
+const liveKey = and(eq(apiKeys.hash, p("hash")), isNull(apiKeys.revokedAt));
+/** An expired key is never admitted (nor counted); the state read then tells 401 key_expired. */
+const unexpired = sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > to_timestamp(${p("now")}::bigint / 1000.0))`;
+/**
+ * A key at or over its daily token budget is not admitted either (so it spends none of its
+ * request limits); the state read then tells 429 token_quota_exceeded (ratelimit/tokens.ts).
+ */
+const underBudget = sql`(${apiKeys.tpd} is null or ${tokensTodaySql(p("day"))} < ${apiKeys.tpd})`;
+
+/** Placeholders: hash, now, edge (MINUTE_MS - now), day, freeRpm, freeRpd, proRpm, proRpd. */
+function gateStatement(db: Db) {
+  const gateKey = db.$with("gate_key").as(
+    db
+      .select(keyColumns)
+      .from(apiKeys)
+      .where(and(liveKey, unexpired, underBudget)),
+  );
+  const now = sql`${p("now")}::bigint`;
+  const day = sql`${p("day")}::date`;
+  const from = (column: string) => sql.raw(`(select ${column} from gate_key)`);
+  return db
+    .with(gateKey)
+    .insert(rateLimits)
+    .select(
+      // The current bucket (1 ms up to EXACT_LOG_MAX per minute, else 1 s), stored as its last ms.
+      sql`select id, array[${now} - ${now} % g + g - 1], array[1], ${day}, 1
+        from gate_key, lateral (select (case when limit_rpm <= ${sql.raw(String(EXACT_LOG_MAX))} then 1 else 1000 end)::bigint as g) bucket`,
+    )
+    .onConflictDoUpdate(
+      admissionUpdate({
+        cur: sql`excluded.hits[1]`,
+        edge: sql`${p("edge")}::bigint`,
+        rpm: from("limit_rpm"),
+        rpd: from("limit_rpd"),
+        day,
+      }),
+    )
+    .returning({
+      ...admissionReturning,
+      id: rateLimits.keyId,
+      name: sql<string>`${from("name")}`,
+      plan: sql<ApiKeyInfo["plan"]>`${from("plan")}`,
+      rpm: sql<number | null>`${from("rpm")}`,
+      rpd: sql<number | null>`${from("rpd")}`,
+      limitRpm: sql<number>`${from("limit_rpm")}`,
+      limitRpd: sql<number>`${from("limit_rpd")}`,
+      role: sql<ApiKeyInfo["role"]>`${from("role")}`,
+      knowledgeBaseIds: sql<string[]>`${from("kb_ids")}`,
+      expiresAt: sql<Date | null>`${from("expires_at")}`.mapWith(apiKeys.expiresAt),
+      lastUsedAt: sql<Date | null>`${from("last_used_at")}`.mapWith(apiKeys.lastUsedAt),
+      tpd: sql<number | null>`${from("tpd")}`,
+      tokensToday: sql<number | null>`${from("tokens_today")}`,
+    })
+    .prepare("parley_gate_admit_v2");
+}
+
+/**
+ * The key and its counters as they are, for a request the gate did not admit. A live, unexpired
+ * key that was not admitted was refused (limiter or token budget): the same statement counts the
+ * refusal in its usage (a data-modifying CTE), so refusals cost no extra round trip either.
+ */
+const stateStatement = (db: Db) => {
+  const refusal = db.$with("refusal").as(
+    db
+      .insert(usageDaily)
+      .select(
+        sql`select ${apiKeys.id}, ${p("day")}::date, 0, 0, 0, 0, 1 from ${apiKeys} where ${and(liveKey, unexpired)}`,
+      )
+      .onConflictDoUpdate({
+        target: [usageDaily.keyId, usageDaily.day],
+        set: { refusals: sql`${usageDaily.refusals} + 1` },
+      })
+      .returning({ keyId: usageDaily.keyId }),
+  );
+  return db
+    .with(refusal)
+    .select({ ...keyColumns, ...admissionReturning })
+    .from(apiKeys)
+    .leftJoin(rateLimits, eq(rateLimits.keyId, apiKeys.id))
+    .where(liveKey)
+    .prepare("parley_gate_state_v2");
+};
+
+const gates = new WeakMap<Db, { admit: ReturnType<typeof gateStatement>; state: ReturnType<typeof stateStatement> }>();
+
+/** The live key behind `secret` and the limiter's decision for this request; null when no live key has it. */
+export async function admitKey(
+  db: Db,
+  secret: string,
+  plans: ParleyOptions["plans"],
+  now: number,
+): Promise<{ apiKey: ApiKeyInfo; decision: Decision } | null> {
+  const { admit, state } = memo(gates, db, () => ({ admit: gateStatement(db), state: stateStatement(db) }));
+  const values = {
+    hash: await hashSecret(secret),
+    day: utcDay(now),
+    freeRpm: plans.free.rpm,
+    freeRpd: plans.free.rpd,
+    proRpm: plans.pro.rpm,
+    proRpd: plans.pro.rpd,
+  };
+  const [admitted] = await admit.execute({ ...values, now, edge: MINUTE_MS - now });
+  if (admitted) return { apiKey: keyOf(admitted), decision: decide(true, admitted, limitsOf(admitted), now) };
+  const [row] = await state.execute({ ...values, now });
+  if (!row) return null;
+  const counters = row.hits ? { hits: row.hits, counts: row.counts!, day: row.day!, dayCount: row.dayCount! } : null;
+  return { apiKey: keyOf(row), decision: decide(false, counters ?? emptyState(now), limitsOf(row), now) };
+}
+
+const keyOf = ({
+  id,
+  name,
+  plan,
+  rpm,
+  rpd,
+  role,
+  knowledgeBaseIds,
+  expiresAt,
+  lastUsedAt,
+  tpd,
+  tokensToday,
+}: ApiKeyInfo): ApiKeyInfo => ({
+  id,
+  name,
+  plan,
+  rpm,
+  rpd,
+  role,
+  knowledgeBaseIds: knowledgeBaseIds ?? [],
+  expiresAt: expiresAt == null ? null : new Date(expiresAt),
+  lastUsedAt: lastUsedAt == null ? null : new Date(lastUsedAt),
+  tpd: tpd ?? null,
+  tokensToday: tokensToday == null ? null : Number(tokensToday),
+});
+const limitsOf = (row: { limitRpm: number; limitRpd: number }): PlanLimits => ({
+  rpm: row.limitRpm,
+  rpd: row.limitRpd,
+});
+
+/** Counts a refusal decided without the gate statement (the token budget with the limiter off). */
+export async function countRefusal(db: Db, keyId: string, day: string): Promise<void> {
+  await db
+    .insert(usageDaily)
+    .values({ keyId, day, refusals: 1 })
+    .onConflictDoUpdate({
+      target: [usageDaily.keyId, usageDaily.day],
+      set: { refusals: sql`${usageDaily.refusals} + 1` },
+    });
+}

@@ -1,0 +1,142 @@
+/** /keys (admin): create, page, read, change and revoke API keys over HTTP — the CLI's `keys …` services. */
+import { Elysia } from "elysia";
+import type { Logger } from "../config/logger.ts";
+import { jsonBody } from "../http/body.ts";
+import { httpCore } from "../http/core.ts";
+import { decodeCursor } from "../http/cursor.ts";
+import { ApiError } from "../http/errors.ts";
+import { ErrorBody, ErrorResponses } from "../http/model.ts";
+import { PageQuery, plainLimit } from "../http/paging.ts";
+import { routeDoc } from "../http/route-doc.ts";
+import { clip } from "../http/text.ts";
+import { isId } from "../ids.ts";
+import { adminGuard, type GuardDeps } from "./index.ts";
+import { createKey, getKey, pageKeys, revokeKey, updateKey } from "./keys-admin.ts";
+import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, KeyParams, toApiKey, UpdateKey } from "./model.ts";
+
+const notFound = (id: string) => new ApiError("not_found", `No API key '${clip(id)}'.`, { param: "id" });
+const date = (v: string | null | undefined) => (v == null ? v : new Date(v));
+const KEY_ERRORS = { 403: ErrorBody, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses };
+
+export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
+  const at = () => new Date(deps.now());
+  const read = async (id: string) => {
+    const key = isId("key", id) ? await getKey(deps.db, id) : null;
+    if (!key) throw notFound(id);
+    return toApiKey(key);
+  };
+  // POST …/revoke takes no body: it lives in an instance without the JSON body reader, used
+  // before the one with it (a parent's hooks reach the plugins it uses after them).
+  const revoking = new Elysia({ tags: ["Keys"] })
+    .use(httpCore(deps.logger))
+    .use(adminGuard(deps))
+    .post(
+      "/:id/revoke",
+      async ({ params }) => {
+        if (!isId("key", params.id)) throw notFound(params.id);
+        await revokeKey(deps.db, params.id, at());
+        return read(params.id);
+      },
+      {
+        parse: "none",
+        params: KeyParams,
+        response: { 200: ApiKey, 403: ErrorBody, 409: ErrorBody, ...ErrorResponses },
+        detail: routeDoc(
+          "Revoke an API key",
+          "Refused from its next request on, on every instance. Revoking a revoked key answers it as it is. Revoking the last active admin key is 409 `last_admin`.",
+          { operationId: "revokeKey", success: "ApiKey" },
+        ),
+      },
+    );
+  const withBody = new Elysia({ tags: ["Keys"] })
+    .use(httpCore(deps.logger))
+    .use(adminGuard(deps))
+    .use(jsonBody(deps.options.maxBodyBytes))
+    .post(
+      "",
+      async ({ body, set }) => {
+        const { id, secret } = await createKey(
+          deps.db,
+          {
+            name: body.name,
+            plan: body.plan,
+            rpm: body.rpm,
+            rpd: body.rpd,
+            tpd: body.tpd,
+            role: body.role,
+            knowledgeBaseIds: body.knowledge_base_ids,
+            expiresAt: date(body.expires_at),
+          },
+          at(),
+        );
+        set.status = 201;
+        return { ...(await read(id)), secret };
+      },
+      {
+        body: CreateKey,
+        response: { 201: CreatedApiKey, ...KEY_ERRORS },
+        detail: routeDoc("Create an API key", "Answers the secret once; it is never shown again.", {
+          operationId: "createKey",
+          success: "CreatedApiKey",
+          body: "KeyCreate",
+        }),
+      },
+    )
+    .get(
+      "",
+      async ({ query }) => {
+        const cursor = query.cursor === undefined ? null : await decodeCursor(deps.db, query.cursor, { prefix: "key" });
+        const page = await pageKeys(deps.db, query.limit ?? 20, cursor);
+        return { data: page.rows.map(toApiKey), pagination: { has_more: page.hasMore, next_cursor: page.nextCursor } };
+      },
+      {
+        transform: plainLimit,
+        query: PageQuery,
+        response: { 200: ApiKeyList, 403: ErrorBody, ...ErrorResponses },
+        detail: routeDoc("List API keys", "Newest first, revoked ones included; never the secrets.", {
+          operationId: "listKeys",
+          success: "ApiKeyList",
+        }),
+      },
+    )
+    .get("/:id", ({ params }) => read(params.id), {
+      params: KeyParams,
+      response: { 200: ApiKey, 403: ErrorBody, ...ErrorResponses },
+      detail: routeDoc("Get an API key", "", { operationId: "getKey", success: "ApiKey" }),
+    })
+    .patch(
+      "/:id",
+      async ({ params, body }) => {
+        const ok =
+          isId("key", params.id) &&
+          (await updateKey(
+            deps.db,
+            params.id,
+            {
+              name: body.name,
+              plan: body.plan,
+              rpm: body.rpm,
+              rpd: body.rpd,
+              tpd: body.tpd,
+              role: body.role,
+              knowledgeBaseIds: body.knowledge_base_ids,
+              expiresAt: date(body.expires_at),
+            },
+            at(),
+          ));
+        if (!ok) throw notFound(params.id);
+        return read(params.id);
+      },
+      {
+        params: KeyParams,
+        body: UpdateKey,
+        response: { 200: ApiKey, ...KEY_ERRORS, 409: ErrorBody },
+        detail: routeDoc(
+          "Change an API key",
+          "Name, plan, limits, role, knowledge bases (replaced as a whole) and expiry. A new plan starts from its defaults unless limits are given. Demoting the last active admin key is 409 `last_admin`.",
+          { operationId: "updateKey", success: "ApiKey", body: "KeyUpdate" },
+        ),
+      },
+    );
+  return new Elysia({ prefix: "/keys" }).use(revoking).use(withBody);
+};

@@ -1,0 +1,40 @@
+/** API keys and knowledge bases as the admin routes show them (wire form; dates are ISO 8601). */
+
+import type { Plan } from "./plans.ts";
+import type { Pagination } from "./resources.ts";
+
+/** `chat` (the default) may chat and search its knowledge bases; `admin` also manages everything. */
+export const KEY_ROLES = ["chat", "admin"] as const;
+export type KeyRole = (typeof KEY_ROLES)[number];
+
+/** A key as listed: never its secret. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  /** The first characters of the secret, to tell keys apart. */
+  prefix: string;
+  role: KeyRole;
+  plan: Plan;
+  /** Per-key limits; null: the plan's default. */
+  rpm: number | null;
+  rpd: number | null;
+  /** Daily token budget (input + output tokens per UTC day); null: none. */
+  tpd: number | null;
+  /** The knowledge bases a chat key may use (an admin key may use every one). */
+  knowledge_base_ids: string[];
+  created_at: string;
+  expires_at: string | null;
+  /** Updated at most once a minute. */
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** POST /v1/keys: the key and, this once, its secret. */
+export interface CreatedApiKey extends ApiKey {
+  secret: string;
+}
+
+export interface ApiKeyList {
+  data: ApiKey[];
+  pagination: Pagination;
+}

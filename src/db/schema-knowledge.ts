@@ -1,0 +1,106 @@
+/**
+ * The knowledge tables of the one Drizzle schema (re-exported by schema.ts, which drizzle-kit
+ * reads): knowledge bases, their documents and passages, and the search statistics.
+ */
+import { sql } from "drizzle-orm";
+import { bigint, customType, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
+
+/**
+ * Knowledge bases: named sets of documents. Every document belongs to one; a key may use a set
+ * of them (key_knowledge_bases), an admin key all. Migration 0009 creates the one named
+ * `default` (id DEFAULT_KB_ID), where the documents of earlier versions went.
+ */
+export const knowledgeBases = pgTable(
+  "knowledge_bases",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    description: text("description").notNull().default(""),
+    createdAt: ts("created_at").notNull(),
+    /** Moves with every change of the knowledge base or of its documents. */
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("knowledge_bases_name_uq").on(t.name),
+    index("knowledge_bases_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+  ],
+);
+
+/**
+ * The `default` knowledge base's id (created by migration 0009). It is also the default of the
+ * `kb_id` columns below, which is how documents of earlier versions moved into it; every write
+ * names its knowledge base.
+ */
+export const DEFAULT_KB_ID = "kb_01m85g5npgfzrtbs7dcm30btjf";
+
+/** Knowledge-base documents, unique by URL within their knowledge base: re-ingesting a URL replaces it. */
+export const documents = pgTable(
+  "documents",
+  {
+    id: text("id").primaryKey(),
+    kbId: text("kb_id")
+      .notNull()
+      .default(DEFAULT_KB_ID)
+      .references(() => knowledgeBases.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    title: text("title").notNull(),
+    content: text("content").notNull(),
+    /** Free-form JSON object given at upload (front matter, the `metadata` field). */
+    metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("documents_kb_url_uq").on(t.kbId, t.url),
+    // Lists page a knowledge base's documents newest first by id (TypeIDs sort by creation).
+    index("documents_kb_id_idx").on(t.kbId, t.id.desc().nullsFirst()),
+  ],
+);
+
+/**
+ * Passages of documents, the unit of retrieval. `tsv` holds three weighted fields — the
+ * document's title (A), the passage's heading (B) and its body (C) — written by ingest in the
+ * same statement as the row; `len` is the passage's length in words (BM25's length
+ * normalisation). Triggers (migration 0005) fill `tfs` from `tsv` and keep knowledge_terms and
+ * knowledge_stats in step with every insert, update and delete, in the same transaction, and
+ * turn the GIN index's fastupdate off (a pending list would be scanned by every search).
+ */
+export const chunks = pgTable(
+  "chunks",
+  {
+    id: text("id").primaryKey(),
+    documentId: text("document_id")
+      .notNull()
+      .references(() => documents.id, { onDelete: "cascade" }),
+    /** Its document's knowledge base (denormalised: search takes candidates of one knowledge base from the index). */
+    kbId: text("kb_id").notNull().default(DEFAULT_KB_ID),
+    ord: integer("ord").notNull(),
+    heading: text("heading").notNull(),
+    content: text("content").notNull(),
+    tsv: tsvector("tsv").notNull(),
+    len: integer("len").notNull().default(0),
+    /** Per lexeme, its occurrences in [title, heading, body]: term frequencies without unnesting `tsv`. */
+    tfs: jsonb("tfs").notNull().default(sql`'{}'::jsonb`),
+  },
+  (t) => [
+    index("chunks_tsv_idx").using("gin", t.tsv),
+    // No index on kb_id on purpose: search must take candidates from the GIN index and filter
+    // them by knowledge base (knowledge_candidates_in), never scan one knowledge base's passages.
+    index("chunks_document_idx").on(t.documentId, t.ord),
+  ],
+);
+
+/** Per stemmed term, how many passages contain it (BM25's document frequency). */
+export const knowledgeTerms = pgTable("knowledge_terms", {
+  lexeme: text("lexeme").primaryKey(),
+  df: integer("df").notNull(),
+});
+
+/** One row (id 1): the passage count and their total length, for IDF and the average length. */
+export const knowledgeStats = pgTable("knowledge_stats", {
+  id: integer("id").primaryKey(),
+  passages: bigint("passages", { mode: "number" }).notNull(),
+  totalLen: bigint("total_len", { mode: "number" }).notNull(),
+});

@@ -1,0 +1,35 @@
+/**
+ * The knowledge front door: knowledge bases, their documents, ingest and search. Other folders
+ * (chat, the CLI, the composition) use these; the files behind them are this folder's own.
+ * - Which knowledge base a key may use: `resolveKnowledgeBase` (id or name, 404 otherwise),
+ *   `knowledgeBasesOf` (the key's list), `defaultKnowledgeBaseFor`, `mayUse`.
+ * - Search within one: `searchKnowledgeBase` (the agent's ranking, wire form).
+ * - Routes: `knowledgeRoutes` (admin CRUD, uploads, search).
+ */
+import { Elysia } from "elysia";
+import { type KnowledgeDeps, knowledgeBaseRoutes, searchRoutes } from "./routes.ts";
+import { uploadRoutes } from "./upload.ts";
+
+export {
+  createKnowledgeBase,
+  DEFAULT_KB_ID,
+  DEFAULT_KB_NAME,
+  defaultKnowledgeBaseFor,
+  deleteKnowledgeBase,
+  getKnowledgeBase,
+  type KnowledgeBaseRow,
+  knowledgeBaseIdsByName,
+  knowledgeBasesOf,
+  mayUse,
+  resolveKnowledgeBase,
+} from "./bases.ts";
+export { deleteDocument, getDocument, putDocument } from "./documents.ts";
+export { searchKnowledgeBase } from "./find.ts";
+export { type KnowledgeDoc, type ParseProblem, parseFile, parseJsonl, parseMarkdown } from "./parse.ts";
+export type { KnowledgeDeps } from "./routes.ts";
+export { seedSampleOnce } from "./seed.ts";
+export { countDocuments, ingestDocuments } from "./service.ts";
+
+/** Every /knowledge_bases route. */
+export const knowledgeRoutes = (deps: KnowledgeDeps) =>
+  new Elysia().use(knowledgeBaseRoutes(deps)).use(uploadRoutes(deps)).use(searchRoutes(deps));

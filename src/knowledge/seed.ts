@@ -1,0 +1,28 @@
+/** The sample documents go into the `default` knowledge base of a new store, once. */
+import { eq } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { DEFAULT_KB_ID, instanceSecrets, knowledgeBases } from "../db/schema.ts";
+import { SAMPLE_DOCS } from "./sample.ts";
+import { countDocuments, ingestDocuments } from "./service.ts";
+
+/**
+ * Seeds the sample into `default` when the store has no documents and was never seeded: the
+ * first caller records `sample_seeded` (insert … on conflict do nothing, so of several instances
+ * starting together one seeds), and a store whose sample was deleted stays without it. Returns
+ * how many documents were stored.
+ */
+export async function seedSampleOnce(db: Db): Promise<number> {
+  if ((await countDocuments(db)) > 0) return 0;
+  const [kb] = await db
+    .select({ id: knowledgeBases.id })
+    .from(knowledgeBases)
+    .where(eq(knowledgeBases.id, DEFAULT_KB_ID));
+  if (!kb) return 0;
+  const claimed = await db
+    .insert(instanceSecrets)
+    .values({ name: "sample_seeded", value: new Date().toISOString() })
+    .onConflictDoNothing()
+    .returning({ name: instanceSecrets.name });
+  if (claimed.length === 0) return 0;
+  return ingestDocuments(db, SAMPLE_DOCS, { kbId: DEFAULT_KB_ID });
+}

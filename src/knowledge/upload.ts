@@ -1,0 +1,129 @@
+/**
+ * POST /knowledge_bases/:id/documents (admin): one document as JSON (201 created, 200 replaced),
+ * or many — an ndjson stream or multipart files — answered with a result per line or file.
+ * The body is read here, by content type, after the guard (so 401/403/429 come first).
+ */
+import { Elysia, t } from "elysia";
+import { adminGuard } from "../auth/index.ts";
+import { readLimited } from "../http/body.ts";
+import { httpCore } from "../http/core.ts";
+import { ApiError } from "../http/errors.ts";
+import { ErrorBody, ErrorResponses } from "../http/model.ts";
+import { routeDoc } from "../http/route-doc.ts";
+import { clip } from "../http/text.ts";
+import { getKnowledgeBase } from "./bases.ts";
+import { ingestFiles, ingestNdjson, UPLOAD_EXTENSIONS } from "./bulk.ts";
+import { putDocument } from "./documents.ts";
+import { BulkResult, Document, DocumentInput, KbParams } from "./model.ts";
+import { checkDocument } from "./parse.ts";
+import type { KnowledgeDeps } from "./routes.ts";
+
+const NDJSON = /^application\/(x-ndjson|ndjson|jsonl|x-jsonlines|jsonlines)\s*(;|$)/i;
+
+export const uploadRoutes = (deps: KnowledgeDeps) => {
+  const rules = { maxBytes: deps.options.maxDocumentBytes };
+  const tooLarge = (what: string, bytes: number, param?: string) =>
+    new ApiError("payload_too_large", `${what} is over ${bytes} bytes.`, param ? { param } : {});
+
+  async function one(request: Request, kbId: string, set: { status?: number | string }) {
+    // JSON escapes can make the content up to 6× longer than its UTF-8 bytes.
+    const bytes = await readLimited(request, rules.maxBytes * 6 + 64 * 1024);
+    if (bytes === null) throw tooLarge("The document (MAX_DOCUMENT_BYTES)", rules.maxBytes, "content");
+    let value: unknown;
+    try {
+      value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    } catch (e) {
+      throw new ApiError("invalid_json", `The request body is not valid JSON: ${(e as Error).message}`);
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw new ApiError("invalid_request", "The body must be a JSON object {url, content, …}.");
+    const r = checkDocument(value, rules);
+    if ("problem" in r) {
+      const { reason, param, tooLarge: big } = r.problem;
+      throw new ApiError(big ? "payload_too_large" : "invalid_request", `Invalid field '${param}': ${reason}.`, {
+        param,
+      });
+    }
+    const { document, created } = await putDocument(deps.db, kbId, r.doc, new Date(deps.now()));
+    set.status = created ? 201 : 200;
+    return document;
+  }
+
+  return new Elysia({ prefix: "/knowledge_bases", tags: ["Knowledge bases"] })
+    .use(httpCore(deps.logger))
+    .use(adminGuard(deps))
+    .post(
+      "/:id/documents",
+      async ({ params, request, set }) => {
+        const kb = await getKnowledgeBase(deps.db, params.id);
+        if (!kb) throw new ApiError("not_found", `No knowledge base '${clip(params.id)}'.`, { param: "id" });
+        const type = (request.headers.get("content-type") ?? "").trim();
+        const now = new Date(deps.now());
+        // The 200/201 union is documented below; the handler's own type is narrower than Elysia infers.
+        if (/^application\/json\s*(;|$)/i.test(type)) return (await one(request, kb.id, set)) as never;
+        if (NDJSON.test(type)) {
+          if (!request.body) throw new ApiError("invalid_request", "An ndjson body is required.");
+          return (await ingestNdjson(deps.db, kb.id, request.body, rules, now)) as never;
+        }
+        if (/^multipart\/form-data/i.test(type)) {
+          const bytes = await readLimited(request, deps.options.maxUploadBytes);
+          if (bytes === null) throw tooLarge("The upload (MAX_UPLOAD_BYTES)", deps.options.maxUploadBytes);
+          let form: FormData;
+          try {
+            form = await new Response(bytes as Uint8Array<ArrayBuffer>, {
+              headers: { "content-type": type },
+            }).formData();
+          } catch {
+            throw new ApiError("invalid_request", "The multipart body could not be read.");
+          }
+          return (await ingestFiles(deps.db, kb.id, form, rules, now)) as never;
+        }
+        throw new ApiError(
+          "unsupported_media_type",
+          `Send one document as application/json, many as application/x-ndjson, or files (${UPLOAD_EXTENSIONS.join(", ")}) as multipart/form-data. PDF is not supported.`,
+        );
+      },
+      {
+        parse: "none",
+        params: KbParams,
+        response: {
+          200: t.Union([Document, BulkResult]),
+          201: Document,
+          403: ErrorBody,
+          413: ErrorBody,
+          415: ErrorBody,
+          ...ErrorResponses,
+        },
+        detail: {
+          ...routeDoc("Add or replace documents", "", {
+            operationId: "addDocuments",
+            success: "Document",
+            okOneOf: ["Document", "BulkResult"],
+          }),
+          description:
+            "`application/json`: one document; 201 when new, 200 when it replaced the one with the same URL. `application/x-ndjson`: one document per line, streamed; `multipart/form-data`: files (.md, .markdown, .txt with YAML `---` or TOML `+++` front matter, .html, .htm, .jsonl) and an optional `base_url` field for files without a `url`. Both bulk forms answer 200 with counts and one result per line or file; a bad line fails alone.",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: DocumentInput },
+              "application/x-ndjson": {
+                schema: { type: "string", description: "One DocumentInput JSON object per line." },
+              },
+              "multipart/form-data": {
+                schema: {
+                  type: "object",
+                  properties: {
+                    files: { type: "array", items: { type: "string", format: "binary" } },
+                    base_url: {
+                      type: "string",
+                      description: "URL of the folder: a file's URL is this joined with its name.",
+                    },
+                  },
+                },
+              },
+            },
+          },
+        } as never,
+      },
+    );
+};

@@ -1,0 +1,45 @@
+/**
+ * Replaying a finished reply (issue 18, item 2): its events are all stored and will not change,
+ * so the response reads them page by page as the client takes them (a ReadableStream's `pull`
+ * runs only when the client has read what was queued) instead of loading the whole reply into
+ * memory and queueing one chunk per event for every reader. Memory per reader: one page in
+ * flight, whatever the reply's length and however many read it at once.
+ */
+import type { Db } from "../db/client.ts";
+import { readEvents } from "./reads.ts";
+
+/** Events per read: ~100 KB of SSE frames for a typical token event. */
+export const REPLAY_PAGE = 500;
+
+const encoder = new TextEncoder();
+
+/** The SSE response replaying the stored events of ended reply `id` after `after`, up to the last stored one. */
+export function replayStored(db: Db, id: string, after: number): Response {
+  let position = after;
+  let done = false;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (done) return;
+        const page = await readEvents(db, id, position, REPLAY_PAGE);
+        // Stored data is the event's JSON already: framed as it is, never parsed again.
+        const frames = page.map((e) => `id: ${e.seq}\ndata: ${e.data}\n\n`).join("");
+        if (frames) controller.enqueue(encoder.encode(frames));
+        position = page.at(-1)?.seq ?? position;
+        if (page.length < REPLAY_PAGE) {
+          done = true;
+          controller.close();
+        }
+      },
+    },
+    { highWaterMark: 1 },
+  );
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no",
+    },
+  });
+}

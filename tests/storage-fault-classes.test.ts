@@ -1,0 +1,41 @@
+/**
+ * Which database failures are storage faults (issue 18, item 1): they answer 503
+ * `service_unavailable` with Retry-After, never 500. The real fault, a data folder made
+ * read-only under a server, is tests/process/storage-faults.test.ts.
+ */
+import { describe, expect, test } from "bun:test";
+import { isStorageFault } from "../src/db/errors.ts";
+import { toApiError } from "../src/http/error-handler.ts";
+
+const pgError = (code: string, message: string) => Object.assign(new Error(message), { code, severity: "ERROR" });
+const wrapped = (cause: Error) => Object.assign(new Error("Failed query: insert …"), { query: "insert …", cause });
+
+describe("storage faults", () => {
+  test.each([
+    ["42501", 'could not open file "base/5/16400": Permission denied'],
+    ["42501", 'could not create directory "pg_wal/archive_status": Permission denied'],
+    ["58P02", 'could not create file "base/5/16410": File exists'],
+    ["58030", 'could not write to file "pg_wal/xlogtemp.1": No space left on device'],
+    ["53100", 'could not extend file "base/5/16400": No space left on device'],
+    ["ENOSPC", "no space left on device"],
+    ["EROFS", "read-only file system"],
+  ])("%s %s → 503 with Retry-After", (code, message) => {
+    const e = wrapped(pgError(code, message));
+    expect(isStorageFault(e)).toBe(true);
+    const api = toApiError(e);
+    expect(api.status).toBe(503);
+    expect(api.code).toBe("service_unavailable");
+    expect(Number(api.options.headers?.["retry-after"])).toBeGreaterThan(0);
+  });
+
+  test("a privilege refused on a table, or a constraint, is not a storage fault", () => {
+    for (const e of [
+      pgError("42501", "permission denied for table messages"),
+      pgError("23505", "duplicate key value violates unique constraint"),
+      new Error("boom"),
+    ]) {
+      expect(isStorageFault(wrapped(e))).toBe(false);
+      expect(toApiError(wrapped(e)).status).toBe(500);
+    }
+  });
+});
