@@ -49,7 +49,6 @@ describe("OpenAPI document", () => {
       "/v1/conversations/{id}/messages/{message_id}/feedback",
       "/v1/conversations/{id}/messages/{message_id}/stop",
       "/v1/feedback",
-      "/v1/usage",
       "/v1/keys",
       "/v1/keys/{id}",
       "/v1/keys/{id}/revoke",
@@ -58,6 +57,7 @@ describe("OpenAPI document", () => {
       "/v1/knowledge_bases/{id}/documents",
       "/v1/knowledge_bases/{id}/documents/{doc_id}",
       "/v1/knowledge_bases/{id}/search",
+      "/v1/usage",
     ]);
     // Every operation has an id and, when it takes JSON, its named request body.
     const ops = Object.values(raw.paths).flatMap((p) => Object.values(p as Record<string, { operationId?: string }>));
