@@ -80,6 +80,16 @@ export function renderMarkdown(r: R): string {
             `added p50 **${f(r.ttft.addedMs.p50, 2)} ms**, p99 ${f(r.ttft.addedMs.p99, 2)} ms`,
             "—",
           ],
+          ...(r.ttft.completionsMs
+            ? [
+                [
+                  `Time to first token: POST /v1/chat/completions vs POST /v1/chat (stream, same server and model fake, ${f(r.ttft.rounds)} each, alternating)`,
+                  `/v1/chat/completions: p50 ${f(r.ttft.completionsMs.p50, 2)} ms, p99 ${f(r.ttft.completionsMs.p99, 2)} ms; /v1/chat: p50 ${f(r.ttft.parleyMs.p50, 2)} ms, p99 ${f(r.ttft.parleyMs.p99, 2)} ms`,
+                  `difference p50 **${f(r.ttft.completionsMs.p50 - r.ttft.parleyMs.p50, 2)} ms**, p99 ${f(r.ttft.completionsMs.p99 - r.ttft.parleyMs.p99, 2)} ms`,
+                  "—",
+                ],
+              ]
+            : []),
         ]
       : []),
     [

@@ -11,7 +11,7 @@ import postgres from "postgres";
 import { openPglite, openPostgres, type Store } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import type { KnowledgeDoc } from "../src/knowledge/parse.ts";
-import { searchPassages } from "../src/knowledge/search.ts";
+import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { ingestDocuments } from "../src/knowledge/service.ts";
 import { percentile } from "./lib.ts";
 
@@ -77,7 +77,7 @@ export function syntheticCorpus(passages: number, seed = 42): KnowledgeDoc[] {
 }
 
 /** Questions as users write them: framing, two or three words of one document, one common word. */
-function questions(docs: KnowledgeDoc[], n: number, seed = 7): string[] {
+export function syntheticQuestions(docs: KnowledgeDoc[], n: number, seed = 7): string[] {
   const random = rng(seed);
   return Array.from({ length: n }, () => {
     const doc = docs[Math.floor(random() * docs.length)]!;
@@ -111,7 +111,7 @@ async function grow(store: Store, sizes: number[], log: (s: string) => void) {
     await ingestDocuments(store.db, docs);
     const seconds = (performance.now() - t0) / 1000;
     have = size;
-    const stats = await measure(store, questions(all.slice(0, size / PASSAGES_PER_DOC), QUERIES));
+    const stats = await measure(store, syntheticQuestions(all.slice(0, size / PASSAGES_PER_DOC), QUERIES));
     const row = { passages: size, ingestPassagesPerSecond: (docs.length * PASSAGES_PER_DOC) / seconds, ...stats };
     log(`${store.kind} ${JSON.stringify(row)}`);
     out.push(row);

@@ -5,7 +5,9 @@
  * event: auth, limiter, conversation and message writes, knowledge search, the AI SDK call).
  * Sequential requests, alternating, so the two see the same machine; p50/p99 of each. For the
  * split, the same chat through Parley with an instant agent (no search, no provider): Parley's
- * own request path (auth, limiter, the conversation and message writes, on PostgreSQL).
+ * own request path (auth, limiter, the conversation and message writes, on PostgreSQL). And the
+ * same chat through the OpenAI-compatible door (POST /v1/chat/completions), until its first
+ * content delta, against POST /v1/chat on the same server and model fake.
  */
 import { percentile, startServer } from "./lib.ts";
 
@@ -66,14 +68,32 @@ export async function benchTtft(dbUrl: string, key: string) {
         },
         /"type":"token"/,
       );
-    for (let i = 0; i < 20; i++) await Promise.all([direct(), through(), through(instant)]); // warm-up (JIT, connections)
+    // The same chat through the OpenAI-compatible door (POST /v1/chat/completions, stream: true),
+    // until its first content delta: what the door adds on top of the chat service.
+    const completions = () =>
+      ttft(
+        `${parley.url}/v1/chat/completions`,
+        {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({
+            model: "default",
+            stream: true,
+            messages: [{ role: "user", content: "How do rate limits work?" }],
+          }),
+        },
+        /"delta":\{"content":"[^"]/,
+      );
+    for (let i = 0; i < 20; i++) await Promise.all([direct(), through(), through(instant), completions()]); // warm-up (JIT, connections)
     const a: number[] = [];
     const b: number[] = [];
     const c: number[] = [];
+    const e: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       a.push(await direct());
       b.push(await through());
       c.push(await through(instant));
+      e.push(await completions());
     }
     const stats = (xs: number[]) => ({ p50: percentile(xs, 50), p99: percentile(xs, 99) });
     const d = stats(a);
@@ -84,6 +104,7 @@ export async function benchTtft(dbUrl: string, key: string) {
       parleyMs: p,
       addedMs: { p50: p.p50 - d.p50, p99: p.p99 - d.p99 },
       instantAgentMs: stats(c),
+      completionsMs: stats(e),
     };
   } finally {
     await Promise.all([parley.stop(), instant.stop(), provider.stop()]);

@@ -1,7 +1,10 @@
 /**
- * `bun run eval [corpus.jsonl] [questions.jsonl]`: ingests a corpus into a fresh in-memory
- * PGlite (or the empty PostgreSQL database in DATABASE_URL), asks every question through the
- * search the agent uses, and prints page-level top-1, top-3 and MRR with the misses.
+ * `bun run eval [corpus.jsonl[,more.jsonl…] | sample] [questions.jsonl]`: ingests a corpus (or
+ * the built-in 6-document sample) into a fresh in-memory PGlite (or the empty PostgreSQL
+ * database in DATABASE_URL), asks every question through the search the agent uses, and prints
+ * page-level top-1, top-3 and MRR with the misses, and the abstentions: in-scope questions
+ * refused (no passage returned) and off-topic questions refused. EVAL_LANGUAGE sets the search
+ * language (default: the documents' commonest). Question sets live in eval/sets/.
  * A question line is {"question": "...", "urls": ["https://..."]}: a hit is a result whose
  * document URL is one of them. Questions alternate between halves A and B (A = even lines) so
  * parameters can be chosen on one half and checked on the other. A question with no URLs is
@@ -11,13 +14,19 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { isLanguage, LANGUAGES } from "../src/knowledge/language.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
-import { type SearchOptions, searchPassages } from "../src/knowledge/search.ts";
+import { searchPassages } from "../src/knowledge/retrieve.ts";
+import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
+import type { SearchOptions } from "../src/knowledge/search.ts";
 import { ingestDocuments } from "../src/knowledge/service.ts";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const corpusPath = process.argv[2] ?? here("../../shared/corpora/elysia-docs.jsonl");
-const questionsPath = process.argv[3] ?? here("./elysia-questions.jsonl");
+const questionsPath = process.argv[3] ?? here("./sets/elysia-en.jsonl");
+const language = process.env.EVAL_LANGUAGE;
+if (language !== undefined && !isLanguage(language))
+  throw new Error(`EVAL_LANGUAGE must be one of ${LANGUAGES.join(", ")}`);
 
 interface Question {
   question: string;
@@ -34,12 +43,19 @@ const questions: Question[] = readFileSync(questionsPath, "utf8")
   });
 
 // EVAL_OPTIONS='[{"k1":1.2},{"k1":2}]': ranking options to compare (summaries only when several).
-const optionSets: SearchOptions[] = process.env.EVAL_OPTIONS ? [JSON.parse(process.env.EVAL_OPTIONS)].flat() : [{}];
+const optionSets: SearchOptions[] = (
+  process.env.EVAL_OPTIONS ? [JSON.parse(process.env.EVAL_OPTIONS)].flat() : [{}]
+).map((o: SearchOptions) => ({ ...o, language }));
 
 const store = process.env.DATABASE_URL ? openPostgres(process.env.DATABASE_URL) : await openPglite();
 try {
   await migrate(store);
-  const { docs, problems } = parseJsonl(readFileSync(corpusPath, "utf8"), corpusPath);
+  const parsed =
+    corpusPath === "sample"
+      ? [{ docs: SAMPLE_DOCS, problems: [] }]
+      : corpusPath.split(",").map((p) => parseJsonl(readFileSync(p, "utf8"), p));
+  const docs = parsed.flatMap((p) => p.docs);
+  const problems = parsed.flatMap((p) => p.problems);
   const t0 = performance.now();
   await ingestDocuments(store.db, docs);
   console.log(
@@ -54,51 +70,63 @@ try {
 
 async function evaluate(options: SearchOptions, brief: boolean) {
   type Row = { half: "A" | "B"; rank: number; q: Question; pages: string[]; ms: number };
+  type Off = { half: "A" | "B"; q: Question; pages: string[] };
   const rows: Row[] = [];
-  const offTopic: { q: Question; pages: string[] }[] = [];
-  for (const [i, q] of questions.entries()) {
-    if (q.urls.length === 0) {
-      const hits = await searchPassages(store.db, q.question, [], options);
-      offTopic.push({ q, pages: [...new Set(hits.map((h) => h.url))] });
-      continue;
-    }
+  const offTopic: Off[] = [];
+  for (const q of questions) {
     const t = performance.now();
     const hits = await searchPassages(store.db, q.question, [], options);
     const ms = performance.now() - t;
     const pages = [...new Set(hits.map((h) => h.url))];
+    if (q.urls.length === 0) {
+      offTopic.push({ half: offTopic.length % 2 === 0 ? "A" : "B", q, pages });
+      continue;
+    }
     const at = pages.findIndex((u) => q.urls.includes(u));
     rows.push({ half: rows.length % 2 === 0 ? "A" : "B", rank: at < 0 ? 0 : at + 1, q, pages, ms });
   }
 
-  const summary = (rs: Row[]) => {
+  const figures = (half?: "A" | "B") => {
+    const rs = rows.filter((r) => !half || r.half === half);
+    const off = offTopic.filter((o) => !half || o.half === half);
     const n = rs.length || 1;
-    const top1 = rs.filter((r) => r.rank === 1).length;
-    const top3 = rs.filter((r) => r.rank >= 1 && r.rank <= 3).length;
-    const mrr = rs.reduce((s, r) => s + (r.rank ? 1 / r.rank : 0), 0) / n;
-    return `top-1 ${top1}/${rs.length} (${((100 * top1) / n).toFixed(0)}%)  top-3 ${top3}/${rs.length} (${((100 * top3) / n).toFixed(0)}%)  MRR ${mrr.toFixed(3)}`;
+    return {
+      questions: rs.length,
+      top1: rs.filter((r) => r.rank === 1).length / n,
+      top3: rs.filter((r) => r.rank >= 1 && r.rank <= 3).length / n,
+      mrr: rs.reduce((s, r) => s + (r.rank ? 1 / r.rank : 0), 0) / n,
+      inScopeRefused: `${rs.filter((r) => r.pages.length === 0).length}/${rs.length}`,
+      offTopicRefused: `${off.filter((o) => o.pages.length === 0).length}/${off.length}`,
+    };
   };
-  const short = (u: string) => u.replace(/^https?:\/\/[^/]+/, "");
+  const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+  const summary = (half?: "A" | "B") => {
+    const f = figures(half);
+    return `top-1 ${pct(f.top1)}  top-3 ${pct(f.top3)}  MRR ${f.mrr.toFixed(3)}  in-scope refused ${f.inScopeRefused}  off-topic refused ${f.offTopicRefused}`;
+  };
   const answered = offTopic.filter((o) => o.pages.length > 0);
-  const abstention = `off-topic questions answered with no sources: ${offTopic.length - answered.length}/${offTopic.length}`;
   if (brief) {
-    console.log(
-      `${JSON.stringify(options)}\n  all ${summary(rows)}\n  A   ${summary(rows.filter((r) => r.half === "A"))}\n  B   ${summary(rows.filter((r) => r.half === "B"))}\n  ${abstention}`,
-    );
+    console.log(`${JSON.stringify(options)}\n  all ${summary()}\n  A   ${summary("A")}\n  B   ${summary("B")}`);
     return;
   }
+  const short = (u: string) => u.replace(/^https?:\/\/[^/]+/, "");
   console.log("misses (answering page not first):");
   for (const r of rows.filter((r) => r.rank !== 1)) {
     console.log(`  [${r.half}] ${r.rank ? `rank ${r.rank}` : "not found"}: ${r.q.question}`);
     console.log(`       want ${r.q.urls.map(short).join(" | ")}`);
     console.log(`       got  ${r.pages.slice(0, 3).map(short).join(", ") || "(nothing)"}`);
   }
+  for (const r of rows.filter((r) => r.pages.length === 0)) console.log(`  in-scope but refused: ${r.q.question}`);
   for (const o of answered)
     console.log(`  off-topic but answered: ${o.q.question} → ${o.pages.slice(0, 3).map(short).join(", ")}`);
   const ms = rows.map((r) => r.ms).sort((a, b) => a - b);
-  console.log(`\nall      ${summary(rows)}`);
-  console.log(`half A   ${summary(rows.filter((r) => r.half === "A"))}`);
-  console.log(`half B   ${summary(rows.filter((r) => r.half === "B"))}`);
-  console.log(abstention);
+  console.log(`\nall      ${summary()}`);
+  console.log(`half A   ${summary("A")}`);
+  console.log(`half B   ${summary("B")}`);
+  // One line a table can be built from (eval/README.md).
+  console.log(
+    `RESULT ${JSON.stringify({ store: store.kind, questions: questionsPath.split("/").at(-1), all: figures(), B: figures("B") })}`,
+  );
   console.log(
     `latency  p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms (${store.kind})`,
   );

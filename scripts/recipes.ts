@@ -121,6 +121,95 @@ function expectIn(text: string, ...wanted: (string | RegExp)[]) {
   }
 }
 
+/**
+ * The JSON value a transcript line starts with (curl prints no newline, so a server log line may
+ * follow on the same line): the shortest prefix that parses.
+ */
+function leadingJson(line: string): unknown {
+  for (let i = line.indexOf("}"); i !== -1; i = line.indexOf("}", i + 1)) {
+    try {
+      return JSON.parse(line.slice(0, i + 1));
+    } catch {
+      // not yet the end of the value
+    }
+  }
+  throw new Error(`no JSON at the start of: ${line}`);
+}
+
+/** The JSON answers in a transcript whose line starts with `prefix`, in order. */
+// biome-ignore lint/suspicious/noExplicitAny: transcript answers are checked field by field
+const answersStarting = (out: string, prefix: string): any[] =>
+  out
+    .split("\n")
+    .filter((l) => l.startsWith(prefix))
+    .map(leadingJson);
+
+function check(ok: boolean, what: string, got: unknown) {
+  if (!ok) throw new Error(`${what}; got ${JSON.stringify(got)}`);
+  console.log(`  ok: ${what}`);
+}
+
+/** What README's knowledge-base walkthrough promises, step by step, read from its transcript. */
+function checkKbWalkthrough(out: string) {
+  log("checks");
+  const zoo = (urls: string[]) => urls.length > 0 && urls.every((u) => u.startsWith("https://zoo.example/"));
+  check(/created key_\w+ \(pro, admin\)/.test(out), "1. keys create --admin made an admin key", "");
+  const kb = out.split("\n").find((l) => /^kb_\w+$/.test(l));
+  check(kb !== undefined, "2. the new knowledge base's id is printed", kb);
+  const [files, lines] = answersStarting(out, '{"created":');
+  const fileUrls = (files?.results ?? []).map((r: { file: string; url: string }) => `${r.file} ${r.url}`).sort();
+  check(
+    files?.created === 2 &&
+      files.failed === 0 &&
+      fileUrls.join() === "quokkas.md https://zoo.example/quokkas,wombats.md https://zoo.example/wombats",
+    "3. the Markdown folder over multipart: 2 created, one result per file with its front-matter URL (YAML and TOML)",
+    files,
+  );
+  check(
+    lines?.created === 2 && lines.failed === 0 && lines.results.map((r: { line: number }) => r.line).join() === "1,2",
+    "3. the JSONL file as ndjson: 2 created, one result per line",
+    lines,
+  );
+  const [before, after] = out
+    .split("\n")
+    .filter((l) => l.startsWith('data: {"type":"sources"'))
+    .map((l) => leadingJson(l.slice("data: ".length)) as { sources: string[] });
+  check(
+    before !== undefined && zoo(before.sources) && before.sources.includes("https://zoo.example/numbats"),
+    "4-5. the zoo-scoped chat key's reply cites the new knowledge base's documents only, numbats among them",
+    before,
+  );
+  const [found, gone] = answersStarting(out, '{"data":[');
+  check(
+    found?.data?.[0]?.url === "https://zoo.example/numbats" && zoo(found.data.map((p: { url: string }) => p.url)),
+    "6. search ranks the numbats passage first, from this knowledge base only",
+    found,
+  );
+  check(/^DELETE 204$/m.test(out), "7. the numbats document is deleted (204)", "");
+  check(
+    gone !== undefined && !JSON.stringify(gone).includes("numbats"),
+    "7. after the delete, search finds no numbats passage",
+    gone,
+  );
+  check(
+    after !== undefined && !after.sources.includes("https://zoo.example/numbats"),
+    "7. after the delete, a new reply does not cite it",
+    after,
+  );
+  const deleted = out.match(/^DELETE doc_\w+ \d+$/gm) ?? [];
+  check(
+    deleted.length > 0 && deleted.every((l) => l.endsWith(" 204")),
+    `8. the sample documents are deleted (${deleted.length}, each 204)`,
+    deleted,
+  );
+  const def = answersStarting(out, '{"id":"kb_').find((k) => k.name === "default");
+  check(
+    def?.document_count === 0 && def.passage_count === 0,
+    "8. the default knowledge base then holds 0 documents and 0 passages",
+    def,
+  );
+}
+
 /** A new folder for one recipe with a fresh clone of the repository in it (`parley`). */
 function workspace(name: string): { work: string; clone: string } {
   const work = mkdtempSync(join(tmpdir(), `parley-recipe-${name}-`));
@@ -159,6 +248,18 @@ const RUNS: Record<string, (blocks: Block[]) => Promise<void>> = {
     const status = Bun.spawnSync(["git", "status", "--porcelain"], { cwd: clone }).stdout.toString();
     console.log(status || "(clean)");
     if (status.trim()) throw new Error("the first session left files in the repository");
+  },
+
+  /** README's knowledge-base walkthrough (issue 19), in a clone: each promised step, checked in its answer. */
+  async "kb-walkthrough"(blocks) {
+    const { clone } = workspace("kb-walkthrough");
+    await bash("bun install --silent\n", clone);
+    const out = await bash(`${shell(blocks)}\nwait\n`, clone);
+    checkKbWalkthrough(out);
+    log("git status --porcelain (must be empty)");
+    const status = Bun.spawnSync(["git", "status", "--porcelain"], { cwd: clone }).stdout.toString();
+    console.log(status || "(clean)");
+    if (status.trim()) throw new Error("the walkthrough left files in the repository");
   },
 
   /** The embedding snippet on Bun: the packed server package in a new app, its data folder created by the library. */

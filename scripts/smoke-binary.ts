@@ -97,9 +97,43 @@ try {
       messages: unknown[];
     };
     check(conv.messages.length === 4, "get");
+
+    // The ecosystem doors: Chat Completions (what the openai SDKs send) and MCP (JSON-RPC over POST).
+    const completion = await fetch(`${base}/v1/chat/completions`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ model: "default", messages: [{ role: "user", content: "How do wombats dig?" }] }),
+    });
+    const done = (await completion.json()) as { choices: { message: { content: string; annotations: unknown[] } }[] };
+    check(
+      completion.status === 200 && done.choices[0]!.message.content.includes("burrows"),
+      "chat completions (OpenAI-compatible)",
+    );
+    const mcp = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: { ...headers, accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "search", arguments: { query: "wombats" } },
+      }),
+    });
+    const called = (await mcp.json()) as { result?: { structuredContent?: { results: unknown[] } } };
+    check(mcp.status === 200 && (called.result?.structuredContent?.results.length ?? 0) > 0, "MCP search tool");
     // /docs needs nothing but this binary: the page, the reference UI's script and the document.
     const ui = await fetch(`${base}/docs/scalar.js`);
     check(ui.status === 200 && (await ui.text()).length > 1_000_000, "/docs serves its reference UI from the binary");
+    // /console likewise: its page, script and stylesheet are embedded, under the strict CSP.
+    for (const [path, marker] of [
+      ["/console", '<div id="app">'],
+      ["/console/console.js", "sessionStorage"],
+      ["/console/console.css", "--accent"],
+    ]) {
+      const res = await fetch(`${base}${path}`);
+      const ok = res.status === 200 && res.headers.get("content-security-policy")?.includes("script-src 'self'");
+      check(Boolean(ok) && (await res.text()).includes(marker!), `${path} is served from the binary under the CSP`);
+    }
 
     // The CLI while the server holds the folder: forwarded over the admin socket (kernel locks via FFI).
     const live = run(["keys", "create", "--name", "live", "--plan", "free"]);

@@ -17,7 +17,9 @@ import type { Store } from "./db/client.ts";
 import { feedbackListRoutes, feedbackRoutes } from "./feedback/index.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
 import { knowledgeRoutes } from "./knowledge/index.ts";
+import { mcpRoutes } from "./mcp/index.ts";
 import { createMetrics, type Metrics } from "./metrics/index.ts";
+import { openAiRoutes } from "./openai-compat/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
 import { usageRoutes } from "./usage/index.ts";
 
@@ -78,10 +80,11 @@ export function createParley(config: ParleyConfig) {
     feedbackListRoutes(deps),
     knowledgeRoutes(deps),
     keyRoutes(deps),
+    openAiRoutes(deps),
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
-  const plugin = new Elysia({ prefix: "/v1" })
+  const api = new Elysia({ prefix: "/v1" })
     .use(features[0])
     .use(features[1])
     .use(features[2])
@@ -90,6 +93,7 @@ export function createParley(config: ParleyConfig) {
     .use(features[5])
     .use(features[6])
     .use(features[7])
+    .use(features[8])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {
@@ -100,7 +104,9 @@ export function createParley(config: ParleyConfig) {
         await replies.close();
       })()),
   };
+  // MCP clients are configured with one URL: /mcp beside /v1, not under it.
   // Metrics hold no timer or listener (gauges are read at scrape time): nothing to end on close.
+  const plugin = new Elysia().use(api).use(mcpRoutes(deps));
   return Object.assign(plugin, handle, { metrics: deps.metrics });
 }
 
@@ -121,6 +127,15 @@ export type { Plan } from "./contract/plans.ts";
 export { openPglite, openPostgres, type Store } from "./db/client.ts";
 export { migrate } from "./db/migrate.ts";
 export {
+  backfillEmbeddings,
+  createEmbedder,
+  createSemanticSearch,
+  type EmbeddingsConfig,
+  MissingVectorExtension,
+  prepareVectorStore,
+  type SemanticSearch,
+} from "./knowledge/embeddings/index.ts";
+export {
   createKnowledgeBase,
   DEFAULT_KB_ID,
   ingestDocuments,
@@ -129,4 +144,5 @@ export {
   parseMarkdown,
   searchKnowledgeBase,
 } from "./knowledge/index.ts";
+export { detectLanguage, LANGUAGES, type Language } from "./knowledge/language.ts";
 export { createMetrics, type Metrics } from "./metrics/index.ts";

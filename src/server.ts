@@ -10,6 +10,7 @@
 
 import { resolve } from "node:path";
 import { agentFromEnv } from "./agent/llm/index.ts";
+import { retrievalAgent } from "./agent/retrieval.ts";
 import type { Agent } from "./agent/types.ts";
 import { createApp } from "./app/app.ts";
 import { type Env, optionsFromEnv } from "./config/env.ts";
@@ -18,7 +19,9 @@ import { migrate } from "./db/migrate.ts";
 import { seedSampleOnce } from "./knowledge/index.ts";
 import type { ParleyHandle } from "./mod.ts";
 import { type AdminServer, startAdmin } from "./runtime/admin.ts";
+import { consoleAssets } from "./runtime/console-assets.ts";
 import { docsScript } from "./runtime/docs-asset.ts";
+import { type StartedEmbeddings, startEmbeddings } from "./runtime/embeddings.ts";
 import { describeHolder, lockServer } from "./runtime/lock.ts";
 import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
 
@@ -45,6 +48,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
   let store: OpenedStore | undefined;
   let server: Listening | undefined;
   let admin: AdminServer | undefined;
+  let embeddings: StartedEmbeddings | undefined;
   let releaseServerLock: (() => void) | undefined;
   let signalled: NodeJS.Signals | undefined;
   let hurriedAt: number | undefined;
@@ -54,6 +58,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
   /** Closes the store (within CLOSE_TIMEOUT_MS) and exits with `code`, or 1 when closing fails. */
   const exit = async (code: number): Promise<never> => {
     try {
+      await embeddings?.stop();
       if (store && (await closeWithin(store, CLOSE_TIMEOUT_MS)) === "timeout") {
         logger.error({ timeout_ms: CLOSE_TIMEOUT_MS }, "closing the store timed out; exiting without a clean close");
         code = 1;
@@ -144,16 +149,21 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     const seeded = signalled ? 0 : await seedSampleOnce(store.db);
     if (seeded)
       logger.info({ documents: seeded }, "new store: loaded the sample documents about Parley into 'default'");
+    if (!signalled) embeddings = await startEmbeddings(env, store.db, logger);
     if (signalled) return await exit(0);
     // No await from the check above to `server` being set: a signal lands either before it
     // (start-up stops) or after it (graceful shutdown), never in between.
     const app = createApp({
       store,
       logger,
-      agent: agent ?? agentFromEnv(env, store.db, logger),
+      agent:
+        agent ??
+        agentFromEnv(env, store.db, logger, embeddings?.semantic) ??
+        retrievalAgent(store.db, { semantic: embeddings?.semantic }),
       options: optionsFromEnv(env),
       docsScript,
       metricsToken: env.METRICS_TOKEN,
+      consoleAssets,
     });
     parley = app.parley;
     // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start and
@@ -180,6 +190,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
   } catch (error) {
     // The caller reports the failure (exit 1); the store is closed first all the same.
     admin?.stop();
+    await embeddings?.stop();
     await closeWithin(store, CLOSE_TIMEOUT_MS).catch(() => {});
     releaseServerLock?.();
     throw error;

@@ -13,7 +13,19 @@ const SRC = join(import.meta.dir, "../src");
 const LAYERS = ["contract", "base", "http", "feature", "composition", "runtime"] as const;
 type Layer = (typeof LAYERS)[number] | "client";
 
-const FEATURES = ["agent", "auth", "chat", "conversations", "feedback", "knowledge", "ratelimit", "replies", "usage"];
+const FEATURES = [
+  "agent",
+  "auth",
+  "chat",
+  "conversations",
+  "feedback",
+  "knowledge",
+  "mcp",
+  "openai-compat",
+  "ratelimit",
+  "replies",
+  "usage",
+];
 
 /** Feature folders whose only door for other folders is their index.ts. */
 const FRONT_DOORS = ["replies"];

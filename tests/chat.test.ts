@@ -21,7 +21,15 @@ describe("POST /v1/chat (JSON)", () => {
     expect(r.json.conversation_id).toMatch(/^conv_[0-9a-z]{26}$/);
     expect(r.json.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(r.json.content.length).toBeGreaterThan(50);
-    expect(Object.keys(r.json).sort()).toEqual(["content", "conversation_id", "created_at", "id", "status", "usage"]);
+    expect(Object.keys(r.json).sort()).toEqual([
+      "content",
+      "conversation_id",
+      "created_at",
+      "id",
+      "sources",
+      "status",
+      "usage",
+    ]);
     expect(r.json.status).toBe("completed");
     expect(r.json.usage).toBeNull(); // the retrieval agent reports no token counts
 
@@ -31,6 +39,8 @@ describe("POST /v1/chat (JSON)", () => {
     expect(conv.json.messages[0].content).toBe("How do I validate a request body?");
     expect(conv.json.messages[1]).toMatchObject({ id: r.json.id, content: r.json.content, status: "completed" });
     expect(conv.json.messages[1].sources.length).toBeGreaterThan(0);
+    // The JSON reply carries the same sources as the stored message (and the stream's `sources` event).
+    expect(r.json.sources).toEqual(conv.json.messages[1].sources);
     expect(conv.json.title).toBe("How do I validate a request body?");
   });
 

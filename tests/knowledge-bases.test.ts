@@ -98,6 +98,57 @@ describe("knowledge bases", () => {
     expectError(await h.call("DELETE", `/v1/knowledge_bases/${kb.id}`, { key: admin }), 404, "not_found");
   });
 
+  test("language: set on create and patch, shown on get; the default of its documents, a document's own wins", async () => {
+    const name = `kb-${uniq()}`;
+    const created = await h.call("POST", "/v1/knowledge_bases", { key: admin, json: { name, language: "german" } });
+    expectStatus(created, 201);
+    expect(created.json.language).toBe("german");
+    const kb = created.json as { id: string };
+    expect((await h.call("GET", `/v1/knowledge_bases/${kb.id}`, { key: admin })).json.language).toBe("german");
+    const w = word();
+    // English-looking text: detection alone would say english; the knowledge base says german.
+    expectStatus(
+      await addDoc(kb.id, {
+        url: "https://kb.test/de",
+        content: `# Houses
+
+The Häuser of ${w}`,
+      }),
+      201,
+    );
+    expectStatus(
+      await addDoc(kb.id, {
+        url: "https://kb.test/en",
+        content: `# Houses
+
+The Häuser of ${w}`,
+        language: "english",
+      }),
+      201,
+    );
+    // German stems "Häuser" to "haus": only the German document matches "Haus".
+    const found = await search(kb.id, "Haus");
+    expectStatus(found, 200);
+    expect(found.json.data.map((r: { url: string }) => r.url)).toEqual(["https://kb.test/de"]);
+    const patched = await h.call("PATCH", `/v1/knowledge_bases/${kb.id}`, { key: admin, json: { language: null } });
+    expectStatus(patched, 200);
+    expect(patched.json.language).toBeNull();
+    expectError(
+      await h.call("PATCH", `/v1/knowledge_bases/${kb.id}`, { key: admin, json: { language: "klingon" } }),
+      400,
+      "invalid_request",
+    );
+    const bad = await h.call("POST", "/v1/knowledge_bases", {
+      key: admin,
+      json: { name: `kb-${uniq()}`, language: "xx" },
+    });
+    expectError(bad, 400, "invalid_request");
+    expect(bad.json.error.param).toBe("language");
+    const badDoc = await addDoc(kb.id, { url: "https://kb.test/x", content: "x", language: "xx" });
+    expectError(badDoc, 400, "invalid_request");
+    expect(badDoc.json.error.param).toBe("language");
+  });
+
   test("bad names and cursors are 400 with param", async () => {
     expectError(
       await h.call("POST", "/v1/knowledge_bases", { key: admin, json: { name: "" } }),

@@ -7,11 +7,12 @@ import { eq, sql } from "drizzle-orm";
 import { chunks, documents, knowledgeTerms } from "../src/db/schema.ts";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
-import { rankPassages, searchPassages, searchQueryText } from "../src/knowledge/search.ts";
+import { searchPassages } from "../src/knowledge/retrieve.ts";
+import { rankPassages, searchQueryText } from "../src/knowledge/search.ts";
 import { BATCH_DOCS, ingestDocuments } from "../src/knowledge/service.ts";
 import { testStore } from "./helpers/store.ts";
 
-setDefaultTimeout(30_000); // per file: see bunfig.toml
+setDefaultTimeout(120_000); // per file: the first test opens the shared store (a cold PGlite: 40 s and more on a saturated machine)
 
 describe("parsing", () => {
   test("jsonl: good lines load, bad ones are reported with file:line", () => {

@@ -1,6 +1,7 @@
 /** The model agent's prompt pieces: citations → sources, the history budget, the environment's checks. */
 import { describe, expect, test } from "bun:test";
-import { citedSources, conversation, systemPrompt } from "../src/agent/llm/prompt.ts";
+import { CitationFilter } from "../src/agent/llm/citations.ts";
+import { conversation, systemPrompt } from "../src/agent/llm/prompt.ts";
 import { loadEnv } from "../src/config/env.ts";
 
 const passages = [
@@ -9,13 +10,35 @@ const passages = [
   { url: "https://a.test/", title: "A", heading: "More", content: "alpha two" },
 ];
 
-describe("citedSources", () => {
-  test("documents in order of first citation, deduplicated; [n, m] and [n][m] forms", () => {
-    expect(citedSources("x [2] y [1][3] z [2, 1]", passages)).toEqual(["https://b.test/", "https://a.test/"]);
+/** Feeds the pieces through a filter over `passages`; the shown text and the sources. */
+function filtered(pieces: string[], urls = passages.map((p) => p.url)) {
+  const f = new CitationFilter(urls);
+  const shown = pieces.map((p) => f.push(p));
+  shown.push(f.end());
+  return { text: shown.join(""), shown, sources: f.sources };
+}
+
+describe("citations", () => {
+  test("renumbered as documents in order of first citation; [n, m] and [n][m]; a document's passages share its number", () => {
+    const r = filtered(["x [2] y [1][3] z [2, 1]."]);
+    expect(r.sources).toEqual(["https://b.test/", "https://a.test/"]);
+    expect(r.text).toBe("x [1] y [2] z [1][2].");
   });
-  test("no citation (or only out-of-range ones): every document given", () => {
-    expect(citedSources("no citations [9]", passages)).toEqual(["https://a.test/", "https://b.test/"]);
-    expect(citedSources("anything", [])).toEqual([]);
+  test("[0] and [7] of 3 are dropped; none cited → no sources", () => {
+    expect(filtered(["a [0] b [7] c [0, 9]."])).toMatchObject({ text: "a  b  c .", sources: [] });
+    expect(filtered(["anything"], [])).toMatchObject({ text: "anything", sources: [] });
+  });
+  test("a marker split across deltas is held until it completes, never shown half", () => {
+    const r = filtered(["See [", "2", "] and [7", "] then [1", ", 3]", " end"]);
+    expect(r.shown.join("|")).toBe("See ||[1] and | then |[2]| end|");
+    expect(r.text).toBe("See [1] and  then [2] end");
+    expect(r.sources).toEqual(["https://b.test/", "https://a.test/"]);
+  });
+  test("an unfinished bracket is text; a long one is released without waiting; code fences keep their brackets", () => {
+    expect(filtered(["tail [2"]).text).toBe("tail [2");
+    const long = filtered(["x [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2", " and on"]);
+    expect(long.shown[0]).toBe("x [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2");
+    expect(filtered(["```js\nconst v = a[0", "];\n```\nok [9]"]).text).toBe("```js\nconst v = a[0];\n```\nok ");
   });
 });
 

@@ -42,6 +42,7 @@ describe("OpenAPI document", () => {
       "/healthz",
       "/readyz",
       "/v1/chat",
+      "/v1/chat/completions",
       "/v1/conversations",
       "/v1/conversations/{id}",
       "/v1/conversations/{id}/messages",
@@ -57,6 +58,8 @@ describe("OpenAPI document", () => {
       "/v1/knowledge_bases/{id}/documents",
       "/v1/knowledge_bases/{id}/documents/{doc_id}",
       "/v1/knowledge_bases/{id}/search",
+      "/v1/models",
+      "/v1/models/{id}",
       "/v1/usage",
     ]);
     // Every operation has an id and, when it takes JSON, its named request body.
@@ -114,8 +117,9 @@ describe("OpenAPI document", () => {
       expect(check, JSON.stringify(s)).not.toThrow();
     }
     expect(JSON.stringify(raw)).not.toMatch(/"(error|~[a-z]+)":\s*"/); // TypeBox's custom messages and markers
-    // The error body is defined once and referenced by every error response.
-    expect(JSON.stringify(raw).match(/"request_id"\]/g)).toHaveLength(1);
+    // The error body is defined once and referenced by every error response (the OpenAI-compatible
+    // routes' once more, in OpenAI's shape).
+    expect(JSON.stringify(raw).match(/"request_id"\]/g)).toHaveLength(2);
     expect(refs.filter((r) => r.includes("/ErrorBody")).length).toBeGreaterThan(20);
     expect(Object.keys(raw.components.schemas)).toEqual(
       expect.arrayContaining([
@@ -251,6 +255,7 @@ describe("/docs examples", () => {
         "listMessages",
         "replyEvents",
         "stopReply",
+        ...["createChatCompletion", "listModels", "retrieveModel"],
         ...[
           "addDocuments",
           "createKey",

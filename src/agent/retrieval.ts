@@ -5,7 +5,9 @@
  * the search (it reads the conversation's previous question when the message refers back).
  */
 import type { Db } from "../db/client.ts";
-import { type SearchHit, searchPassages } from "../knowledge/search.ts";
+import type { SemanticSearch } from "../knowledge/embeddings/index.ts";
+import { searchPassages } from "../knowledge/retrieve.ts";
+import type { SearchHit } from "../knowledge/search.ts";
 import { type Agent, type AgentChunk, type AgentInput, tokenize } from "./types.ts";
 
 const STOP = new Set(
@@ -30,12 +32,16 @@ const stems = (text: string) =>
 export interface RetrievalAgentOptions {
   /** Milliseconds between tokens (0: as fast as possible). Useful for demos. */
   tokenDelayMs?: number;
+  /** Hybrid search (knowledge/embeddings); BM25F alone without it. */
+  semantic?: SemanticSearch | undefined;
 }
 
 export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Agent {
   return {
     async *respond({ history, message, signal, knowledgeBaseId }: AgentInput): AsyncIterable<AgentChunk> {
-      const hits = knowledgeBaseId ? await searchPassages(db, message, history, { kbId: knowledgeBaseId }) : [];
+      const hits = knowledgeBaseId
+        ? await searchPassages(db, message, history, { kbId: knowledgeBaseId }, options.semantic)
+        : [];
       const chosen = choose(hits);
       const answer = compose(message, chosen);
       for (const token of tokenize(answer)) {

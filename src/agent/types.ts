@@ -9,6 +9,19 @@ export interface ChatTurn {
   content: string;
 }
 
+/**
+ * Settings a client may pass for one reply (the Chat Completions door). A model agent hands them
+ * to the model; the retrieval agent has no use for them and ignores them.
+ */
+export interface GenerationSettings {
+  /** Added to the system prompt (OpenAI `system`/`developer` messages). */
+  instructions?: string;
+  maxOutputTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
+}
+
 /** What the agent is asked. `signal` aborts generation (shutdown, cancel). */
 export interface AgentInput {
   history: ChatTurn[];
@@ -19,6 +32,7 @@ export interface AgentInput {
    */
   knowledgeBaseId: string | null;
   signal: AbortSignal;
+  settings?: GenerationSettings;
 }
 
 /** Token counts a model provider reported for one reply (the contract's wire form). */

@@ -18,6 +18,7 @@ import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { watchStream } from "../http/stream-watch.ts";
 import { utf8Length } from "../http/text.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
+import { type ConsoleAssets, consoleRoutes } from "./console.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
 import { metricsRoute } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
@@ -28,15 +29,22 @@ export const READY_TIMEOUT_MS = 2_000;
 /** Probes: frequent and uninteresting while they pass, so their access lines are at debug. */
 const PROBES = new Set(["/healthz", "/readyz"]);
 
-/** The runtime's extras: `docsScript` serves the reference UI's script (the runtime reads the file). */
+/** The runtime's extras: `docsScript` and `consoleAssets` serve /docs and /console (the runtime reads the files). */
 export interface AppConfig extends ParleyConfig {
   docsScript?: DocsScript;
+  consoleAssets?: ConsoleAssets;
   readyTimeoutMs?: number;
   /** GET /metrics answers only requests bearing this token; unset, /metrics is 404 and no metrics are kept. */
   metricsToken?: string;
 }
 
-export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, metricsToken, ...config }: AppConfig) {
+export function createApp({
+  docsScript,
+  consoleAssets,
+  readyTimeoutMs = READY_TIMEOUT_MS,
+  metricsToken,
+  ...config
+}: AppConfig) {
   const logger = config.logger ?? createLogger("info");
   const cors = config.options?.corsOrigins;
   const trustProxy = config.options?.trustProxy ?? DEFAULT_OPTIONS.trustProxy;
@@ -146,6 +154,7 @@ export function createApp({ docsScript, readyTimeoutMs = READY_TIMEOUT_MS, metri
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
     .use(docsRoutes(docsScript))
     .use(metricsRoute(metrics, metricsToken))
+    .use(consoleRoutes(consoleAssets))
     .use(parley);
   const maxChars = config.options?.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
   spec = buildOpenApi(app, { maxMessageChars: maxChars });

@@ -24,6 +24,8 @@ import {
   SearchResults,
   UpdateKnowledgeBase,
 } from "../knowledge/model.ts";
+import { CompletionResponse, ModelList, ModelObject, OpenAiErrorBody } from "../openai-compat/model.ts";
+import { completionBody } from "../openai-compat/request.ts";
 
 /** Each schema under its component name (`maxChars`: the `maxLength` stated for a chat message). */
 export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
@@ -55,4 +57,9 @@ export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
   CreatedApiKey,
   KeyCreate: CreateKey,
   KeyUpdate: UpdateKey,
+  OpenAiErrorBody,
+  ChatCompletionRequest: completionBody,
+  ChatCompletion: CompletionResponse,
+  ModelList,
+  Model: ModelObject,
 });

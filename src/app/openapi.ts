@@ -40,6 +40,10 @@ const TAGS = [
   },
   { name: "Keys", description: "API keys (admin keys only)." },
   { name: "Health", description: "Probes for load balancers and orchestrators; no key needed." },
+  {
+    name: "OpenAI-compatible",
+    description: "Chat Completions and Models in OpenAI's wire form (errors too), for the `openai` SDKs and chat UIs.",
+  },
 ];
 
 const int = { schema: { type: "integer" } };

@@ -57,6 +57,9 @@ export const ChatReply = t.Object({
   id: t.String({ description: "msg_… identifier of the assistant message" }),
   conversation_id: t.String({ description: "conv_… identifier" }),
   content: t.String(),
+  sources: t.Array(t.String({ description: "URL" }), {
+    description: "The documents the reply cites, in order of first citation: `[k]` in `content` is `sources[k-1]`.",
+  }),
   status: literals(REPLY_STATUSES, {
     description: "`stopped`: POST …/stop ended the reply early; `content` is what was generated until then.",
   }),

@@ -7,6 +7,7 @@ import type { ApiKeyInfo } from "../auth/index.ts";
 import {
   findConversation,
   insertConversation,
+  insertEarlierTurns,
   insertUserMessage,
   MESSAGES_CAP,
   pageMessages,
@@ -40,7 +41,8 @@ const notFound = (id: string) =>
  * Finds the conversation (or makes a new one) and reads its history: what a reply needs before
  * its run. A new conversation takes `knowledgeBaseId` (which the key must be allowed: else 404,
  * as for an unknown id) or the key's default; an existing one keeps its own, and naming another
- * is a 400.
+ * is a 400. A new conversation may bring `earlier` turns (a client that keeps its own history,
+ * such as a Chat Completions `messages` array): stored before the message, and the agent's history.
  */
 export async function prepareReply(
   db: Db,
@@ -49,17 +51,24 @@ export async function prepareReply(
   conversationId: string | null | undefined,
   at: Date,
   knowledgeBaseId?: string,
+  /** A new conversation's earlier turns, as the client had them; ignored when continuing one. */
+  earlier: ChatTurn[] = [],
 ): Promise<PreparedReply> {
   const keyId = key.id;
   const named = knowledgeBaseId === undefined ? undefined : (await resolveKnowledgeBase(db, key, knowledgeBaseId)).id;
   if (conversationId == null) {
     const kbId = named ?? (await defaultKnowledgeBaseFor(db, key));
-    const conversation = { id: newId("conv"), keyId, kbId, title: titleFrom(message), createdAt: at, updatedAt: at };
+    const title = titleFrom(earlier.find((t) => t.role === "user")?.content ?? message);
+    const conversation = { id: newId("conv"), keyId, kbId, title, createdAt: at, updatedAt: at };
     // The message's id is made after the conversation's: (created_at, id) orders the turn.
     return {
       conversation,
-      history: [],
-      writes: [insertConversation(conversation), insertUserMessage(conversation.id, message, at)],
+      history: earlier,
+      writes: [
+        insertConversation(conversation),
+        ...(earlier.length ? [insertEarlierTurns(conversation.id, earlier, at)] : []),
+        insertUserMessage(conversation.id, message, at),
+      ],
       knowledgeBaseId: kbId,
     };
   }

@@ -1,7 +1,8 @@
 /**
  * The periodic sweep: ends replies whose lease has passed (their instance died) as `failed`
  * (`replies.expire`, which notifies their followers like every reply write), and drops expired
- * Idempotency-Key records. One sweeper per `createParley`, stopped by its `close()`; the
+ * Idempotency-Key records, and compacts the events of ended replies past REPLY_EVENTS_RETENTION
+ * (replies/compact.ts). One sweeper per `createParley`, stopped by its `close()`; the
  * statements are conditional, so instances sweeping at once do each thing once. The timer never
  * keeps a process alive on its own.
  */
@@ -15,7 +16,7 @@ export interface Sweeper {
 }
 
 export function startSweeper(
-  deps: { db: Db; now: () => number; logger: Logger; replies: Pick<Replies, "expire"> },
+  deps: { db: Db; now: () => number; logger: Logger; replies: Pick<Replies, "expire" | "compact"> },
   everyMs: number,
 ): Sweeper {
   let running = false;
@@ -26,6 +27,7 @@ export function startSweeper(
       const ended = await deps.replies.expire();
       if (ended.length) deps.logger.warn({ message_ids: ended }, "replies whose instance stopped were ended as failed");
       await purgeExpired(deps.db, deps.now());
+      await deps.replies.compact();
     } catch (error) {
       // The store may be closing or down; the next sweep (or any reader) tries again.
       deps.logger.debug({ error }, "sweep failed");

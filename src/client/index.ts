@@ -79,6 +79,7 @@ export function createClient(options: ClientOptions) {
         id: r.id as string,
         conversationId: r.conversation_id as string,
         content: r.content as string,
+        sources: Array.isArray(r.sources) ? (r.sources as string[]) : [],
         status: r.status === "stopped" || r.status === "length" ? r.status : "completed",
         createdAt: r.created_at as string,
         usage: usage(r.usage),

@@ -42,6 +42,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
       PRO_RPD: planLimit(DEFAULT_OPTIONS.plans.pro.rpd),
       REPLY_LEASE_MS: option("replyLeaseMs"),
       REPLY_FLUSH_MS: option("replyFlushMs"),
+      REPLY_EVENTS_RETENTION: option("replyEventsRetentionS"),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
       LOG_FORMAT: z.enum(["json", "text"]).default("json"),
       CORS_ORIGINS: z
@@ -75,6 +76,20 @@ export function loadEnv(source: Record<string, string | undefined>) {
         .default("0")
         .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v)))
         .pipe(z.number().int().min(0).max(10)),
+      // --- Embeddings (issue 24): unset EMBEDDINGS_PROVIDER keeps BM25F alone. See src/knowledge/embeddings/.
+      EMBEDDINGS_PROVIDER: z.enum(["openai-compatible"]).optional(),
+      EMBEDDINGS_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+      EMBEDDINGS_MODEL: z.string().optional(),
+      EMBEDDINGS_API_KEY: z.string().optional(),
+      EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(1).max(2000).optional(),
+      EMBEDDINGS_SEND_DIMENSIONS: z
+        .enum(["true", "false"])
+        .default("false")
+        .transform((v) => v === "true"),
+      EMBEDDINGS_BATCH_SIZE: int(64, 1, 2048),
+      EMBEDDINGS_TIMEOUT_MS: int(5_000, 100),
+      EMBEDDINGS_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).optional(),
+      EMBEDDINGS_RRF_K: int(60, 1, 10_000),
       // SO_REUSEPORT: several servers on one port (PostgreSQL only; see README). Off: a busy port is an error.
       REUSE_PORT: z
         .enum(["true", "false"])
@@ -91,6 +106,15 @@ export function loadEnv(source: Record<string, string | undefined>) {
     throw new Error(
       `Invalid environment:\n  LLM_MODEL: required when LLM_PROVIDER is set (LLM_PROVIDER=${env.LLM_PROVIDER})`,
     );
+  }
+  if (env.EMBEDDINGS_PROVIDER) {
+    const missing = (["EMBEDDINGS_BASE_URL", "EMBEDDINGS_MODEL", "EMBEDDINGS_DIMENSIONS"] as const).filter(
+      (k) => env[k] === undefined,
+    );
+    if (missing.length)
+      throw new Error(
+        `Invalid environment:\n${missing.map((k) => `  ${k}: required when EMBEDDINGS_PROVIDER is set`).join("\n")}`,
+      );
   }
   // Two PGlite servers sharing a port would each serve their own store: the kernel would split
   // clients between them (a key created on one is unknown to the other).
@@ -118,5 +142,6 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     replyLeaseMs: env.REPLY_LEASE_MS,
     replyFlushMs: env.REPLY_FLUSH_MS,
     trustProxy: env.TRUST_PROXY,
+    replyEventsRetentionS: env.REPLY_EVENTS_RETENTION,
   };
 }

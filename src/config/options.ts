@@ -33,6 +33,12 @@ export interface ParleyOptions {
   replyLeaseMs: number;
   /** A running reply's new events and text reach the store at most this long after they happen. */
   replyFlushMs: number;
+  /**
+   * REPLY_EVENTS_RETENTION: seconds after a reply was created before its events are compacted
+   * (once it has ended): it then keeps its text, its non-token events and one offset per token
+   * event, enough to resume from any id (docs/reliability.md).
+   */
+  replyEventsRetentionS: number;
   /** Switches the limiter off (benchmarks only: it measures what the limiter costs). */
   rateLimit: boolean;
   /**
@@ -55,6 +61,7 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   trustProxy: 0,
   replyLeaseMs: 10_000,
   replyFlushMs: 100,
+  replyEventsRetentionS: 86_400,
 };
 
 /** Largest value of a PostgreSQL integer column (limits, counts). */
@@ -73,6 +80,7 @@ export const BOUNDS = {
   keepAliveMs: { min: 100, max: 25_000 },
   replyLeaseMs: { min: 1_000, max: 600_000 },
   replyFlushMs: { min: 10, max: 1_000 },
+  replyEventsRetentionS: { min: 0, max: 10 * 366 * 86_400 },
   planLimit: { min: 1, max: INT4_MAX },
 } as const;
 
@@ -92,6 +100,7 @@ export function checkOptions(options: ParleyOptions): void {
     "keepAliveMs",
     "replyLeaseMs",
     "replyFlushMs",
+    "replyEventsRetentionS",
   ] as const)
     checkBound(`options.${name}`, options[name], BOUNDS[name]);
   for (const [plan, l] of Object.entries(options.plans)) {

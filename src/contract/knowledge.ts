@@ -6,6 +6,11 @@ export interface KnowledgeBase {
   id: string;
   name: string;
   description: string;
+  /**
+   * Default language of its documents (a text-search configuration name, e.g. `english`,
+   * `german`, `chinese`, `simple`); null: each document's language is detected from its text.
+   */
+  language: string | null;
   /** Documents, passages (the units search ranks) and the documents' content in UTF-8 bytes. */
   document_count: number;
   passage_count: number;

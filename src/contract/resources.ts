@@ -11,6 +11,8 @@ export interface ChatReply {
   id: string;
   conversation_id: string;
   content: string;
+  /** The documents the reply cites, in order of first citation: `[k]` in `content` is `sources[k-1]`. */
+  sources: string[];
   status: ReplyStatus;
   created_at: string;
   usage: Usage | null;

@@ -66,6 +66,23 @@ export const insertUserMessage =
     sql`insert into ${messages} (id, conversation_id, role, content, sources, status, created_at)
       values (${newId("msg")}, ${conversationId}, 'user', ${content}, '[]'::jsonb, 'completed', ${at.toISOString()}::timestamptz)`;
 
+/**
+ * A new conversation's earlier turns, as a client that sends its own history had them (a Chat
+ * Completions `messages` array), stored before its first message a millisecond apart, so the
+ * conversation reads back as the client had it. Written in the reply's statement, like the rest.
+ */
+export const insertEarlierTurns =
+  (conversationId: string, turns: readonly { role: "user" | "assistant"; content: string }[], at: Date): ReplyWrite =>
+  () => {
+    const values = turns.map((t, i) => {
+      const created = new Date(at.getTime() - (turns.length - i)).toISOString();
+      return sql`(${newId("msg")}, ${t.role}, ${t.content}, ${created}::timestamptz)`;
+    });
+    return sql`insert into ${messages} (id, conversation_id, role, content, sources, status, created_at)
+      select v.id, ${conversationId}, v.role, v.content, '[]'::jsonb, 'completed', v.created_at
+      from (values ${sql.join(values, sql`, `)}) as v(id, role, content, created_at)`;
+  };
+
 export async function findConversation(db: Db, keyId: string, id: string): Promise<ConversationRow | null> {
   const [row] = await db
     .select()
@@ -184,7 +201,18 @@ export async function deleteConversation(db: Db, keyId: string, id: string): Pro
 /** Stores a message and moves the conversation's updated_at forward, in one round trip each. */
 export async function addMessage(
   db: Db,
-  m: Omit<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens" | "leaseUntil" | "stopRequested" | "lastSeq"> &
+  m: Omit<
+    MessageRow,
+    | "id"
+    | "sources"
+    | "inputTokens"
+    | "outputTokens"
+    | "leaseUntil"
+    | "stopRequested"
+    | "lastSeq"
+    | "tokenOffsets"
+    | "compactedEvents"
+  > &
     Partial<Pick<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens">>,
 ): Promise<MessageRow> {
   // The run columns (lease, stop flag, last event) only matter to replies being generated (replies/).
@@ -197,6 +225,8 @@ export async function addMessage(
     leaseUntil: null,
     stopRequested: false,
     lastSeq: 0,
+    tokenOffsets: null,
+    compactedEvents: null,
   };
   await db.insert(messages).values(row);
   await db

@@ -190,8 +190,29 @@ export const migrations = [
     ]
   },
   {
-    "tag": "0014_issue21_usage_feedback",
-    "folderMillis": 1795486889276,
+    "tag": "0014_issue24_language",
+    "folderMillis": 1795486785239,
+    "bps": true,
+    "hash": "c463371c082b206febe2388f9039fb37d6e3f2ae74ad13c2bc0e1471f5350f5f",
+    "sql": [
+      "ALTER TABLE \"documents\" ADD COLUMN \"language\" text DEFAULT 'english' NOT NULL;",
+      "\nALTER TABLE \"knowledge_bases\" ADD COLUMN \"language\" text;"
+    ]
+  },
+  {
+    "tag": "0015_complete_synch",
+    "folderMillis": 1795488318492,
+    "bps": true,
+    "hash": "fa821e7d91ecf8aa5828a750b4ec939c29dd3e2818dd667b38b1aa61b867a376",
+    "sql": [
+      "ALTER TABLE \"messages\" ADD COLUMN \"token_offsets\" integer[];",
+      "\nALTER TABLE \"messages\" ADD COLUMN \"compacted_events\" jsonb;",
+      "\nCREATE INDEX \"messages_compact_due_idx\" ON \"messages\" USING btree (\"created_at\") WHERE \"messages\".\"role\" = 'assistant' and \"messages\".\"status\" <> 'in_progress' and \"messages\".\"token_offsets\" is null;"
+    ]
+  },
+  {
+    "tag": "0016_issue21_usage_feedback",
+    "folderMillis": 1795488577909,
     "bps": true,
     "hash": "14eacd84e45caaf4e280661cda16ea55aa6f37ee8016190465a5e0c6d4dca0d8",
     "sql": [
@@ -206,8 +227,8 @@ export const migrations = [
     ]
   },
   {
-    "tag": "0015_issue21_usage_triggers",
-    "folderMillis": 1795486895338,
+    "tag": "0017_issue21_usage_triggers",
+    "folderMillis": 1795488579027,
     "bps": true,
     "hash": "c808ebd4cd95838c23edbd1e0a0e5f2ee612664d8b5fecc9c428b3988319675b",
     "sql": [

@@ -19,6 +19,8 @@ export const knowledgeBases = pgTable(
     id: text("id").primaryKey(),
     name: text("name").notNull(),
     description: text("description").notNull().default(""),
+    /** Default language of its documents (knowledge/language.ts); null: detected per document. */
+    language: text("language"),
     createdAt: ts("created_at").notNull(),
     /** Moves with every change of the knowledge base or of its documents. */
     updatedAt: ts("updated_at").notNull(),
@@ -50,6 +52,8 @@ export const documents = pgTable(
     content: text("content").notNull(),
     /** Free-form JSON object given at upload (front matter, the `metadata` field). */
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
+    /** Language name (knowledge/language.ts): picks the text-search configuration of its passages. */
+    language: text("language").notNull().default("english"),
     updatedAt: ts("updated_at").notNull(),
   },
   (t) => [

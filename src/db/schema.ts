@@ -133,11 +133,22 @@ export const messages = pgTable(
     stopRequested: boolean("stop_requested").notNull().default(false),
     /** Sequence number of the reply's last stored event (message_events.seq). */
     lastSeq: integer("last_seq").notNull().default(0),
+    /**
+     * Set when the reply's events were compacted (replies/compact.ts): the cumulative text length,
+     * in characters, after each token event, from `compacted_events.first` on. Null: not compacted.
+     */
+    tokenOffsets: integer("token_offsets").array(),
+    /** A compacted reply's other events verbatim (`kept`: [seq, data] pairs), its first token seq, and its token text when it is not `content`. */
+    compactedEvents: jsonb("compacted_events").$type<{ first: number; kept: [number, string][]; text?: string }>(),
   },
   (t) => [
     index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id),
     // The sweep looks only at running replies: a partial index stays as small as they are few.
     index("messages_running_idx").on(t.leaseUntil).where(sql`${t.status} = 'in_progress'`),
+    // The compaction sweep looks only at ended replies not yet compacted.
+    index("messages_compact_due_idx")
+      .on(t.createdAt)
+      .where(sql`${t.role} = 'assistant' and ${t.status} <> 'in_progress' and ${t.tokenOffsets} is null`),
   ],
 );
 

@@ -7,11 +7,18 @@
 import { type CorsOrigins, originAllowed } from "../config/cors-origins.ts";
 
 /** Headers a browser client sends: the key, JSON bodies, idempotent retries, SSE resume. */
-const ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id";
+const ALLOW_HEADERS =
+  "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id, X-Parley-Conversation-Id, Mcp-Protocol-Version, Mcp-Session-Id";
 const ALLOW_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
 /** What a page may read: the limits, when to retry, and the id to quote in a report. */
 const EXPOSE_HEADERS =
-  "RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id";
+  "RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, X-Parley-Conversation-Id, Mcp-Session-Id";
+/**
+ * SDK headers a page may send besides ours: the `openai` SDKs' `X-Stainless-*` (their names
+ * change with SDK versions, so they are matched, not listed). The key is a header, never a
+ * cookie, so allowing them exposes nothing.
+ */
+const SDK_HEADER = /^x-stainless-[a-z0-9-]+$/;
 /** Browsers cap this anyway (Chromium: 2 h). */
 const MAX_AGE = "7200";
 
@@ -47,11 +54,20 @@ export function preflightResponse(origins: CorsOrigins, request: Request, reques
   if (base) {
     Object.assign(headers, base, {
       "access-control-allow-methods": ALLOW_METHODS,
-      "access-control-allow-headers": ALLOW_HEADERS,
+      "access-control-allow-headers": allowedHeaders(request),
       "access-control-max-age": MAX_AGE,
     });
     delete headers["access-control-expose-headers"];
     headers.vary = "Origin, Access-Control-Request-Headers";
   }
   return new Response(null, { status: 204, headers });
+}
+
+/** Our headers, plus the SDK headers this preflight asks for. */
+function allowedHeaders(request: Request): string {
+  const asked = (request.headers.get("access-control-request-headers") ?? "")
+    .split(",")
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => SDK_HEADER.test(h));
+  return [ALLOW_HEADERS, ...new Set(asked)].join(", ");
 }

@@ -4,6 +4,7 @@
  */
 import { ValidationError } from "elysia";
 import { describeError, type Logger } from "../config/logger.ts";
+import type { ErrorBody } from "../contract/errors.ts";
 import { isStorageFault, isStoreUnavailable } from "../db/errors.ts";
 import { markStatus } from "./access-log.ts";
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "./errors.ts";
@@ -40,6 +41,18 @@ function classify(error: unknown, code?: string): ApiError {
   return toApiError(error);
 }
 
+/** Requests whose errors another wire dialect words (the OpenAI-compatible door): its body shape. */
+const shapes = new WeakMap<Request, (body: ErrorBody) => unknown>();
+
+/**
+ * Words this request's error body in another dialect (same status, headers and logging). Set it
+ * in an `onRequest` hook: whichever plugin's error hook answers (a host's, or a sibling feature's
+ * scoped one), the body follows the request.
+ */
+export function shapeErrorsOf(request: Request, shape: (body: ErrorBody) => unknown): void {
+  shapes.set(request, shape);
+}
+
 /**
  * Maps anything thrown in a route to the standard error response, logging server faults: a 500
  * at error with its stack (a bug or a failing agent), a 503 at warn without one (the database
@@ -66,7 +79,7 @@ export function errorResponse(error: unknown, request: Request, logger: Logger, 
       logger.error({ ...fields, error: describeError(api.options.cause ?? api) }, "request failed");
     }
   }
-  const response = api.respond(requestId, { "x-request-id": requestId });
+  const response = api.respond(requestId, { "x-request-id": requestId }, shapes.get(request));
   markStatus(request, api.status, Number(response.headers.get("content-length")));
   return response;
 }

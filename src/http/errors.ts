@@ -29,9 +29,13 @@ export class ApiError extends Error {
   }
 
   /** The HTTP answer. (Not named `toResponse`: Elysia would call that itself, without a request id.) */
-  respond(requestId: string, headers: Record<string, string> = {}): Response {
+  respond(
+    requestId: string,
+    headers: Record<string, string> = {},
+    shape: (body: ErrorBody) => unknown = (b) => b,
+  ): Response {
     const body: ErrorBody = { error: this.toPayload(), request_id: requestId };
-    const text = JSON.stringify(body);
+    const text = JSON.stringify(shape(body));
     return new Response(text, {
       status: this.status,
       headers: {

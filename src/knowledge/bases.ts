@@ -12,6 +12,7 @@ import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/text.ts";
 import { isId, newId } from "../ids.ts";
+import { isLanguage, LANGUAGES } from "./language.ts";
 
 export { DEFAULT_KB_ID };
 
@@ -38,6 +39,12 @@ function checkDescription(d: string): string {
   return d;
 }
 
+/** A language name or null (detect per document); anything else is a 400 naming the field. */
+function checkLanguage(l: string | null): string | null {
+  if (l === null || isLanguage(l)) return l;
+  throw invalid("language", `language must be one of ${LANGUAGES.join(", ")}, or null to detect it per document.`);
+}
+
 const taken = (name: string) =>
   new ApiError("already_exists", `A knowledge base named '${clip(name)}' already exists.`, { param: "name" });
 
@@ -58,6 +65,7 @@ export const toKnowledgeBase = ({ row, documents, passages, bytes }: Counted): K
   id: row.id,
   name: row.name,
   description: row.description,
+  language: row.language,
   document_count: Number(documents),
   passage_count: Number(passages),
   bytes: Number(bytes),
@@ -67,13 +75,14 @@ export const toKnowledgeBase = ({ row, documents, passages, bytes }: Counted): K
 
 export async function createKnowledgeBase(
   db: Db,
-  input: { name: string; description?: string },
+  input: { name: string; description?: string; language?: string | null },
   now = new Date(),
 ): Promise<KnowledgeBase> {
   const row = {
     id: newId("kb"),
     name: checkName(input.name),
     description: checkDescription(input.description ?? ""),
+    language: checkLanguage(input.language ?? null),
     createdAt: now,
     updatedAt: now,
   };
@@ -121,7 +130,7 @@ export async function pageKnowledgeBases(db: Db, limit: number, cursor: Cursor |
 export async function updateKnowledgeBase(
   db: Db,
   id: string,
-  changes: { name?: string; description?: string },
+  changes: { name?: string; description?: string; language?: string | null },
   now = new Date(),
 ): Promise<KnowledgeBase | null> {
   if (!isId("kb", id)) return null;
@@ -129,6 +138,7 @@ export async function updateKnowledgeBase(
     updatedAt: now,
     ...(changes.name !== undefined ? { name: checkName(changes.name) } : {}),
     ...(changes.description !== undefined ? { description: checkDescription(changes.description) } : {}),
+    ...(changes.language !== undefined ? { language: checkLanguage(changes.language) } : {}),
   };
   try {
     const rows = await db

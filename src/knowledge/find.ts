@@ -1,7 +1,7 @@
 /** Search within one knowledge base, in wire form: what POST …/search answers and other features call. */
 import type { SearchResult } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
-import { searchPassages } from "./search.ts";
+import { searchPassages } from "./retrieve.ts";
 
 /**
  * The ranked passages of knowledge base `kbId` for `query`: the agent's own search (the same

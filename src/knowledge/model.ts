@@ -4,11 +4,15 @@ import * as Wire from "../contract/knowledge.ts";
 import { ErrorPayload } from "../http/model.ts";
 import { PageQuery, Pagination } from "../http/paging.ts";
 import { literals, type Same } from "../http/same.ts";
+import { LANGUAGES } from "./language.ts";
 
 export const KnowledgeBase = t.Object({
   id: t.String({ description: "kb_… identifier" }),
   name: t.String({ description: "Unique name; `default` is the knowledge base of keys that name none." }),
   description: t.String(),
+  language: t.Union([t.String(), t.Null()], {
+    description: "Default language of its documents; null: detected per document.",
+  }),
   document_count: t.Integer(),
   passage_count: t.Integer({ description: "Passages: the units search ranks and replies quote." }),
   bytes: t.Integer({ description: "Size of the documents' content, in UTF-8 bytes." }),
@@ -28,11 +32,19 @@ export const CreateKnowledgeBase = t.Object({
   description: t.Optional(
     t.String({ maxLength: 2000, error: "Invalid field 'description': at most 2000 characters." }),
   ),
+  language: t.Optional(
+    t.Union([t.String({ maxLength: 40 }), t.Null()], {
+      description: `Default language of its documents (a document's own \`language\` wins): one of ${LANGUAGES.join(", ")}; null or absent: detected per document.`,
+      examples: ["english"],
+      error: "Invalid field 'language': a language name or null.",
+    }),
+  ),
 });
 
 export const UpdateKnowledgeBase = t.Object({
   name: t.Optional(CreateKnowledgeBase.properties.name),
   description: CreateKnowledgeBase.properties.description,
+  language: CreateKnowledgeBase.properties.language,
 });
 
 const kbId = t.String({ description: "kb_… identifier", examples: ["kb_01jd5x8r7mf6sb1b2k3n4p5q6r"] });
@@ -84,6 +96,13 @@ export const DocumentInput = t.Object({
     literals(Wire.DOCUMENT_FORMATS, { description: "Default `markdown`; `html` is turned into text." }),
   ),
   metadata: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Any JSON object, kept with the document." })),
+  language: t.Optional(
+    t.String({
+      maxLength: 40,
+      description: "The document's language (else its knowledge base's, else detected from its text).",
+      examples: ["german"],
+    }),
+  ),
 });
 
 export const BulkItem = t.Object({

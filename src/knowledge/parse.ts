@@ -5,14 +5,18 @@
  * rest kept as metadata), and HTML (to text, see formats.ts). A bad line or file is reported
  * (where, why, which field) and skipped; the rest load.
  */
+
 import type { DocumentFormat } from "../contract/knowledge.ts";
 import { frontMatter, htmlToDocument } from "./formats.ts";
+import { isLanguage, LANGUAGES, type Language } from "./language.ts";
 
 /** A document to ingest. */
 export interface KnowledgeDoc {
   url: string;
   title: string;
   content: string;
+  /** The document's language (knowledge/language.ts); detected from its text when absent. */
+  language?: Language;
   /** A JSON object kept with the document (front matter, the upload's `metadata`). */
   metadata?: Record<string, unknown>;
 }
@@ -62,7 +66,7 @@ type Checked = { doc: KnowledgeDoc } | { problem: Omit<ParseProblem, "where"> };
 
 /** Validates one document given as fields (JSON upload, ndjson or .jsonl line, parsed file). */
 export function checkDocument(
-  v: { url?: unknown; title?: unknown; content?: unknown; format?: unknown; metadata?: unknown },
+  v: { url?: unknown; title?: unknown; content?: unknown; format?: unknown; metadata?: unknown; language?: unknown },
   { maxBytes = DEFAULT_MAX_DOCUMENT_BYTES }: ParseRules = {},
 ): Checked {
   const fail = (param: string, reason: string, tooLarge = false) => ({ problem: { param, reason, tooLarge } });
@@ -78,6 +82,8 @@ export function checkDocument(
     return fail("format", "`format` must be one of markdown, text, html");
   if (v.metadata !== undefined && v.metadata !== null && !isObject(v.metadata))
     return fail("metadata", "`metadata` must be a JSON object");
+  if (v.language !== undefined && v.language !== null && !isLanguage(v.language))
+    return fail("language", `\`language\` must be one of ${LANGUAGES.join(", ")}`);
   let content = v.content;
   let title = typeof v.title === "string" ? v.title.trim() : "";
   if ((v.format as DocumentFormat | undefined) === "html") {
@@ -90,7 +96,8 @@ export function checkDocument(
   if (hasNul(content) || hasNul(title)) return fail("content", "contains a NUL character");
   const metadata = isObject(v.metadata) ? v.metadata : {};
   if (hasNul(JSON.stringify(metadata))) return fail("metadata", "contains a NUL character");
-  return { doc: { url: checked.url, title, content, metadata } };
+  const language = isLanguage(v.language) ? { language: v.language } : {};
+  return { doc: { url: checked.url, title, content, metadata, ...language } };
 }
 
 /** One JSON line (ndjson body, .jsonl file) as a document, or the problem with it. */
@@ -137,7 +144,7 @@ export function parseFile(
   } catch (error) {
     return { problem: { where: `${file}:1`, reason: (error as Error).message } };
   }
-  const { url, title, ...metadata } = fm.fields;
+  const { url, title, language, ...metadata } = fm.fields;
   const html = /\.html?$/i.test(file);
   const page = html ? htmlToDocument(fm.body) : null;
   let found = url ?? page?.url;
@@ -151,7 +158,7 @@ export function parseFile(
   if (found === undefined)
     return { problem: { where: `${file}:1`, reason: "front matter needs `url: https://…` (or send a base_url)" } };
   const r = checkDocument(
-    { url: found, title: title ?? page?.title, content: page ? page.text : fm.body, metadata },
+    { url: found, title: title ?? page?.title, content: page ? page.text : fm.body, metadata, language },
     rules,
   );
   if ("problem" in r) {

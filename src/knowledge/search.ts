@@ -2,8 +2,8 @@
  * Ranked search over the knowledge base: BM25F computed in one SQL statement, so PGlite and
  * PostgreSQL rank identically.
  *
- * - Terms: the question through `to_tsvector('english', …)` — the same parser, stemmer and stop
- *   words as the index. Question framing ("how do I", "tell me about") needs no list: stop
+ * - Terms: the question through `to_tsvector(<language's configuration>, …)` after the same CJK
+ *   segmentation as ingest (language.ts) — the same parser, stemmer and stop words as the index. Question framing ("how do I", "tell me about") needs no list: stop
  *   words drop out, and the rest weigh what their inverse document frequency says.
  * - Fields: every passage's tsvector holds the document title (weight A), the passage heading
  *   (B) and the body (C); a term's frequency counts each occurrence by its field's weight
@@ -17,16 +17,20 @@
  *   the cost follows the selective terms' postings, not the corpus.
  * - Pages: a page scores its best passage plus a decaying share of its next two, so a page
  *   with several matching passages beats one stray passage of similar strength.
- * - Abstention: `coverage` is the share of the question's IDF mass a passage contains (a term
- *   the knowledge base has never seen weighs most). When no passage reaches MIN_COVERAGE the
+ * - Abstention: `coverage` is the share of the question's IDF mass a passage contains; a term
+ *   the knowledge base has never seen weighs as much as the question's rarest known term (with
+ *   its own IDF it weighed most: "tell" vetoed "tell me about streaming replies"). When no passage reaches MIN_COVERAGE the
  *   question is not about this knowledge base and search returns nothing.
  */
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
+import { configCaseSql, LANGUAGE_CONFIGS, type Language, searchableText } from "./language.ts";
 
 /** A passage found by search, with the document it comes from. */
 export interface SearchHit {
+  /** The passage's id. */
+  id: string;
   documentId: string;
   url: string;
   title: string;
@@ -69,9 +73,22 @@ export interface SearchOptions {
   probeMaxDf?: number;
   /** Most passages scored per question. */
   maxCandidates?: number;
+  /**
+   * Weight, in the coverage rule, of a question term the knowledge base has never seen, as a
+   * multiple of the highest (`unseenOf`) IDF of the question's known terms (BM25's own IDF
+   * would make it the heaviest term: "tell" in "tell me about streaming" outweighed the subject).
+   */
+  unseenWeight?: number;
+  /** Which of the known terms' IDFs `unseenWeight` multiplies: their mean or their maximum. */
+  unseenOf?: "mean" | "max";
+  /**
+   * The question's language (its text-search configuration); by default the knowledge base's
+   * `language`, else the language most of its documents are in.
+   */
+  language?: Language | undefined;
 }
 
-export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "kbId">> = {
+export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "kbId" | "language">> = {
   limit: 8,
   perPage: 2,
   k1: 1.2,
@@ -83,6 +100,8 @@ export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "kbId">> = {
   minPassageCoverage: 0.35,
   probeMaxDf: 500,
   maxCandidates: 100,
+  unseenWeight: 1,
+  unseenOf: "max",
 };
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
@@ -100,7 +119,17 @@ const num = (n: number) => {
  */
 export function searchSql(question: string, options: SearchOptions = {}): SQL {
   const o = { ...SEARCH_DEFAULTS, ...options };
-  const q = question.slice(0, MAX_QUESTION_CHARS);
+  const q = searchableText(question.slice(0, MAX_QUESTION_CHARS));
+  // Unset: the knowledge base's language, else the language most of its documents are in.
+  const byDocuments =
+    o.kbId === undefined
+      ? sql`(select language from documents group by language order by count(*) desc, language limit 1)`
+      : sql`(select language from documents where kb_id = ${o.kbId}::text group by language order by count(*) desc, language limit 1)`;
+  const cfg = o.language
+    ? sql`${LANGUAGE_CONFIGS[o.language]}::text`
+    : o.kbId === undefined
+      ? sql`(select ${sql.raw(configCaseSql("l.language"))} from ${byDocuments} l(language))`
+      : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${o.kbId}::text), ${byDocuments})) l(language))`;
   // The statistics (IDF, average length) are the whole store's; only candidates are scoped.
   const candidates = (lit: SQL, lim: SQL) =>
     o.kbId === undefined
@@ -111,7 +140,7 @@ with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
   from knowledge_stats where id = 1
 ),
-ql as (select distinct u.lexeme from unnest(to_tsvector('english', ${q}::text)) u limit ${num(MAX_TERMS)}),
+ql as (select distinct u.lexeme from unnest(to_tsvector(coalesce(${cfg}, 'english')::regconfig, ${q}::text)) u limit ${num(MAX_TERMS)}),
 qt as (
   select ql.lexeme, coalesce(t.df, 0) as df,
     ln(1 + (st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) as idf
@@ -121,6 +150,13 @@ qt as (
 -- (in at most probeMaxDf passages; the rarest term alone when every one is common), then the
 -- passages holding the most IDF of them — the coordination level, read from the index alone —
 -- are the ones scored.
+-- The question's IDF mass, the denominator of coverage: known terms by their IDF, unseen ones
+-- by unseenWeight times the known terms' highest (or mean) IDF (no known term: nothing covers it).
+qmass as (
+  select coalesce(sum(idf) filter (where df > 0), 0)
+    + count(*) filter (where df = 0) * ${num(o.unseenWeight)} * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(idf) filter (where df > 0), 0) as m
+  from qt
+),
 quoted as (
   select lexeme, df, idf, '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' as lit from qt where df > 0
 ),
@@ -149,7 +185,7 @@ tf as (
 scored as (
   select tf.id, tf.document_id,
     sum(tf.idf * tf.w * ${num(o.k1 + 1)} / (tf.w + ${num(o.k1)} * (1 - ${num(o.b)} + ${num(o.b)} * tf.len / st.avglen))) as score,
-    sum(tf.idf) / (select sum(idf) from qt) as coverage
+    sum(tf.idf) / (select m from qmass) as coverage
   from tf cross join st
   group by tf.id, tf.document_id
 ),
@@ -157,7 +193,7 @@ ranked as (
   select s.*, row_number() over (partition by s.document_id order by s.score desc, s.id) as nth from scored s
 ),
 page_terms as (
-  select document_id, sum(idf) / (select sum(idf) from qt) as coverage
+  select document_id, sum(idf) / (select m from qmass) as coverage
   from (select distinct document_id, lexeme, idf from tf) x group by document_id
 ),
 pages as (
@@ -174,7 +210,7 @@ best as (
   limit ${num(o.limit)}
 )
 -- Only the returned passages' text is read.
-select d.id as document_id, d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
+select c.id, d.id as document_id, d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
 from best t join chunks c on c.id = t.id join documents d on d.id = t.document_id
 order by t.page_score desc, t.document_id, t.score desc, t.id`;
 }
@@ -182,37 +218,6 @@ order by t.page_score desc, t.document_id, t.score desc, t.id`;
 /** `searchSql` as text with $n parameters, for a driver used directly (the benchmark's floor). */
 export function searchQueryText(question: string, options: SearchOptions = {}): { sql: string; params: unknown[] } {
   return new PgDialect().sqlToQuery(searchSql(question, options));
-}
-
-/** A turn: one earlier message of the conversation (the shape of agent/types.ts's ChatTurn; knowledge sits below agent). */
-export interface ChatTurn {
-  role: "user" | "assistant";
-  content: string;
-}
-
-// Words that point back to the conversation's topic rather than naming one ("how do I sign it?").
-const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
-
-/**
- * Passages that answer `question`, best page first (at most `perPage` passages per page), or
- * none when the question is not about this knowledge base. A follow-up that refers back, or
- * finds nothing alone, is searched together with the previous user turn of `history` (oldest
- * first): the combined text still holds every word of the question, the earlier one supplies
- * the topic; one that names a new topic ("and what are the rate limits?") finds it on its own.
- */
-export async function searchPassages(
-  db: Db,
-  question: string,
-  history: ChatTurn[] = [],
-  options: SearchOptions = {},
-): Promise<SearchHit[]> {
-  const previous = [...history].reverse().find((t) => t.role === "user")?.content;
-  let hits = await rankPassages(db, question, options);
-  if (previous && (hits.length === 0 || REFERS_BACK.test(question))) {
-    const combined = await rankPassages(db, `${question} ${previous}`, options);
-    if (combined.length > 0) hits = combined;
-  }
-  return hits;
 }
 
 /** One search for `question` alone: the ranked passages, or none (see the module comment). */
@@ -223,6 +228,7 @@ export async function rankPassages(db: Db, question: string, options: SearchOpti
     | { rows: Record<string, unknown>[] };
   const list = Array.isArray(rows) ? rows : rows.rows;
   return list.map((r) => ({
+    id: String(r.id),
     documentId: String(r.document_id),
     url: String(r.url),
     title: String(r.title),

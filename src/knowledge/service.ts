@@ -8,7 +8,9 @@ import { SQLSTATE, sqlState } from "../db/errors.ts";
 import { chunks, DEFAULT_KB_ID, documents, knowledgeBases } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { type Passage, splitIntoPassages } from "./chunk.ts";
+import { detectLanguage, type Language } from "./language.ts";
 import type { KnowledgeDoc } from "./parse.ts";
+import { insertPassages } from "./passage-index.ts";
 
 /** How `ingestDocuments` stamps documents and what it does with one that fails to store. */
 export interface IngestOptions {
@@ -159,6 +161,17 @@ async function storeBatch(
   batch: Prepared[],
   now: Date,
 ): Promise<Map<string, { id: string; created: boolean }>> {
+  // A document's own language wins, then its knowledge base's, then detection from its text.
+  const [kb] = await db
+    .select({ language: knowledgeBases.language })
+    .from(knowledgeBases)
+    .where(eq(knowledgeBases.id, kbId));
+  const languages = new Map<string, Language>(
+    batch.map(({ doc }) => [
+      doc.url,
+      doc.language ?? (kb?.language as Language | null | undefined) ?? detectLanguage(`${doc.title}\n${doc.content}`),
+    ]),
+  );
   return db.transaction(async (tx) => {
     const rows = await tx
       .insert(documents)
@@ -170,6 +183,7 @@ async function storeBatch(
           title: doc.title,
           content: doc.content,
           metadata: doc.metadata ?? {},
+          language: languages.get(doc.url)!,
           updatedAt: now,
         })),
       )
@@ -179,6 +193,7 @@ async function storeBatch(
           title: sql`excluded.title`,
           content: sql`excluded.content`,
           metadata: sql`excluded.metadata`,
+          language: sql`excluded.language`,
           updatedAt: sql`excluded.updated_at`,
         },
       })
@@ -190,53 +205,11 @@ async function storeBatch(
         rows.map((r) => r.id),
       ),
     );
-    await insertPassages(tx, kbId, batch, new Map(rows.map((r) => [r.url, r.id])));
+    await insertPassages(tx, kbId, batch, new Map(rows.map((r) => [r.url, r.id])), languages);
     await tx.update(knowledgeBases).set({ updatedAt: now }).where(eq(knowledgeBases.id, kbId));
     return new Map(rows.map((r) => [r.url, { id: r.id, created: r.created === true || String(r.created) === "true" }]));
   });
 }
-
-/**
- * One statement for every passage of the batch, its rows as one JSON parameter: each title is
- * tokenised once per document, each passage's tsvector once, and its term frequencies (tfs:
- * {lexeme: [in title, in heading, in body]}, as knowledge_chunk_tfs in drizzle/0006 derives them)
- * from that tsvector in the same statement. The statement-level triggers then update the
- * statistics once for the whole batch.
- */
-async function insertPassages(tx: Pick<Db, "execute">, kbId: string, batch: Prepared[], ids: Map<string, string>) {
-  const docs = batch.map(({ doc }, i) => ({ i, document_id: ids.get(doc.url)!, title: doc.title }));
-  const passages = batch.flatMap(({ doc, passages }, i) =>
-    passages.map((p, ord) => {
-      // The title is every passage's field A; a heading that only repeats it adds nothing.
-      const heading = p.heading === doc.title ? "" : p.heading;
-      const len = wordCount(`${doc.title} ${heading} ${p.content}`);
-      return { id: newId("chunk"), i, ord, heading: p.heading, b: heading, content: p.content, len };
-    }),
-  );
-  if (!passages.length) return;
-  await tx.execute(sql`
-    with d as materialized (
-      select d.i, d.document_id, setweight(to_tsvector('english', d.title), 'A') as tv
-      from json_to_recordset(${JSON.stringify(docs)}::json) as d(i integer, document_id text, title text)
-    ), p as materialized (
-      select p.id, d.document_id, p.ord, p.heading, p.content, p.len,
-        d.tv || setweight(to_tsvector('english', p.b), 'B') || setweight(to_tsvector('english', p.content), 'C') as tsv
-      from json_to_recordset(${JSON.stringify(passages)}::json)
-        as p(id text, i integer, ord integer, heading text, b text, content text, len integer)
-      join d on d.i = p.i
-    )
-    insert into chunks (id, document_id, kb_id, ord, heading, content, tsv, len, tfs)
-    select p.id, p.document_id, ${kbId}, p.ord, p.heading, p.content, p.tsv, p.len, coalesce((
-      select jsonb_object_agg(u.lexeme, jsonb_build_array(
-        cardinality(array_positions(u.weights, 'A')),
-        cardinality(array_positions(u.weights, 'B')),
-        cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B'))))
-      from unnest(p.tsv) u), '{}'::jsonb)
-    from p`);
-}
-
-/** Words in a text: BM25's passage length (the unit only has to be the same for every passage). */
-export const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
 export async function countDocuments(db: Db, kbId?: string): Promise<number> {
   const [row] = await db

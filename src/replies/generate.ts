@@ -4,7 +4,7 @@
  * ignores its signal cannot hold the run, or shutdown, hostage; whatever it yields after that is
  * dropped.
  */
-import type { Agent, ChatTurn } from "../agent/types.ts";
+import type { Agent, ChatTurn, GenerationSettings } from "../agent/types.ts";
 import type { Usage } from "../contract/events.ts";
 
 /** What the agent produced so far (kept when it fails: a stopped reply stores its partial text). */
@@ -33,17 +33,19 @@ export const storable = (v: unknown): string =>
 /** Feeds the agent's output into `out`, calling `onText` for each piece of text; throws the signal's reason when aborted. */
 export async function generate(
   agent: Agent,
-  input: { history: ChatTurn[]; message: string; knowledgeBaseId: string | null },
+  input: { history: ChatTurn[]; message: string; knowledgeBaseId: string | null; settings?: GenerationSettings },
   signal: AbortSignal,
   out: Generated,
   onText: (text: string) => void,
 ): Promise<void> {
   const consume = (async () => {
+    const { history, message, knowledgeBaseId, settings } = input;
     for await (const chunk of agent.respond({
-      history: input.history,
-      message: input.message,
-      knowledgeBaseId: input.knowledgeBaseId,
+      history,
+      message,
+      knowledgeBaseId,
       signal,
+      ...(settings ? { settings } : {}),
     })) {
       if (signal.aborted) return; // leaving the loop calls the agent's return()
       if (chunk.type === "token") {

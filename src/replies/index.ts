@@ -6,6 +6,7 @@
  * stop (below, `stop`), notify (notify.ts), terminal events (terminal.ts).
  */
 import type { MessageRow } from "../db/schema.ts";
+import { COMPACT_BATCH } from "./compact.ts";
 import type { Sequenced } from "./event-log.ts";
 import { streamOf, waitForEnd } from "./feed.ts";
 import { LeaseKeeper } from "./lease.ts";
@@ -91,6 +92,20 @@ export function createReplies(deps: RepliesDeps) {
     /** Ends as failed the replies whose lease passed (all, or only `id`); the ids ended. */
     expire: (id?: string) => store.expire(deps.now(), id),
     expireStale,
+    /**
+     * Compacts the events of ended replies older than the retention (compact.ts), up to `batches`
+     * bounded statements while they come back full; the number of replies compacted.
+     */
+    async compact(batches = 4): Promise<number> {
+      const cutoff = deps.now() - deps.options.replyEventsRetentionS * 1_000;
+      let total = 0;
+      for (let i = 0; i < batches; i++) {
+        const { replies } = await store.compact(cutoff, COMPACT_BATCH);
+        total += replies;
+        if (replies < COMPACT_BATCH) break;
+      }
+      return total;
+    },
     /** The assistant message `id` if the key owns it; a running one whose lease passed is ended first. */
     async find(keyId: string, id: string, conversationId?: string): Promise<MessageRow | null> {
       const reply = await findOwnedReply(deps.db, keyId, id, conversationId);

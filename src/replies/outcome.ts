@@ -1,5 +1,5 @@
 /** What a run answers and how it ended: the input, the outcome, and why generation stopped early. */
-import type { ChatTurn } from "../agent/types.ts";
+import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
@@ -16,6 +16,8 @@ export interface RunInput {
   at: Date;
   /** Writes of other folders to run in the statement that creates the reply (e.g. the Idempotency-Key record). */
   also?: ReplyWrite[];
+  /** The client's settings for the model (not stored: they concern this reply only). */
+  settings?: GenerationSettings;
 }
 
 /** How a run ended: the stored assistant message (completed or stopped), or the error it failed with. */
@@ -62,7 +64,7 @@ export function storedReply(
       status: stopped ? "stopped" : out.cut ? "length" : "completed",
       createdAt: run.createdAt,
     },
-    ...{ leaseUntil: null, stopRequested: stopped, lastSeq },
+    ...{ leaseUntil: null, stopRequested: stopped, lastSeq, tokenOffsets: null, compactedEvents: null },
     ...{ inputTokens: out.usage?.input_tokens ?? null, outputTokens: out.usage?.output_tokens ?? null },
   };
 }

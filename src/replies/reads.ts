@@ -10,22 +10,51 @@ import { conversations, messages } from "../db/schema.ts";
 import type { StoredEvent } from "./batcher.ts";
 import { rowsOf } from "./statements.ts";
 
-/** Events after `after`, in order (at most `limit`). */
+/**
+ * Events after `after`, in order (at most `limit`). A compacted reply's (compact.ts) are rebuilt
+ * in the same statement: its kept events, and one token event with its last token's id carrying
+ * the text after the client's position (offsets count characters, sliced by `substr` alike).
+ */
 export async function readEvents(db: Db, id: string, after: number, limit = 1_000): Promise<StoredEvent[]> {
-  return rowsOf<StoredEvent>(
+  const rows = await rowsOf<{ seq: number; data: string | null; missing: string | null }>(
     db,
     sql`
-    select seq, data from message_events where message_id = ${id} and seq > ${after} order by seq limit ${limit}`,
+    select seq, data, missing from (
+      (select seq, data, null::text as missing from message_events
+        where message_id = ${id} and seq > ${after}::int order by seq limit ${limit})
+      union all
+      (select (k.pair ->> 0)::int as seq, k.pair ->> 1 as data, null::text as missing
+        from messages m cross join lateral jsonb_array_elements(m.compacted_events -> 'kept') as k(pair)
+        where m.id = ${id} and m.token_offsets is not null and (k.pair ->> 0)::int > ${after}::int)
+      union all
+      (select c.last as seq, null::text as data,
+          substr(coalesce(m.compacted_events ->> 'text', m.content),
+            1 + case when ${after}::int < c.first then 0 else m.token_offsets[${after}::int - c.first + 1] end) as missing
+        from messages m
+        cross join lateral (select (m.compacted_events ->> 'first')::int as first,
+          (m.compacted_events ->> 'first')::int + cardinality(m.token_offsets) - 1 as last) as c
+        where m.id = ${id} and cardinality(m.token_offsets) > 0 and c.last > ${after}::int)
+    ) as e order by seq limit ${limit}`,
   );
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    data: r.data ?? JSON.stringify({ type: "token", content: r.missing ?? "" }),
+  }));
 }
 
-/** The reply's last stored event (its terminal one once it has ended). */
+/** The reply's last stored event (its terminal one once it has ended), compacted or not. */
 export async function lastEvent(db: Db, id: string): Promise<StoredEvent | null> {
   const rows = await rowsOf<StoredEvent>(
     db,
-    sql`select seq, data from message_events where message_id = ${id} order by seq desc limit 1`,
+    sql`
+    select seq, data from (
+      (select seq, data from message_events where message_id = ${id} order by seq desc limit 1)
+      union all
+      (select (compacted_events -> 'kept' -> -1 ->> 0)::int, compacted_events -> 'kept' -> -1 ->> 1 from messages
+        where id = ${id} and token_offsets is not null and jsonb_array_length(compacted_events -> 'kept') > 0)
+    ) as e order by seq desc limit 1`,
   );
-  return rows[0] ?? null;
+  return rows[0] ? { seq: Number(rows[0].seq), data: rows[0].data } : null;
 }
 
 /** The reply's status, or null when it no longer exists. */

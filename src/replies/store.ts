@@ -6,6 +6,7 @@
  */
 import type { Db } from "../db/client.ts";
 import type { StoredEvent } from "./batcher.ts";
+import { compactEvents } from "./compact.ts";
 import type { Notifier } from "./notify.ts";
 import * as statements from "./statements.ts";
 
@@ -35,6 +36,8 @@ export function createReplyStore(db: Db, notifier: Notifier) {
     /** Sweeps expired replies (all, or only `id`); the ids ended. */
     expire: async (now: number, id?: string): Promise<string[]> =>
       dispatched(await statements.expireReplies(db, now, id)).map((r) => r.id),
+    /** Compacts the events of a batch of ended replies created before `cutoff` (compact.ts); nobody follows them. */
+    compact: (cutoff: number, limit?: number) => compactEvents(db, cutoff, limit),
     /** Sets the stop flag; true when the reply was running. */
     requestStop: async (id: string): Promise<boolean> => dispatched(await statements.requestStop(db, id)).length === 1,
   };

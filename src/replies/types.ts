@@ -13,7 +13,7 @@ export interface RepliesDeps {
   agent: Agent;
   logger: Logger;
   now: () => number;
-  options: Pick<ParleyOptions, "replyLeaseMs" | "replyFlushMs" | "keepAliveMs">;
+  options: Pick<ParleyOptions, "replyLeaseMs" | "replyFlushMs" | "keepAliveMs" | "replyEventsRetentionS">;
   /** The conversations' write when a reply is created or ends: moves the conversation's `updated_at`. */
   touchConversation: (at: number) => ReplyWrite;
 }

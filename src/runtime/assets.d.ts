@@ -11,3 +11,15 @@ declare module "@electric-sql/pglite/pglite.data" {
   const path: string;
   export default path;
 }
+declare module "*/console/console.css" {
+  const path: string;
+  export default path;
+}
+declare module "*/console/index.html" {
+  const path: string;
+  export default path;
+}
+declare module "*/console/console.js" {
+  const path: string;
+  export default path;
+}

@@ -6,6 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 import type { Env } from "../config/env.ts";
 import { openPostgres, pgliteStore, type Store } from "../db/client.ts";
 import { LockBusy, lockDataDir } from "./lock.ts";
@@ -61,7 +62,13 @@ export async function openStoreFromEnv(env: Env, { command, warn, onBusy }: Open
     const assets = await pgliteAssets();
     // Reopened after a storage fault clears (recovering-pglite.ts).
     const pglite = await recoveringPglite(pg, () =>
-      PGlite.create({ ...assets, dataDir: pg, fs: new PrivateNodeFS(pg) }),
+      PGlite.create({
+        ...assets,
+        dataDir: pg,
+        fs: new PrivateNodeFS(pg),
+        // pgvector is loaded only when hybrid search is on (it costs start-up time).
+        ...(env.EMBEDDINGS_PROVIDER ? { extensions: { vector } } : {}),
+      }),
     );
     const store = { ...pgliteStore(pglite.client), close: () => pglite.close() };
     return {

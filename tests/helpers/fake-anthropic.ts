@@ -69,7 +69,7 @@ export const anthropicProtocol: Protocol = {
     w.event(
       {
         type: "message_delta",
-        delta: { stop_reason: "end_turn", stop_sequence: null },
+        delta: { stop_reason: reply.cutShort ? "max_tokens" : "end_turn", stop_sequence: null },
         usage: { output_tokens: usage?.output ?? 0 },
       },
       "message_delta",

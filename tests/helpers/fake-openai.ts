@@ -52,7 +52,7 @@ export const openaiProtocol: Protocol = {
     }
     if (reply.disconnectAfter === tokens.length) return w.cut();
     if (reply.truncateAfter === tokens.length) return;
-    w.event(chunk({}, "stop"));
+    w.event(chunk({}, reply.cutShort ? "length" : "stop"));
     const usage = reply.usage === undefined ? { input: 42, output: tokens.length } : reply.usage;
     if (body?.stream_options?.include_usage && usage) {
       w.event({

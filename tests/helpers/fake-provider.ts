@@ -27,6 +27,8 @@ export interface FakeReply {
   disconnectAfter?: number;
   /** After this many deltas, end the response cleanly but without the protocol's final chunk. */
   truncateAfter?: number;
+  /** The stream ends at the provider's output cap (OpenAI `length`, Anthropic `max_tokens`). */
+  cutShort?: boolean;
 }
 
 /** One request as the fake received it. */

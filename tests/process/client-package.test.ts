@@ -50,7 +50,7 @@ export async function demo(signal: AbortSignal): Promise<string> {
   let start: Extract<ChatEvent, { type: "start" }> | undefined;
   for await (const e of client.chatStream({ message: "again", idempotencyKey: "k-1", signal })) {
     if (e.type === "start") start = e;
-    if (e.type === "end") console.log(e.id, e.status satisfies "completed" | "stopped", e.usage?.outputTokens);
+    if (e.type === "end") console.log(e.id, e.status satisfies "completed" | "stopped" | "length", e.usage?.outputTokens);
   }
   if (start?.messageId) {
     for await (const e of client.resume({ conversationId: start.conversationId, messageId: start.messageId, after: 3, timeout: 1_000 })) console.log(e.id);

@@ -2,19 +2,20 @@
 import type { Env } from "../../config/env.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
+import type { SemanticSearch } from "../../knowledge/embeddings/index.ts";
 import type { Agent } from "../types.ts";
 import { llmAgent } from "./agent.ts";
 import type { LlmConfig } from "./config.ts";
 
 /** The model agent LLM_* describe, or undefined (the retrieval agent) when LLM_PROVIDER is unset. */
-export function agentFromEnv(env: Env, db: Db, logger: Logger): Agent | undefined {
+export function agentFromEnv(env: Env, db: Db, logger: Logger, semantic?: SemanticSearch): Agent | undefined {
   const config = llmConfigFromEnv(env);
   if (!config) return undefined;
   logger.info(
     { provider: config.provider, model: config.model, base_url: config.baseUrl ?? "(provider default)" },
     "model agent",
   );
-  return llmAgent(db, config, { logger });
+  return llmAgent(db, config, { logger, semantic });
 }
 
 export function llmConfigFromEnv(env: Env): LlmConfig | undefined {

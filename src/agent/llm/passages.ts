@@ -4,7 +4,9 @@
  * it?") with the previous question and abstains (returns nothing) on off-topic questions.
  */
 import type { Db } from "../../db/client.ts";
-import { type SearchHit, searchPassages } from "../../knowledge/search.ts";
+import type { SemanticSearch } from "../../knowledge/embeddings/index.ts";
+import { searchPassages } from "../../knowledge/retrieve.ts";
+import type { SearchHit } from "../../knowledge/search.ts";
 import type { ChatTurn } from "../types.ts";
 
 const MAX_PASSAGES = 5;
@@ -17,7 +19,8 @@ export async function findPassages(
   message: string,
   history: ChatTurn[],
   kbId: string | null,
+  semantic?: SemanticSearch,
 ): Promise<Passage[]> {
   if (!kbId) return [];
-  return (await searchPassages(db, message, history, { kbId })).slice(0, MAX_PASSAGES);
+  return (await searchPassages(db, message, history, { kbId }, semantic)).slice(0, MAX_PASSAGES);
 }

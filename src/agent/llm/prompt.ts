@@ -1,7 +1,7 @@
 /**
  * What the model is sent: the system prompt with the numbered passages (title, URL, text), the
- * earlier turns that fit the history budget (newest kept), then the message. And what its
- * answer cites: [n] markers mapped back to the passages' documents.
+ * earlier turns that fit the history budget (newest kept), then the message. What the answer
+ * cites is read by citations.ts as it streams.
  */
 import type { ModelMessage } from "ai";
 import type { ChatTurn } from "../types.ts";
@@ -38,19 +38,4 @@ export function conversation(history: ChatTurn[], message: string, budgetChars: 
   }
   while (kept[0]?.role === "assistant") kept.shift();
   return [...kept, { role: "user" as const, content: message }].map((t) => ({ role: t.role, content: t.content }));
-}
-
-/**
- * The documents an answer cites, in order of first citation ([1], [2][3], [1, 2]); when it cites
- * none, every document it was given. Numbers outside the list are ignored.
- */
-export function citedSources(answer: string, passages: Passage[]): string[] {
-  const cited: string[] = [];
-  for (const group of answer.matchAll(/\[(\d+(?:\s*,\s*\d+)*)\]/g)) {
-    for (const n of group[1]!.split(",")) {
-      const url = passages[Number(n.trim()) - 1]?.url;
-      if (url && !cited.includes(url)) cited.push(url);
-    }
-  }
-  return cited.length ? cited : [...new Set(passages.map((p) => p.url))];
 }

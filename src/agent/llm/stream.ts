@@ -7,14 +7,21 @@
  */
 import { type LanguageModel, type ModelMessage, streamText } from "ai";
 import type { Logger } from "../../config/logger.ts";
+import type { GenerationSettings } from "../types.ts";
 import type { ResolvedLlmConfig } from "./config.ts";
 import { classify, UpstreamFailure } from "./failure.ts";
 
-export type Piece = { type: "text"; text: string } | { type: "usage"; input: number | null; output: number | null };
+/** `length`: the provider ended the reply at its output cap (max_tokens). */
+export type Piece =
+  | { type: "text"; text: string }
+  | { type: "length" }
+  | { type: "usage"; input: number | null; output: number | null };
 
 export interface Prompt {
   system: string;
   messages: ModelMessage[];
+  /** The client's settings for this reply (max tokens, temperature, top_p, stop). */
+  settings?: Pick<GenerationSettings, "maxOutputTokens" | "temperature" | "topP" | "stopSequences">;
 }
 
 /** Yields the reply; throws the run's abort reason when cancelled, an UpstreamFailure otherwise. */
@@ -76,7 +83,11 @@ async function* attemptStream(
       model,
       system: prompt.system,
       messages: prompt.messages,
-      maxOutputTokens: c.maxOutputTokens,
+      // A client may ask for fewer tokens than the operator's cap, never more.
+      maxOutputTokens: Math.min(c.maxOutputTokens, prompt.settings?.maxOutputTokens ?? c.maxOutputTokens),
+      temperature: prompt.settings?.temperature,
+      topP: prompt.settings?.topP,
+      stopSequences: prompt.settings?.stopSequences,
       maxRetries: 0,
       abortSignal: AbortSignal.any([signal, local.signal]),
       // The default handler prints the error, request body (the user's messages) included.
@@ -115,6 +126,7 @@ async function* attemptStream(
     ) {
       throw new UpstreamFailure("incomplete");
     }
+    if (finish.finishReason === "length") yield { type: "length" };
     const { inputTokens, outputTokens } = finish.totalUsage;
     if (inputTokens !== undefined || outputTokens !== undefined)
       yield { type: "usage", input: inputTokens ?? null, output: outputTokens ?? null };

@@ -1,0 +1,79 @@
+/**
+ * What passages contribute to the full-text index, in one place (search reads questions through
+ * the same `searchableText`): each passage's tsvector — the document title as field A, the
+ * passage heading as B, the body as C, each cut by its document's language — its term
+ * frequencies, and its length in words for BM25.
+ */
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { newId } from "../ids.ts";
+import type { Passage } from "./chunk.ts";
+import { LANGUAGE_CONFIGS, type Language, searchableText } from "./language.ts";
+import type { KnowledgeDoc } from "./parse.ts";
+
+/** Words in a passage: BM25's length (the unit only has to be the same for every passage). */
+export const passageLength = (title: string, heading: string, content: string) =>
+  searchableText(`${title} ${heading} ${content}`).match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+
+type Prepared = { doc: KnowledgeDoc; passages: Passage[] };
+
+/**
+ * One statement for every passage of the batch, its rows as one JSON parameter: each title is
+ * tokenised once per document, each passage's tsvector once, and its term frequencies (tfs:
+ * {lexeme: [in title, in heading, in body]}, as knowledge_chunk_tfs in drizzle/0006 derives them)
+ * from that tsvector in the same statement. Each document's text is cut by its own language's
+ * configuration (`cfg`), CJK runs segmented into words first (searchableText, as questions are).
+ * The statement-level triggers then update the statistics once for the whole batch.
+ */
+export async function insertPassages(
+  tx: Pick<Db, "execute">,
+  kbId: string,
+  batch: Prepared[],
+  ids: Map<string, string>,
+  languages: Map<string, Language>,
+) {
+  const docs = batch.map(({ doc }, i) => ({
+    i,
+    document_id: ids.get(doc.url)!,
+    cfg: LANGUAGE_CONFIGS[languages.get(doc.url)!],
+    title: searchableText(doc.title),
+  }));
+  const passages = batch.flatMap(({ doc, passages }, i) =>
+    passages.map((p, ord) => {
+      // The title is every passage's field A; a heading that only repeats it adds nothing.
+      const heading = p.heading === doc.title ? "" : p.heading;
+      const len = passageLength(doc.title, heading, p.content);
+      const b = searchableText(heading);
+      return {
+        id: newId("chunk"),
+        i,
+        ord,
+        heading: p.heading,
+        b,
+        body: searchableText(p.content),
+        content: p.content,
+        len,
+      };
+    }),
+  );
+  if (!passages.length) return;
+  await tx.execute(sql`
+    with d as materialized (
+      select d.i, d.document_id, d.cfg::regconfig as cfg, setweight(to_tsvector(d.cfg::regconfig, d.title), 'A') as tv
+      from json_to_recordset(${JSON.stringify(docs)}::json) as d(i integer, document_id text, cfg text, title text)
+    ), p as materialized (
+      select p.id, d.document_id, p.ord, p.heading, p.content, p.len,
+        d.tv || setweight(to_tsvector(d.cfg, p.b), 'B') || setweight(to_tsvector(d.cfg, p.body), 'C') as tsv
+      from json_to_recordset(${JSON.stringify(passages)}::json)
+        as p(id text, i integer, ord integer, heading text, b text, body text, content text, len integer)
+      join d on d.i = p.i
+    )
+    insert into chunks (id, document_id, kb_id, ord, heading, content, tsv, len, tfs)
+    select p.id, p.document_id, ${kbId}, p.ord, p.heading, p.content, p.tsv, p.len, coalesce((
+      select jsonb_object_agg(u.lexeme, jsonb_build_array(
+        cardinality(array_positions(u.weights, 'A')),
+        cardinality(array_positions(u.weights, 'B')),
+        cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B'))))
+      from unnest(p.tsv) u), '{}'::jsonb)
+    from p`);
+}

@@ -1,0 +1,84 @@
+/**
+ * The knowledge base's one search entry point for agents: follow-up resolution around BM25F
+ * (search.ts), fused with vector search when embeddings are configured (embeddings/hybrid.ts).
+ */
+import type { Db } from "../db/client.ts";
+import { nearestPassages, reciprocalRankFusion, type SemanticSearch } from "./embeddings/hybrid.ts";
+import { rankPassages, SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search.ts";
+
+/** A turn: one earlier message of the conversation (the shape of agent/types.ts's ChatTurn; knowledge sits below agent). */
+export interface ChatTurn {
+  role: "user" | "assistant";
+  content: string;
+}
+
+// Words that point back to the conversation's topic rather than naming one ("how do I sign it?").
+const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
+
+/**
+ * Passages that answer `question`, best page first (at most `perPage` passages per page), or
+ * none when the question is not about this knowledge base. A follow-up that refers back, or
+ * finds nothing alone, is searched together with the previous user turn of `history` (oldest
+ * first): the combined text still holds every word of the question, the earlier one supplies
+ * the topic; one that names a new topic ("and what are the rate limits?") finds it on its own.
+ * With `semantic`, the question is embedded once and every ranking below is hybrid.
+ */
+export async function searchPassages(
+  db: Db,
+  question: string,
+  history: ChatTurn[] = [],
+  options: SearchOptions = {},
+  semantic?: SemanticSearch,
+): Promise<SearchHit[]> {
+  const previous = [...history].reverse().find((t) => t.role === "user")?.content;
+  const refersBack = previous !== undefined && REFERS_BACK.test(question);
+  // One embedding per search: of the follow-up with its topic when it refers back.
+  const vector =
+    semantic && /[\p{L}\p{N}]/u.test(question)
+      ? await semantic.embedQuestion(refersBack ? `${question} ${previous}` : question)
+      : undefined;
+  const rank = (text: string) =>
+    semantic && vector ? hybridRank(db, text, vector, semantic, options) : rankPassages(db, text, options);
+  let hits = await rank(question);
+  if (previous && (hits.length === 0 || refersBack)) {
+    const combined = await rank(`${question} ${previous}`);
+    if (combined.length > 0) hits = combined;
+  }
+  return hits;
+}
+
+/** BM25F and vector ranks fused (RRF), grouped by page like BM25F's results. */
+async function hybridRank(
+  db: Db,
+  text: string,
+  vector: number[],
+  semantic: SemanticSearch,
+  options: SearchOptions,
+): Promise<SearchHit[]> {
+  const o = { ...SEARCH_DEFAULTS, ...options };
+  const [lexical, near] = await Promise.all([
+    rankPassages(db, text, { ...options, limit: semantic.depth, perPage: semantic.depth }),
+    nearestPassages(db, semantic.embedder.model, vector, semantic.depth, options.kbId),
+  ]);
+  if (
+    lexical.length === 0 &&
+    !(semantic.minSimilarity !== undefined && (near[0]?.similarity ?? -1) >= semantic.minSimilarity)
+  )
+    return [];
+  const fused = reciprocalRankFusion([lexical.map((h) => h.id), near.map((n) => n.id)], semantic.rrfK);
+  const byId = new Map<string, SearchHit>();
+  for (const n of near) byId.set(n.id, { ...n, score: 0, pageScore: 0, coverage: 0 });
+  for (const h of lexical) byId.set(h.id, h);
+  const ranked = [...fused.entries()]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .map(([id, score]) => ({ ...byId.get(id)!, score }));
+  // Pages as in BM25F: the best passage plus a decaying share of the next two.
+  const pages = new Map<string, SearchHit[]>();
+  for (const h of ranked) pages.set(h.url, [...(pages.get(h.url) ?? []), h]);
+  const pageScore = (hs: SearchHit[]) => hs.slice(0, 3).reduce((s, h, i) => s + h.score * o.pageDecay ** i, 0);
+  return [...pages.values()]
+    .map((hs) => ({ hs, score: pageScore(hs) }))
+    .sort((a, b) => b.score - a.score || (a.hs[0]!.id < b.hs[0]!.id ? -1 : 1))
+    .flatMap(({ hs, score }) => hs.slice(0, o.perPage).map((h) => ({ ...h, pageScore: score })))
+    .slice(0, o.limit);
+}

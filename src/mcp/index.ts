@@ -1,0 +1,40 @@
+/**
+ * /mcp: the Model Context Protocol's Streamable HTTP transport through the official SDK, on
+ * Web-standard Request/Response (so it runs on Bun, in the binary and on Deno). Stateless: each
+ * POST gets its own server and transport (no session to keep, any instance answers), JSON
+ * answers rather than an SSE stream. Auth and limits are the API's: the same Bearer key,
+ * counted like any request (docs/api.md#mcp).
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Elysia } from "elysia";
+import { guard } from "../auth/index.ts";
+import type { ChatDeps } from "../chat/index.ts";
+import { jsonBody } from "../http/body.ts";
+import { httpCore } from "../http/core.ts";
+import { mcpServer } from "./tools.ts";
+
+async function handle(deps: ChatDeps, request: Request, apiKey: Parameters<typeof mcpServer>[1], body: unknown) {
+  const server = mcpServer(deps, apiKey);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, body === undefined ? {} : { parsedBody: body });
+  } finally {
+    // With JSON answers the response is complete here: nothing outlives the request.
+    void server.close().catch(() => {});
+  }
+}
+
+export const mcpRoutes = (deps: ChatDeps) =>
+  new Elysia({ tags: ["MCP"] })
+    .use(httpCore(deps.logger))
+    .use(guard(deps))
+    .use(jsonBody(deps.options.maxBodyBytes))
+    // JSON-RPC, not a REST operation: documented in docs/api.md#mcp, not in the OpenAPI document.
+    .post("/mcp", ({ request, apiKey, body }) => handle(deps, request, apiKey, body), { detail: { hide: true } })
+    // No server-initiated stream and no session to end: the transport answers 405, as the spec allows.
+    .get("/mcp", ({ request, apiKey }) => handle(deps, request, apiKey, undefined), { detail: { hide: true } })
+    .delete("/mcp", ({ request, apiKey }) => handle(deps, request, apiKey, undefined), { detail: { hide: true } });

@@ -1,0 +1,132 @@
+/**
+ * The MCP server's tools over the knowledge bases, for one authenticated key: `search` (ranked
+ * passages, no model), `ask` (the agent's answer with its sources, stored as a conversation like
+ * any chat), `list_knowledge_bases`. Built per request (stateless Streamable HTTP): the key is
+ * the caller's, so every tool sees exactly what that key may use.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import type { ApiKeyInfo } from "../auth/index.ts";
+import { type ChatDeps, messageProblem, startReply } from "../chat/index.ts";
+import { ApiError } from "../http/errors.ts";
+import { searchKnowledgeBase } from "../knowledge/index.ts";
+import { type KnowledgeModel, modelsOf, resolveModel } from "../openai-compat/index.ts";
+import { registerDocuments } from "./resources.ts";
+
+export const SERVER_INFO = { name: "parley", version: "0.1.0" };
+const MAX_LIMIT = 20;
+
+/** A tool's failure as MCP reports it: a result with isError, so the model can read why. */
+const failure = (error: unknown) => ({
+  isError: true,
+  content: [
+    {
+      type: "text" as const,
+      text: error instanceof ApiError ? `${error.code}: ${error.message}` : "internal_error: the tool failed.",
+    },
+  ],
+});
+
+const kbJson = (m: KnowledgeModel) => ({ id: m.knowledgeBaseId, name: m.id });
+
+export function mcpServer(deps: ChatDeps, key: ApiKeyInfo): McpServer {
+  const server = new McpServer(SERVER_INFO);
+  const knowledgeBase = (name?: string) => resolveModel(deps.db, key, name ?? "default", "knowledge_base");
+
+  server.registerTool(
+    "search",
+    {
+      title: "Search the knowledge base",
+      description:
+        "Ranked passages of the knowledge base for a query (keyword search, no model), each with its document's URL and title.",
+      inputSchema: {
+        query: z.string().min(1).max(deps.options.maxMessageChars),
+        knowledge_base: z.string().optional().describe("Name or id; the key's default when omitted."),
+        limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`1–${MAX_LIMIT}, default 8.`),
+      },
+      outputSchema: {
+        results: z.array(
+          z.object({
+            document_id: z.string(),
+            url: z.string(),
+            title: z.string(),
+            heading: z.string(),
+            content: z.string(),
+            score: z.number(),
+          }),
+        ),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ query, knowledge_base, limit }) => {
+      try {
+        const kb = await knowledgeBase(knowledge_base);
+        const hits = await searchKnowledgeBase(deps.db, kb.knowledgeBaseId, query, limit ?? 8);
+        const results = hits.map((h) => ({ ...h, score: Math.round(h.score * 1000) / 1000 }));
+        const text = results.length
+          ? results.map((r, i) => `[${i + 1}] ${r.title} — ${r.heading}\n${r.url}\n${r.content}`).join("\n\n")
+          : "No passage matches this query.";
+        return { content: [{ type: "text", text }], structuredContent: { results } };
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "ask",
+    {
+      title: "Ask the knowledge base",
+      description:
+        "Asks Parley's agent a question; it answers from the knowledge base and cites its sources ([k] is the k-th source). Stored as a conversation.",
+      inputSchema: {
+        question: z.string().min(1).max(deps.options.maxMessageChars),
+        knowledge_base: z.string().optional().describe("Name or id; the key's default when omitted."),
+      },
+      outputSchema: { answer: z.string(), sources: z.array(z.string()), conversation_id: z.string() },
+    },
+    async ({ question, knowledge_base }) => {
+      try {
+        const kb = await knowledgeBase(knowledge_base);
+        const problem = messageProblem(question);
+        if (problem) throw new ApiError("invalid_request", `Invalid 'question': ${problem}.`, { param: "question" });
+        const started = await startReply(deps, {
+          key,
+          knowledgeBaseId: kb.knowledgeBaseId,
+          message: question,
+          stream: false,
+        });
+        if (started.kind !== "run") throw new ApiError("internal_error", "No reply was started.");
+        const outcome = await started.reply.done;
+        if (!outcome.ok) throw outcome.error;
+        const { content, sources, conversationId } = outcome.message;
+        const listed = sources.length ? `\n\nSources:\n${sources.map((u, i) => `[${i + 1}] ${u}`).join("\n")}` : "";
+        return {
+          content: [{ type: "text", text: `${content}${listed}` }],
+          structuredContent: { answer: content, sources, conversation_id: conversationId },
+        };
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  );
+
+  server.registerTool(
+    "list_knowledge_bases",
+    {
+      title: "List knowledge bases",
+      description: "The knowledge bases this API key may search and ask.",
+      outputSchema: { knowledge_bases: z.array(z.object({ id: z.string(), name: z.string() })) },
+      annotations: { readOnlyHint: true },
+    },
+    async () => {
+      const knowledge_bases = (await modelsOf(deps.db, key)).map(kbJson);
+      return {
+        content: [{ type: "text", text: knowledge_bases.map((k) => `${k.name} (${k.id})`).join("\n") }],
+        structuredContent: { knowledge_bases },
+      };
+    },
+  );
+  registerDocuments(server, deps.db, key);
+  return server;
+}

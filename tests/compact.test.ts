@@ -1,0 +1,123 @@
+/**
+ * Compaction of a finished reply's events (issue 18, item 13; src/replies/compact.ts): after
+ * REPLY_EVENTS_RETENTION an ended reply keeps its text, its non-token events and one offset per
+ * token event. A resume from any id must still give exactly the text the client lacks, then the
+ * same sources and terminal events, with ids that go on where the client's left off.
+ */
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { createNotifier } from "../src/replies/notify.ts";
+import { rowsOf } from "../src/replies/statements.ts";
+import { createReplyStore } from "../src/replies/store.ts";
+import { scriptedAgent } from "./helpers/agents.ts";
+import { harness, listen } from "./helpers/app.ts";
+import { eventsPath, eventually, get, type IdEvent, post, readEvents, tokensOf } from "./helpers/instances.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
+
+// Characters of every width: offsets count characters, so a surrogate pair must not be split.
+const TOKENS = Array.from({ length: 40 }, (_, i) => [" é", "😀", " w", "中文", "\n", `${i}`][i % 6]!);
+const storedEvents = async (db: any, id: string) =>
+  Number(
+    (await rowsOf<{ n: number }>(db, sql`select count(*) as n from message_events where message_id = ${id}`))[0]!.n,
+  );
+const compacted = async (db: any, id: string) =>
+  (await rowsOf<{ c: boolean }>(db, sql`select token_offsets is not null as c from messages where id = ${id}`))[0]!.c;
+
+async function setup() {
+  const h = await harness({ agent: scriptedAgent(TOKENS, { sources: ["https://example.com/s"] }) });
+  const failing = await harness({ agent: scriptedAgent(TOKENS, { failAfter: 25 }), store: h.store });
+  const slow = await harness({ agent: scriptedAgent(TOKENS, { delayMs: 200 }), store: h.store });
+  const store = createReplyStore(h.store.db, createNotifier(null));
+  return { h, store, base: listen(h.app).url, failing: listen(failing.app).url, slow: listen(slow.app).url };
+}
+
+/** Checks a resume after `after` of the compacted reply against the original events `all`. */
+function expectResume(all: IdEvent[], after: number, got: IdEvent[]) {
+  const lacking = all.filter((e) => e.id > after);
+  const context = JSON.stringify({ after, got });
+  expect(tokensOf(got), context).toBe(tokensOf(lacking));
+  expect(
+    got.filter((e) => e.data.type !== "token"),
+    context,
+  ).toEqual(lacking.filter((e) => e.data.type !== "token"));
+  expect(got.at(-1), context).toEqual(all.at(-1)!);
+  const ids = got.map((e) => e.id);
+  expect(
+    ids.every((id, i) => id > after && (i === 0 || id > ids[i - 1]!)),
+    context,
+  ).toBe(true);
+  // The token event carries the last token's id: a client resuming from it lacks no text.
+  const lastToken = all.filter((e) => e.data.type === "token").at(-1)!.id;
+  for (const e of got) if (e.data.type === "token") expect(e.id).toBe(lastToken);
+}
+
+describe("compacted replies", () => {
+  test("resume from 0, mid-tokens, at the last token and after: the missing text, then the same terminal event", async () => {
+    const { h, store, base, failing } = await setup();
+    const key = await h.key();
+    for (const url of [base, failing]) {
+      const all = await readEvents(await post(url, key, "/v1/chat", { message: "go", stream: true }));
+      const { conversation_id: convId, message_id: msgId } = all[0]!.data;
+      const path = eventsPath(convId, msgId);
+      expect(await storedEvents(h.store.db, msgId)).toBe(all.length);
+      const before = await (await get(base, key, `/v1/conversations/${convId}`)).json();
+      const done = await store.compact(Date.now() + 1_000);
+      expect(done.replies).toBeGreaterThanOrEqual(1);
+      expect(await storedEvents(h.store.db, msgId)).toBe(0);
+      expect(await compacted(h.store.db, msgId)).toBe(true);
+      expect(await (await get(base, key, `/v1/conversations/${convId}`)).json()).toEqual(before);
+      const last = all.at(-1)!.id;
+      for (const after of [0, 1, 2, 3, 7, 17, 18, 19, last - 3, last - 2, last - 1].filter((n) => n >= 0 && n < last)) {
+        expectResume(all, after, await readEvents(await get(base, key, `${path}?after=${after}`)));
+        const viaHeader = await readEvents(await get(base, key, path, { "last-event-id": String(after) }));
+        expectResume(all, after, viaHeader);
+      }
+      for (const after of [last, last + 5]) {
+        const res = await get(base, key, `${path}?after=${after}`);
+        expect(res.status, await res.clone().text()).toBe(204);
+      }
+      // Compacting again changes nothing.
+      await store.compact(Date.now() + 1_000);
+      expectResume(all, 0, await readEvents(await get(base, key, path)));
+    }
+  });
+
+  test("a running reply and a recent one are untouched", async () => {
+    const { h, store, base, slow } = await setup();
+    const key = await h.key();
+    const recent = await readEvents(await post(base, key, "/v1/chat", { message: "go", stream: true }));
+    const recentId = recent[0]!.data.message_id;
+    const reading = await post(slow, key, "/v1/chat", { message: "go", stream: true });
+    const head = await readEvents(reading, 2);
+    const runningId = head[0]!.data.message_id;
+    await eventually(async () => ((await storedEvents(h.store.db, runningId)) >= 2 ? true : undefined));
+    // Everything created before the reply started is due; the running one is not, whatever its age.
+    await store.compact(Date.now() + 60_000);
+    expect(await compacted(h.store.db, runningId)).toBe(false);
+    expect(await storedEvents(h.store.db, runningId)).toBeGreaterThanOrEqual(2);
+    // `recent` was compacted by the call above; a reply created after the cutoff is not.
+    expect(await compacted(h.store.db, recentId)).toBe(true);
+    const fresh = await readEvents(await post(base, key, "/v1/chat", { message: "go", stream: true }));
+    const freshId = fresh[0]!.data.message_id;
+    await store.compact(Date.now() - 60_000);
+    expect(await compacted(h.store.db, freshId)).toBe(false);
+    expect(await storedEvents(h.store.db, freshId)).toBe(fresh.length);
+  });
+
+  test("the periodic sweep compacts ended replies past REPLY_EVENTS_RETENTION", async () => {
+    const h = await harness({
+      agent: scriptedAgent(TOKENS, { sources: [] }),
+      options: { replyEventsRetentionS: 0, replyLeaseMs: 1_000 },
+    });
+    const key = await h.key();
+    const url = listen(h.app).url;
+    const all = await readEvents(await post(url, key, "/v1/chat", { message: "go", stream: true }));
+    const { conversation_id: convId, message_id: msgId } = all[0]!.data;
+    await eventually(async () => ((await compacted(h.store.db, msgId)) ? true : undefined));
+    expect(await storedEvents(h.store.db, msgId)).toBe(0);
+    expectResume(all, 5, await readEvents(await get(url, key, `${eventsPath(convId, msgId)}?after=5`)));
+    // Its fast sweeper (every 500 ms) must not outlive this test: other files expect leases to hold.
+    await h.app.parley.close();
+  });
+});

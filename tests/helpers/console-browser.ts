@@ -1,0 +1,114 @@
+/**
+ * Helpers for the console's browser tests: a real server (the standalone app with the console's
+ * embedded files, listening on loopback) answering through a loopback OpenAI-compatible provider,
+ * headless Chromium pages that record console errors, page errors and any request to another
+ * origin, axe-core run inside the page, and a transcript of what each flow saw.
+ */
+import { appendFileSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { llmAgent } from "../../src/agent/llm/index.ts";
+import { createApp } from "../../src/app/app.ts";
+import { createKey } from "../../src/auth/keys-admin.ts";
+import { createLogger } from "../../src/config/logger.ts";
+import { consoleAssets } from "../../src/runtime/console-assets.ts";
+import { listen } from "./app.ts";
+import { startFakeOpenAI } from "./fake-openai.ts";
+import { testStore } from "./store.ts";
+
+export const CHROMIUM = "/usr/bin/chromium";
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** One line of the transcript (stdout, and CONSOLE_TRANSCRIPT's file when set). */
+export function note(line: string): void {
+  console.log(`  · ${line}`);
+  if (process.env.CONSOLE_TRANSCRIPT) appendFileSync(process.env.CONSOLE_TRANSCRIPT, `${line}\n`);
+}
+
+export async function startConsoleServer() {
+  const fake = startFakeOpenAI();
+  const store = await testStore();
+  const agent = llmAgent(
+    store.db,
+    { provider: "openai-compatible", model: "fake", baseUrl: `${fake.url}/v1`, apiKey: "sk-test", timeoutMs: 10_000 },
+    { logger: createLogger("silent") },
+  );
+  const app = createApp({ store, agent, consoleAssets, logger: createLogger("silent") });
+  const { url, stop } = listen(app);
+  const key = async (name: string, role: "admin" | "chat") =>
+    // `role` is issue 19's; on a store without roles every key is a chat key.
+    (await createKey(store.db, { name, plan: "enterprise", rpm: 100_000, rpd: 1_000_000, role } as never)).secret;
+  return {
+    url,
+    fake,
+    store,
+    adminKey: await key("console admin", "admin"),
+    chatKey: await key("console chat", "chat"),
+    async close() {
+      stop();
+      await app.parley.close();
+      await fake.stop();
+    },
+  };
+}
+
+export const launchBrowser = (): Promise<Browser> =>
+  chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+
+export interface Watched {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors, page errors and requests to other origins seen so far. */
+  problems: string[];
+}
+
+/** A page in a new context (its own sessionStorage) at this width, watched for problems. */
+export async function openPage(browser: Browser, origin: string, width: number): Promise<Watched> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("console", (m) => {
+    // The sign-in's role probe: a chat key is refused GET /v1/keys (403; 404 before the admin API), by design.
+    if (m.type() !== "error" || /\/v1\/keys\?limit=1$/.test(m.location().url)) return;
+    problems.push(`console: ${m.text()} (${m.location().url})`);
+  });
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e}`));
+  page.on("dialog", (d) => void d.accept());
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
+    problems.push(`elsewhere: ${url}`);
+    return route.abort("internetdisconnected");
+  });
+  return { page, context, problems };
+}
+
+/** Signs in with the keyboard alone: focus the key field, type, Enter. */
+export async function signIn(page: Page, origin: string, key: string): Promise<void> {
+  await page.goto(`${origin}/console`);
+  await page.getByLabel("API key").waitFor();
+  await page.keyboard.press("Tab"); // the key field is the page's first focusable element
+  await page.keyboard.type(key);
+  await page.keyboard.press("Enter");
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
+/** axe-core's serious and critical violations on the page as it is now. */
+export async function axe(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, not as an inline <script>, so the page's CSP stays as served.
+  await page.evaluate(AXE);
+  const result = await page.evaluate(() =>
+    (window as any).axe
+      .run(document, { resultTypes: ["violations"] })
+      .then((r: any) =>
+        r.violations
+          .filter((v: any) => v.impact === "serious" || v.impact === "critical")
+          .map((v: any) => `${v.impact} ${v.id}: ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`),
+      ),
+  );
+  return result as string[];
+}

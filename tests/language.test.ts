@@ -1,0 +1,152 @@
+/**
+ * Languages: CJK segmentation (the same words at ingest and at query time, bigrams where the
+ * dictionary has no word), language detection, per-document text-search configurations, and
+ * the abstention rule on a 6-document knowledge base (in-scope answered, off-topic refused).
+ */
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { eq, sql } from "drizzle-orm";
+import { openPglite } from "../src/db/client.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { documents } from "../src/db/schema.ts";
+import { detectLanguage, searchableText, segmentCjk } from "../src/knowledge/language.ts";
+import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
+import { searchPassages } from "../src/knowledge/retrieve.ts";
+import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
+import { rankPassages } from "../src/knowledge/search.ts";
+import { ingestDocuments } from "../src/knowledge/service.ts";
+import { testStore } from "./helpers/store.ts";
+
+setDefaultTimeout(120_000); // a cold PGlite (the 6-document store) takes seconds, more on a busy machine
+
+describe("CJK segmentation", () => {
+  test("a sentence is cut into words; Latin text around it is left alone", () => {
+    const text = searchableText("Vue的响应式系统 works with 计算属性.");
+    expect(text).toContain("Vue");
+    expect(text).toContain("works with");
+    // Words the dictionary knows come out whole, and are separated by spaces.
+    expect(text.split(/\s+/)).toEqual(expect.arrayContaining(["计算", "属性"]));
+    expect(text).not.toContain("响应式系统"); // no run is left uncut
+  });
+
+  test("characters the dictionary leaves alone are joined into overlapping bigrams", () => {
+    // ICU cuts 组件 (component) into 组 件: indexed as the bigram 组件.
+    expect(segmentCjk("组件")).toBe("组件");
+    const words = segmentCjk("父组件").split(" ");
+    expect(words).toContain("组件");
+    expect(words.every((w) => [...w].length >= 1)).toBe(true);
+  });
+
+  test("the same text always gives the same words (ingest and query agree)", () => {
+    const s = "如何在父组件和子组件之间传递数据？";
+    expect(searchableText(s)).toBe(searchableText(s));
+    expect(searchableText(`问题：${s}`)).toContain(searchableText(s).trim());
+  });
+});
+
+describe("language detection", () => {
+  test.each([
+    ["组件是 Vue 应用的基本构建块，可以复用。", "chinese"],
+    ["コンポーネントは再利用できる部品です。", "japanese"],
+    ["컴포넌트는 재사용할 수 있는 부품입니다.", "korean"],
+    ["Les composants sont les éléments de base de l'interface et vous pouvez les réutiliser dans la page.", "french"],
+    ["Die Komponenten sind die Bausteine der Oberfläche und sie können mit dem Zustand arbeiten.", "german"],
+    ["Los componentes son la base de la interfaz y se pueden reutilizar en una página para el usuario.", "spanish"],
+    ["Components are the building blocks of the interface, and you can reuse them in the page.", "english"],
+    ["Компоненты — это строительные блоки интерфейса.", "simple"],
+  ] as const)("%s → %s", (text, language) => {
+    expect(detectLanguage(text)).toBe(language);
+  });
+});
+
+describe("parsing a document's language", () => {
+  test("jsonl and front matter take a known language; an unknown one is reported", () => {
+    const { docs, problems } = parseJsonl(
+      [
+        JSON.stringify({ url: "https://a.test/fr", content: "x", language: "french" }),
+        JSON.stringify({ url: "https://a.test/xx", content: "x", language: "klingon" }),
+        JSON.stringify({ url: "https://a.test/none", content: "x" }),
+      ].join("\n"),
+      "kb.jsonl",
+    );
+    expect(docs.map((d) => d.language)).toEqual(["french", undefined]);
+    expect(problems[0]!.reason).toContain("`language` must be one of");
+    expect(parseMarkdown("---\nurl: https://a.test/de\nlanguage: german\n---\n# Hallo", "de.md").doc?.language).toBe(
+      "german",
+    );
+    expect(parseMarkdown("---\nurl: https://a.test/x\nlanguage: elvish\n---\nx", "x.md").problem?.reason).toContain(
+      "language",
+    );
+  });
+});
+
+describe("search in other languages", () => {
+  test("Chinese: a question finds the passage that answers it (nothing matched before segmentation)", async () => {
+    const { db } = await testStore();
+    await ingestDocuments(db, [
+      {
+        url: "https://zh.test/props",
+        title: "传递数据给子组件",
+        content: "# 传递数据给子组件\n\n父组件通过属性把数据传递给子组件，子组件需要先声明它接受的属性。",
+      },
+      {
+        url: "https://zh.test/events",
+        title: "监听事件",
+        content: "# 监听事件\n\n子组件触发自定义事件，父组件监听这个事件并执行回调函数。",
+      },
+    ]);
+    const [row] = await db.select().from(documents).where(eq(documents.url, "https://zh.test/props"));
+    expect(row!.language).toBe("chinese"); // detected
+    const hits = await rankPassages(db, "父组件怎么把数据传给子组件？", { language: "chinese" });
+    expect(hits[0]?.url).toBe("https://zh.test/props");
+    const events = await rankPassages(db, "怎么监听子组件的事件？", { language: "chinese" });
+    expect(events[0]?.url).toBe("https://zh.test/events");
+  });
+
+  test("French: the document's language stems its words, so inflected forms match", async () => {
+    const { db } = await testStore();
+    await ingestDocuments(db, [
+      {
+        url: "https://fr.test/reutilisation",
+        title: "Réutilisation",
+        content: "# Réutilisation\n\nUn composant réutilisable se partage entre plusieurs écrans quadrivalents.",
+        language: "french",
+      },
+    ]);
+    const hits = await rankPassages(db, "Comment réutiliser des composants quadrivalent ?", { language: "french" });
+    expect(hits[0]?.url).toBe("https://fr.test/reutilisation");
+    // The passage was indexed with French stems (composant → compos), not English ones.
+    const tsv = JSON.stringify(
+      await db.execute(
+        sql`select c.tsv::text as tsv from chunks c join documents d on d.id = c.document_id where d.url = 'https://fr.test/reutilisation'`,
+      ),
+    );
+    expect(tsv).toContain("'compos'");
+    expect(tsv).not.toContain("'composant'");
+  });
+});
+
+describe("abstention on the 6-document sample", () => {
+  test("in-scope questions are answered (a word the sample never saw does not veto), off-topic ones refused", async () => {
+    const store = await openPglite();
+    try {
+      await migrate(store);
+      await ingestDocuments(store.db, SAMPLE_DOCS);
+      for (const [q, url] of [
+        ["Tell me about streaming replies", "https://parley.example/docs/chat"],
+        ["What does an error response look like?", "https://parley.example/docs/errors"],
+        ["Do limits work across several instances?", "https://parley.example/docs/rate-limits"],
+      ] as const) {
+        const hits = await searchPassages(store.db, q);
+        expect({ q, url: hits[0]?.url }).toEqual({ q, url });
+      }
+      for (const q of [
+        "Who won the last World Cup?",
+        "What's a good recipe for banana bread?",
+        "Tell me about football",
+      ])
+        expect({ q, hits: (await searchPassages(store.db, q)).length }).toEqual({ q, hits: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+});

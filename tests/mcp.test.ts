@@ -1,0 +1,160 @@
+/**
+ * /mcp through the MCP SDK's own client (Client + StreamableHTTPClientTransport) against a
+ * listening server: the tools, their text and structured results, the same Bearer auth and
+ * limits as the API, and a knowledge base the key may not use refused.
+ */
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createKey } from "../src/auth/keys-admin.ts";
+import { DEFAULT_KB_ID } from "../src/db/schema.ts";
+import { createKnowledgeBase, ingestDocuments } from "../src/knowledge/index.ts";
+import { expectStatus, type Harness, harness, listen } from "./helpers/app.ts";
+
+setDefaultTimeout(30_000);
+
+let h: Harness;
+let url: string;
+let key: string;
+
+beforeAll(async () => {
+  h = await harness();
+  url = listen(h.app).url;
+  key = await h.key();
+}, 120_000);
+
+async function connect(secret: string | null = key): Promise<Client> {
+  const client = new Client({ name: "parley-test", version: "1.0.0" });
+  const headers: Record<string, string> = secret ? { authorization: `Bearer ${secret}` } : {};
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers } }));
+  return client;
+}
+
+type TextContent = { type: "text"; text: string }[];
+
+describe("MCP over Streamable HTTP", () => {
+  test("listTools: search, ask and list_knowledge_bases with their input schemas", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["ask", "list_knowledge_bases", "search"]);
+    const search = tools.find((t) => t.name === "search")!;
+    expect(search.inputSchema.required).toEqual(["query"]);
+    expect(Object.keys(search.inputSchema.properties!)).toEqual(["query", "knowledge_base", "limit"]);
+    expect(client.getServerVersion()?.name).toBe("parley");
+    await client.close();
+  });
+
+  test("search: ranked passages with URLs, as text and structuredContent", async () => {
+    const client = await connect();
+    const r = await client.callTool({ name: "search", arguments: { query: "validate a request body", limit: 3 } });
+    expect(r.isError).toBeFalsy();
+    const { results } = r.structuredContent as { results: { url: string; title: string; score: number }[] };
+    expect(results.length).toBeGreaterThan(0);
+    expect(results.length).toBeLessThanOrEqual(3);
+    expect(results[0]!.url).toBe("https://wren.example/docs/validation");
+    expect(results.map((x) => x.score)).toEqual([...results.map((x) => x.score)].sort((a, b) => b - a));
+    expect((r.content as TextContent)[0]!.text).toContain(results[0]!.url);
+
+    const none = await client.callTool({ name: "search", arguments: { query: "zyxwv qwplk frobnicate" } });
+    expect((none.structuredContent as { results: unknown[] }).results).toEqual([]);
+    await client.close();
+  });
+
+  test("ask: the agent's answer with its sources, stored as a conversation", async () => {
+    const client = await connect();
+    const r = await client.callTool({ name: "ask", arguments: { question: "How do I validate a request body?" } });
+    expect(r.isError).toBeFalsy();
+    const out = r.structuredContent as { answer: string; sources: string[]; conversation_id: string };
+    expect(out.sources[0]).toBe("https://wren.example/docs/validation");
+    expect(out.answer).toContain("[1]");
+    expect((r.content as TextContent)[0]!.text).toContain(`[1] ${out.sources[0]}`);
+    const conv = await h.call("GET", `/v1/conversations/${out.conversation_id}`, { key });
+    expectStatus(conv, 200);
+    expect(conv.json.messages[1]).toMatchObject({ content: out.answer, sources: out.sources });
+    await client.close();
+  });
+
+  test("list_knowledge_bases: the ones this key may use", async () => {
+    const client = await connect();
+    const r = await client.callTool({ name: "list_knowledge_bases", arguments: {} });
+    expect(r.structuredContent).toEqual({ knowledge_bases: [{ id: DEFAULT_KB_ID, name: "default" }] });
+    await client.close();
+  });
+
+  test("a knowledge base the key may not use is refused (search and ask), as a tool error; its documents stay hidden", async () => {
+    const other = await createKnowledgeBase(h.store.db, { name: `mcp-other-${crypto.randomUUID().slice(0, 8)}` });
+    const secretUrl = `https://other.example/${other.id}`;
+    await ingestDocuments(
+      h.store.db,
+      [{ url: secretUrl, title: "Zebra handbook", content: "# Zebras\nZebras graze in herds." }],
+      { kbId: other.id },
+    );
+    const client = await connect();
+    for (const [name, args] of [
+      ["search", { query: "zebras graze", knowledge_base: other.name }],
+      ["search", { query: "zebras graze", knowledge_base: other.id }],
+      ["ask", { question: "Where do zebras graze?", knowledge_base: other.name }],
+      ["search", { query: "plugins", knowledge_base: "kb_someone_elses" }],
+    ] as const) {
+      const r = await client.callTool({ name, arguments: args });
+      expect(r.isError).toBe(true);
+      expect((r.content as TextContent)[0]!.text).toStartWith("not_found:");
+    }
+    expect((await client.listResources()).resources.map((r) => r.uri)).not.toContain(secretUrl);
+    expect(await client.readResource({ uri: secretUrl }).catch((e) => e)).toBeInstanceOf(Error);
+    await client.close();
+
+    // A key scoped to that knowledge base sees it alone: listed, searched, read.
+    const { secret } = await createKey(h.store.db, { name: "scoped", plan: "pro", knowledgeBaseIds: [other.id] });
+    const scoped = await connect(secret);
+    const listed = await scoped.callTool({ name: "list_knowledge_bases", arguments: {} });
+    expect(listed.structuredContent).toEqual({ knowledge_bases: [{ id: other.id, name: other.name }] });
+    const found = await scoped.callTool({ name: "search", arguments: { query: "zebras graze" } });
+    expect((found.structuredContent as { results: { url: string }[] }).results.map((x) => x.url)).toEqual([secretUrl]);
+    expect((await scoped.listResources()).resources.map((r) => r.uri)).toEqual([secretUrl]);
+    await scoped.close();
+  });
+
+  test("resources: each document by its URL, listed and readable", async () => {
+    const client = await connect();
+    const { resources } = await client.listResources();
+    const validation = resources.find((r) => r.uri === "https://wren.example/docs/validation");
+    expect(validation).toMatchObject({ name: "Validation", mimeType: "text/markdown" });
+    const read = await client.readResource({ uri: validation!.uri });
+    expect((read.contents[0] as { text: string }).text).toContain("body");
+    const missing = await client.readResource({ uri: "https://nowhere.example/x" }).catch((e) => e);
+    expect(missing).toBeInstanceOf(Error);
+    await client.close();
+  });
+
+  test("a bad or missing key is refused before any tool (401), like the API", async () => {
+    for (const secret of ["prl_not_a_real_key_000000000000000000", null]) {
+      const error = await connect(secret).catch((e) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(error.code).toBe(401);
+      expect(error.message).toContain("authentication_error");
+    }
+    const raw = await fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(raw.status).toBe(401);
+    expect(raw.headers.get("www-authenticate")).toContain("Bearer");
+  });
+
+  test("the key's limits apply: over its minute, 429", async () => {
+    const limited = await h.key("enterprise", { rpm: 6, rpd: 1000 });
+    // Connecting takes a few requests (initialize, its notification, the optional GET stream).
+    const client = await connect(limited);
+    let error: { code?: number; message?: string } | undefined;
+    for (let i = 0; i < 10 && !error; i++)
+      error = await client.listTools().then(
+        () => undefined,
+        (e) => e,
+      );
+    expect(error?.code).toBe(429);
+    expect(error?.message).toContain("rate_limit_exceeded");
+    await client.close();
+  });
+});
