@@ -52,6 +52,7 @@ const app = createApp({
   agent: agentFrom(env.BENCH_AGENT),
   logger: createLogger("error"),
   options: { rateLimit: env.RATE_LIMIT !== "off", keepAliveMs: Number(env.KEEPALIVE_MS ?? 15_000) },
+  metricsToken: env.METRICS_TOKEN,
 }).listen({ port: 0, hostname: "127.0.0.1" });
 console.log(`ready ${app.server!.port}`);
 

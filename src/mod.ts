@@ -14,11 +14,14 @@ import { conversationRoutes } from "./conversations/index.ts";
 import { replyRoutes } from "./conversations/replies.ts";
 import { touchConversation } from "./conversations/service.ts";
 import type { Store } from "./db/client.ts";
+import { feedbackListRoutes, feedbackRoutes } from "./feedback/index.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
 import { knowledgeRoutes } from "./knowledge/index.ts";
 import { mcpRoutes } from "./mcp/index.ts";
+import { createMetrics, type Metrics } from "./metrics/index.ts";
 import { openAiRoutes } from "./openai-compat/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
+import { usageRoutes } from "./usage/index.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -29,6 +32,11 @@ export interface ParleyConfig {
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests can move time (rate-limit windows). */
   now?: () => number;
+  /**
+   * Prometheus metrics: true builds a registry for this instance (read it as `.metrics` on the
+   * plugin; app/ serves it at /metrics), or pass one to share. Off by default: nothing is recorded.
+   */
+  metrics?: boolean | Metrics;
 }
 
 /** What `createParley` adds to its plugin: the replies (shutdown drains them) and `close()`. */
@@ -51,6 +59,12 @@ export function createParley(config: ParleyConfig) {
     agent: config.agent ?? retrievalAgent(config.store.db),
     logger: config.logger ?? createLogger("info"),
     now: config.now ?? Date.now,
+    metrics:
+      config.metrics === true
+        ? createMetrics(config.store.pool)
+        : config.metrics === false
+          ? undefined
+          : config.metrics,
     options,
   };
   const replies = createReplies({ ...base, touchConversation });
@@ -61,6 +75,9 @@ export function createParley(config: ParleyConfig) {
     chatRoutes(deps),
     conversationRoutes(deps),
     replyRoutes(deps),
+    usageRoutes(deps),
+    feedbackRoutes(deps),
+    feedbackListRoutes(deps),
     knowledgeRoutes(deps),
     keyRoutes(deps),
     openAiRoutes(deps),
@@ -74,6 +91,9 @@ export function createParley(config: ParleyConfig) {
     .use(features[3])
     .use(features[4])
     .use(features[5])
+    .use(features[6])
+    .use(features[7])
+    .use(features[8])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {
@@ -85,8 +105,9 @@ export function createParley(config: ParleyConfig) {
       })()),
   };
   // MCP clients are configured with one URL: /mcp beside /v1, not under it.
+  // Metrics hold no timer or listener (gauges are read at scrape time): nothing to end on close.
   const plugin = new Elysia().use(api).use(mcpRoutes(deps));
-  return Object.assign(plugin, handle);
+  return Object.assign(plugin, handle, { metrics: deps.metrics });
 }
 
 export {
@@ -124,3 +145,4 @@ export {
   searchKnowledgeBase,
 } from "./knowledge/index.ts";
 export { detectLanguage, LANGUAGES, type Language } from "./knowledge/language.ts";
+export { createMetrics, type Metrics } from "./metrics/index.ts";

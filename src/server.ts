@@ -162,6 +162,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
         retrievalAgent(store.db, { semantic: embeddings?.semantic }),
       options: optionsFromEnv(env),
       docsScript,
+      metricsToken: env.METRICS_TOKEN,
       consoleAssets,
     });
     parley = app.parley;

@@ -18,11 +18,13 @@ const FEATURES = [
   "auth",
   "chat",
   "conversations",
+  "feedback",
   "knowledge",
   "mcp",
   "openai-compat",
   "ratelimit",
   "replies",
+  "usage",
 ];
 
 /** Feature folders whose only door for other folders is their index.ts. */
@@ -35,7 +37,7 @@ const MAX_LINES = 250;
 export function layerOf(path: string): Layer {
   const top = path.split("/")[0]!;
   if (top === "contract") return "contract";
-  if (top === "db" || top === "config" || path === "ids.ts" || path === "memo.ts") return "base";
+  if (top === "db" || top === "config" || top === "metrics" || path === "ids.ts" || path === "memo.ts") return "base";
   if (top === "http") return "http";
   if (FEATURES.includes(top)) return "feature";
   if (top === "app" || path === "mod.ts") return "composition";

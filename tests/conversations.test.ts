@@ -175,7 +175,16 @@ describe("GET/DELETE /v1/conversations/:id", () => {
     ]);
     expect(conv.json.pagination).toEqual({ has_more: false, next_cursor: null });
     const [user, assistant] = conv.json.messages as [Message, Message];
-    expect(Object.keys(user).sort()).toEqual(["content", "created_at", "id", "role", "sources", "status", "usage"]);
+    expect(Object.keys(user).sort()).toEqual([
+      "content",
+      "created_at",
+      "feedback",
+      "id",
+      "role",
+      "sources",
+      "status",
+      "usage",
+    ]);
     expect(user).toMatchObject({ role: "user", sources: [], status: "completed" });
     expect(assistant.created_at >= user.created_at).toBe(true);
     expect(conv.json.updated_at >= conv.json.created_at).toBe(true);

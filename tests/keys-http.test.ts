@@ -96,6 +96,27 @@ describe("keys over HTTP", () => {
   });
 });
 
+describe("keys over HTTP: the daily token budget (tpd)", () => {
+  test("POST sets it, GET shows it, PATCH changes or clears it, bad values are 400 with param", async () => {
+    const k = await createKey({ tpd: 5000 });
+    expect(k).toMatchObject({ tpd: 5000 });
+    expect((await h.call("GET", `/v1/keys/${k.id}`, { key: admin })).json).toMatchObject({ tpd: 5000 });
+    const patched = await h.call("PATCH", `/v1/keys/${k.id}`, { key: admin, json: { tpd: 7 } });
+    expectStatus(patched, 200);
+    expect(patched.json).toMatchObject({ tpd: 7 });
+    // A plan change keeps the budget (it is no plan default); null clears it.
+    const replanned = await h.call("PATCH", `/v1/keys/${k.id}`, { key: admin, json: { plan: "free" } });
+    expect(replanned.json).toMatchObject({ plan: "free", tpd: 7 });
+    const cleared = await h.call("PATCH", `/v1/keys/${k.id}`, { key: admin, json: { tpd: null } });
+    expect(cleared.json).toMatchObject({ tpd: null });
+    expectError(
+      await h.call("POST", "/v1/keys", { key: admin, json: { name: "x", plan: "pro", tpd: 0 } }),
+      400,
+      "invalid_request",
+    );
+  });
+});
+
 describe("chat scoping", () => {
   test("chat answers from the key's knowledge base, a conversation keeps its own, foreign ones are 404", async () => {
     const adm = await h.admin();

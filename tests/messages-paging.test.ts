@@ -70,6 +70,7 @@ describe("a long conversation", () => {
     expect(Object.keys(first.json.data[0]).sort()).toEqual([
       "content",
       "created_at",
+      "feedback",
       "id",
       "role",
       "sources",

@@ -47,7 +47,9 @@ describe("OpenAPI document", () => {
       "/v1/conversations/{id}",
       "/v1/conversations/{id}/messages",
       "/v1/conversations/{id}/messages/{message_id}/events",
+      "/v1/conversations/{id}/messages/{message_id}/feedback",
       "/v1/conversations/{id}/messages/{message_id}/stop",
+      "/v1/feedback",
       "/v1/keys",
       "/v1/keys/{id}",
       "/v1/keys/{id}/revoke",
@@ -58,6 +60,7 @@ describe("OpenAPI document", () => {
       "/v1/knowledge_bases/{id}/search",
       "/v1/models",
       "/v1/models/{id}",
+      "/v1/usage",
     ]);
     // Every operation has an id and, when it takes JSON, its named request body.
     const ops = Object.values(raw.paths).flatMap((p) => Object.values(p as Record<string, { operationId?: string }>));
@@ -232,8 +235,9 @@ describe("/docs examples", () => {
           headers,
         });
         // 404: the example ids name no resource of this key; 201 created; 409 the example name is
-        // already taken (a second run on one store) — valid requests all the same.
-        const valid = [200, 201, 204, 404, 409].includes(reply.status);
+        // already taken (a second run on one store); 403: an admin route asked with a chat key —
+        // valid requests all the same.
+        const valid = [200, 201, 204, 403, 404, 409].includes(reply.status);
         expect({ op: op.operationId, valid, status: reply.status, body: reply.json }).toMatchObject({ valid: true });
         checked.push(op.operationId);
       }
@@ -242,6 +246,10 @@ describe("/docs examples", () => {
       [
         "chat",
         "deleteConversation",
+        "deleteFeedback",
+        "getUsage",
+        "listFeedback",
+        "putFeedback",
         "getConversation",
         "listConversations",
         "listMessages",

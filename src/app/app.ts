@@ -7,16 +7,20 @@ import { sql } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import { createLogger } from "../config/logger.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
-import { elapsedMs, finalStatus, markStart, markStatus } from "../http/access-log.ts";
+import { elapsedMs, errorBytes, finalStatus, markClient, markStart, markStatus, socketIp } from "../http/access-log.ts";
+import { clientIp } from "../http/client-ip.ts";
 import { corsAnswerHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { notAllowed, routePatterns } from "../http/fallback.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
+import { watchStream } from "../http/stream-watch.ts";
+import { utf8Length } from "../http/text.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
 import { type ConsoleAssets, consoleRoutes } from "./console.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
+import { metricsRoute } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
 
 /** How long /readyz waits for `select 1` before answering 503. */
@@ -30,18 +34,29 @@ export interface AppConfig extends ParleyConfig {
   docsScript?: DocsScript;
   consoleAssets?: ConsoleAssets;
   readyTimeoutMs?: number;
+  /** GET /metrics answers only requests bearing this token; unset, /metrics is 404 and no metrics are kept. */
+  metricsToken?: string;
 }
 
-export function createApp({ docsScript, consoleAssets, readyTimeoutMs = READY_TIMEOUT_MS, ...config }: AppConfig) {
+export function createApp({
+  docsScript,
+  consoleAssets,
+  readyTimeoutMs = READY_TIMEOUT_MS,
+  metricsToken,
+  ...config
+}: AppConfig) {
   const logger = config.logger ?? createLogger("info");
   const cors = config.options?.corsOrigins;
+  const trustProxy = config.options?.trustProxy ?? DEFAULT_OPTIONS.trustProxy;
+  const parley = createParley({ ...config, logger, metrics: config.metrics ?? Boolean(metricsToken) });
+  const metrics = parley.metrics;
   let spec: unknown;
   let patterns: ReturnType<typeof routePatterns> | undefined;
-  const parley = createParley({ ...config, logger });
   const app = new Elysia()
     // Routes outside the plugin (health, docs) carry a request id too.
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
       markStart(request);
+      markClient(request, server?.requestIP(request)?.address);
       const requestId = requestIdOf(request);
       set.headers["x-request-id"] = requestId;
       if (!cors) return;
@@ -72,17 +87,43 @@ export function createApp({ docsScript, consoleAssets, readyTimeoutMs = READY_TI
       }
       return errorResponse(error, request, logger, String(code));
     })
+    // A stream's first line is logged when its headers go out; its second when it ends (below).
+    .mapResponse(({ request, responseValue, route }) => {
+      if (!(responseValue instanceof Response)) return;
+      if (!responseValue.headers.get("content-type")?.startsWith("text/event-stream")) return;
+      metrics?.openStreams.inc();
+      return watchStream(responseValue, (end) => {
+        const ms = elapsedMs(request) ?? 0;
+        metrics?.openStreams.dec();
+        metrics?.streamDuration.observe(ms / 1000);
+        logger.info(
+          { request_id: requestIdOf(request), method: request.method, route: route || "*", duration_ms: ms, ...end },
+          "stream end",
+        );
+      });
+    })
     .onAfterResponse(({ request, route, set, responseValue, ...ctx }) => {
       const path = urlOf(request).pathname;
       const apiKey = (ctx as { apiKey?: { id: string } }).apiKey;
+      const template = route || "*";
+      const status = finalStatus(request, responseValue, set.status);
+      const duration = elapsedMs(request);
       const fields = {
         request_id: requestIdOf(request),
         method: request.method,
-        route: route || "*",
-        status: finalStatus(request, responseValue, set.status),
-        duration_ms: elapsedMs(request),
+        route: template,
+        status,
+        duration_ms: duration,
         ...(apiKey ? { key_id: apiKey.id } : {}),
+        client_ip: clientIp(request, socketIp(request), trustProxy),
+        user_agent: request.headers.get("user-agent") ?? undefined,
+        bytes: bytesSent(request, responseValue, set.headers),
       };
+      if (metrics && path !== "/metrics") {
+        const labels = { route: template, method: request.method, status: String(status) };
+        metrics.requests.inc(labels);
+        metrics.duration.observe(labels, (duration ?? 0) / 1000);
+      }
       (PROBES.has(path) ? logger.debug : logger.info).call(logger, fields, "request");
     })
     .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["Health"] } })
@@ -112,6 +153,7 @@ export function createApp({ docsScript, consoleAssets, readyTimeoutMs = READY_TI
     )
     .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
     .use(docsRoutes(docsScript))
+    .use(metricsRoute(metrics, metricsToken))
     .use(consoleRoutes(consoleAssets))
     .use(parley);
   const maxChars = config.options?.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
@@ -119,6 +161,21 @@ export function createApp({ docsScript, consoleAssets, readyTimeoutMs = READY_TI
   // The plugin's lifetimes: `app.parley.close()` ends them, `app.parley.replies.drain()` at shutdown.
   const handle: ParleyHandle = parley;
   return Object.assign(app, { parley: handle });
+}
+
+/**
+ * Bytes of the body sent: an error's (the handler measured it), a Response's Content-Length, else
+ * the JSON Elysia serialises an object into. A stream's count is in its second line.
+ */
+function bytesSent(request: Request, value: unknown, headers: Record<string, unknown>): number | undefined {
+  const error = errorBytes(request);
+  if (error !== undefined) return error;
+  if (value instanceof Response) {
+    const length = value.headers.get("content-length") ?? headers["content-length"];
+    return length == null ? undefined : Number(length);
+  }
+  if (value === undefined || value === null) return 0;
+  return utf8Length(typeof value === "string" ? value : JSON.stringify(value));
 }
 
 /** Whether the store answers a trivial query within `ms`. */

@@ -8,7 +8,10 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
+import { Feedback } from "../conversations/model.ts";
+import { FeedbackBody, FeedbackItem, FeedbackList } from "../feedback/model.ts";
 import { ROUTE_DOC, type RouteDoc } from "../http/route-doc.ts";
+import { UsageReport } from "../usage/model.ts";
 import { wireSchemas } from "./openapi-components.ts";
 import { cleanSchema, useRefs } from "./openapi-schema.ts";
 
@@ -109,6 +112,11 @@ export function buildOpenApi(app: AnyElysia, options: OpenApiOptions = {}) {
   const schemas = Object.fromEntries(
     Object.entries({
       ...wireSchemas(maxChars),
+      Feedback,
+      FeedbackBody,
+      FeedbackItem,
+      FeedbackList,
+      UsageReport,
       ...generated.components?.schemas,
     }).map(([name, s]) => [name, cleanSchema(JSON.parse(JSON.stringify(s)))]),
   );

@@ -8,7 +8,7 @@
 import { and, eq, isNull, type SQLWrapper, sql } from "drizzle-orm";
 import type { ParleyOptions, PlanLimits } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
-import { apiKeys, rateLimits } from "../db/schema.ts";
+import { apiKeys, rateLimits, usageDaily } from "../db/schema.ts";
 import { memo } from "../memo.ts";
 import {
   admissionReturning,
@@ -21,7 +21,7 @@ import {
   utcDay,
 } from "../ratelimit/service.ts";
 import { hashSecret } from "./keys.ts";
-import type { ApiKeyInfo } from "./lookup.ts";
+import { type ApiKeyInfo, tokensTodaySql } from "./lookup.ts";
 
 const p = (name: string) => sql.placeholder(name);
 
@@ -44,14 +44,26 @@ const keyColumns = {
   >`array(select g.kb_id from key_knowledge_bases g where g.key_id = ${apiKeys.id} order by 1)`.as("kb_ids"),
   expiresAt: apiKeys.expiresAt,
   lastUsedAt: apiKeys.lastUsedAt,
+  tpd: apiKeys.tpd,
+  tokensToday: tokensTodaySql(p("day")).as("tokens_today"),
 };
 const liveKey = and(eq(apiKeys.hash, p("hash")), isNull(apiKeys.revokedAt));
 /** An expired key is never admitted (nor counted); the state read then tells 401 key_expired. */
 const unexpired = sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > to_timestamp(${p("now")}::bigint / 1000.0))`;
+/**
+ * A key at or over its daily token budget is not admitted either (so it spends none of its
+ * request limits); the state read then tells 429 token_quota_exceeded (ratelimit/tokens.ts).
+ */
+const underBudget = sql`(${apiKeys.tpd} is null or ${tokensTodaySql(p("day"))} < ${apiKeys.tpd})`;
 
 /** Placeholders: hash, now, edge (MINUTE_MS - now), day, freeRpm, freeRpd, proRpm, proRpd. */
 function gateStatement(db: Db) {
-  const gateKey = db.$with("gate_key").as(db.select(keyColumns).from(apiKeys).where(and(liveKey, unexpired)));
+  const gateKey = db.$with("gate_key").as(
+    db
+      .select(keyColumns)
+      .from(apiKeys)
+      .where(and(liveKey, unexpired, underBudget)),
+  );
   const now = sql`${p("now")}::bigint`;
   const day = sql`${p("day")}::date`;
   const from = (column: string) => sql.raw(`(select ${column} from gate_key)`);
@@ -85,18 +97,38 @@ function gateStatement(db: Db) {
       knowledgeBaseIds: sql<string[]>`${from("kb_ids")}`,
       expiresAt: sql<Date | null>`${from("expires_at")}`.mapWith(apiKeys.expiresAt),
       lastUsedAt: sql<Date | null>`${from("last_used_at")}`.mapWith(apiKeys.lastUsedAt),
+      tpd: sql<number | null>`${from("tpd")}`,
+      tokensToday: sql<number | null>`${from("tokens_today")}`,
     })
-    .prepare("parley_gate_admit");
+    .prepare("parley_gate_admit_v2");
 }
 
-/** The key and its counters as they are, for a request the gate did not admit. */
-const stateStatement = (db: Db) =>
-  db
+/**
+ * The key and its counters as they are, for a request the gate did not admit. A live, unexpired
+ * key that was not admitted was refused (limiter or token budget): the same statement counts the
+ * refusal in its usage (a data-modifying CTE), so refusals cost no extra round trip either.
+ */
+const stateStatement = (db: Db) => {
+  const refusal = db.$with("refusal").as(
+    db
+      .insert(usageDaily)
+      .select(
+        sql`select ${apiKeys.id}, ${p("day")}::date, 0, 0, 0, 0, 1 from ${apiKeys} where ${and(liveKey, unexpired)}`,
+      )
+      .onConflictDoUpdate({
+        target: [usageDaily.keyId, usageDaily.day],
+        set: { refusals: sql`${usageDaily.refusals} + 1` },
+      })
+      .returning({ keyId: usageDaily.keyId }),
+  );
+  return db
+    .with(refusal)
     .select({ ...keyColumns, ...admissionReturning })
     .from(apiKeys)
     .leftJoin(rateLimits, eq(rateLimits.keyId, apiKeys.id))
     .where(liveKey)
-    .prepare("parley_gate_state");
+    .prepare("parley_gate_state_v2");
+};
 
 const gates = new WeakMap<Db, { admit: ReturnType<typeof gateStatement>; state: ReturnType<typeof stateStatement> }>();
 
@@ -118,7 +150,7 @@ export async function admitKey(
   };
   const [admitted] = await admit.execute({ ...values, now, edge: MINUTE_MS - now });
   if (admitted) return { apiKey: keyOf(admitted), decision: decide(true, admitted, limitsOf(admitted), now) };
-  const [row] = await state.execute(values);
+  const [row] = await state.execute({ ...values, now });
   if (!row) return null;
   const counters = row.hits ? { hits: row.hits, counts: row.counts!, day: row.day!, dayCount: row.dayCount! } : null;
   return { apiKey: keyOf(row), decision: decide(false, counters ?? emptyState(now), limitsOf(row), now) };
@@ -134,6 +166,8 @@ const keyOf = ({
   knowledgeBaseIds,
   expiresAt,
   lastUsedAt,
+  tpd,
+  tokensToday,
 }: ApiKeyInfo): ApiKeyInfo => ({
   id,
   name,
@@ -144,8 +178,21 @@ const keyOf = ({
   knowledgeBaseIds: knowledgeBaseIds ?? [],
   expiresAt: expiresAt == null ? null : new Date(expiresAt),
   lastUsedAt: lastUsedAt == null ? null : new Date(lastUsedAt),
+  tpd: tpd ?? null,
+  tokensToday: tokensToday == null ? null : Number(tokensToday),
 });
 const limitsOf = (row: { limitRpm: number; limitRpd: number }): PlanLimits => ({
   rpm: row.limitRpm,
   rpd: row.limitRpd,
 });
+
+/** Counts a refusal decided without the gate statement (the token budget with the limiter off). */
+export async function countRefusal(db: Db, keyId: string, day: string): Promise<void> {
+  await db
+    .insert(usageDaily)
+    .values({ keyId, day, refusals: 1 })
+    .onConflictDoUpdate({
+      target: [usageDaily.keyId, usageDaily.day],
+      set: { refusals: sql`${usageDaily.refusals} + 1` },
+    });
+}

@@ -10,9 +10,11 @@ import type { Db } from "../db/client.ts";
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "../http/errors.ts";
 import { urlOf } from "../http/request-id.ts";
 import { clip } from "../http/text.ts";
+import type { Metrics } from "../metrics/index.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
-import type { Decision } from "../ratelimit/service.ts";
-import { admitKey } from "./admit.ts";
+import { type Decision, utcDay } from "../ratelimit/service.ts";
+import { tokenBudget, tokenHeaders } from "../ratelimit/tokens.ts";
+import { admitKey, countRefusal } from "./admit.ts";
 import { bearerSecret } from "./keys.ts";
 import { type ApiKeyInfo, findKeyBySecret, touchKey } from "./lookup.ts";
 
@@ -21,6 +23,7 @@ export type { ApiKeyInfo } from "./lookup.ts";
 /** What the gate needs. */
 export interface GuardDeps {
   db: Db;
+  metrics?: Metrics;
   options: ParleyOptions;
   now: () => number;
 }
@@ -49,7 +52,7 @@ async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> 
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const guard = ({ db, options, now }: GuardDeps, need: { role?: "admin" } = {}) =>
+export const guard = ({ db, options, now, metrics }: GuardDeps, need: { role?: "admin" } = {}) =>
   new Elysia()
     .derive({ as: "scoped" }, async ({ request }) => {
       const header = request.headers.get("authorization");
@@ -57,10 +60,11 @@ export const guard = ({ db, options, now }: GuardDeps, need: { role?: "admin" } 
       const secret = bearerSecret(header);
       if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
       if (!options.rateLimit) {
-        const apiKey = await findKeyBySecret(db, secret);
+        const at = now();
+        const apiKey = await findKeyBySecret(db, secret, utcDay(at));
         if (!apiKey) throw unauthorized("Invalid or revoked API key.");
-        await checkLive(db, apiKey, now());
-        return { apiKey, decision: undefined as Decision | undefined, at: 0 };
+        await checkLive(db, apiKey, at);
+        return { apiKey, decision: undefined as Decision | undefined, at };
       }
       // With the limiter on, the key lookup and the admission are one statement (auth/admit.ts).
       const at = now();
@@ -79,10 +83,28 @@ export const guard = ({ db, options, now }: GuardDeps, need: { role?: "admin" } 
       await checkLive(db, admission.apiKey, at);
       return { apiKey: admission.apiKey, decision: admission.decision as Decision | undefined, at };
     })
-    .derive({ as: "scoped" }, ({ decision, at, set }) => {
+    .derive({ as: "scoped" }, async ({ apiKey, decision, at, set }) => {
+      // The token budget: a key at or over it was not admitted (auth/admit.ts), so it spent
+      // none of its request limits; its refusal was counted by the gate's second statement.
+      const budget = tokenBudget(apiKey, at);
+      if (budget) {
+        const headers = tokenHeaders(budget);
+        if (budget.exceeded) {
+          metrics?.refusals.inc({ window: "tokens" });
+          // Without the limiter there is no gate statement to fold the count into.
+          if (!decision) await countRefusal(db, apiKey.id, utcDay(at)).catch(() => {});
+          throw new ApiError(
+            "token_quota_exceeded",
+            `Daily token budget of ${budget.limit} tokens reached; it resets at midnight UTC.`,
+            { headers },
+          );
+        }
+        Object.assign(set.headers, headers);
+      }
       if (!decision) return {};
       const headers = rateLimitHeaders(decision, at);
       if (!decision.allowed) {
+        metrics?.refusals.inc({ window: decision.refusedBy ?? "minute" });
         throw decision.refusedBy === "day"
           ? new ApiError(
               "daily_quota_exceeded",

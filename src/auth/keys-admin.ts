@@ -24,6 +24,8 @@ export interface ApiKeyListing {
   plan: KeyLimits["plan"];
   rpm: number | null;
   rpd: number | null;
+  /** Daily token budget; null: none. */
+  tpd: number | null;
   knowledgeBaseIds: string[];
   createdAt: Date;
   expiresAt: Date | null;
@@ -47,7 +49,7 @@ function limitsOk(limits: KeyLimits): void {
     checkLimits(limits);
   } catch (error) {
     const message = (error as Error).message;
-    const param = /^(rpm|rpd)/.exec(message)?.[1] ?? (message.startsWith("plan") ? "plan" : "rpm");
+    const param = /^(rpm|rpd|tpd)/.exec(message)?.[1] ?? (message.startsWith("plan") ? "plan" : "rpm");
     throw invalid(param, message.replace("--rpm and --rpd", "rpm and rpd"));
   }
 }
@@ -97,9 +99,9 @@ export async function createKey(
   try {
     await db.execute(sql`
       with k as (
-        insert into ${apiKeys} (id, name, hash, prefix, plan, rpm, rpd, role, created_at, expires_at)
+        insert into ${apiKeys} (id, name, hash, prefix, plan, rpm, rpd, tpd, role, created_at, expires_at)
         values (${id}, ${name}, ${await hashSecret(secret)}, ${prefix}, ${input.plan}, ${input.rpm ?? null},
-          ${input.rpd ?? null}, ${input.role ?? "chat"}, ${now.toISOString()}::timestamptz,
+          ${input.rpd ?? null}, ${input.tpd ?? null}, ${input.role ?? "chat"}, ${now.toISOString()}::timestamptz,
           ${input.expiresAt ? input.expiresAt.toISOString() : null}::timestamptz)
         returning id
       )
@@ -128,6 +130,7 @@ const listing = {
   plan: apiKeys.plan,
   rpm: apiKeys.rpm,
   rpd: apiKeys.rpd,
+  tpd: apiKeys.tpd,
   knowledgeBaseIds: sql<
     string[]
   >`array(select g.kb_id from key_knowledge_bases g where g.key_id = "api_keys"."id" order by 1)`,
@@ -207,6 +210,8 @@ export async function updateKey(db: Db, id: string, changes: KeyChanges, now = n
     plan: changes.plan ?? current.plan,
     rpm: changes.rpm !== undefined ? changes.rpm : keep ? current.rpm : null,
     rpd: changes.rpd !== undefined ? changes.rpd : keep ? current.rpd : null,
+    // The token budget is not a plan default: it stays across a plan change unless given.
+    tpd: changes.tpd !== undefined ? changes.tpd : current.tpd,
   };
   limitsOk(next);
   checkExpiry(changes.expiresAt, now);

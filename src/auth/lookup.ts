@@ -3,7 +3,7 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { KeyRole } from "../contract/keys.ts";
 import type { Plan } from "../contract/plans.ts";
 import type { Db } from "../db/client.ts";
-import { apiKeys } from "../db/schema.ts";
+import { apiKeys, usageDaily } from "../db/schema.ts";
 import { memo } from "../memo.ts";
 import { hashSecret } from "./keys.ts";
 
@@ -19,7 +19,17 @@ export interface ApiKeyInfo {
   knowledgeBaseIds: string[];
   expiresAt: Date | null;
   lastUsedAt: Date | null;
+  /** Daily token budget (input + output, UTC day), or null. */
+  tpd: number | null;
+  /** Tokens used on the request's UTC day, read only for a key with a budget (else null). */
+  tokensToday: number | null;
 }
+
+/** Today's tokens of a key with a budget, folded into the statement that reads the key (no round trip). */
+export const tokensTodaySql = (day: ReturnType<typeof sql.placeholder>) =>
+  sql<number | null>`case when ${apiKeys.tpd} is null then null else coalesce((
+    select ${usageDaily.inputTokens} + ${usageDaily.outputTokens} from ${usageDaily}
+    where ${usageDaily.keyId} = ${apiKeys.id} and ${usageDaily.day} = ${day}::date), 0) end`;
 
 /** Every request runs this lookup: prepared once per database, so only the hash is bound. */
 const lookups = new WeakMap<Db, ReturnType<typeof lookupStatement>>();
@@ -38,18 +48,25 @@ const lookupStatement = (db: Db) =>
       >`array(select g.kb_id from key_knowledge_bases g where g.key_id = "api_keys"."id" order by 1)`,
       expiresAt: apiKeys.expiresAt,
       lastUsedAt: apiKeys.lastUsedAt,
+      tpd: apiKeys.tpd,
+      tokensToday: tokensTodaySql(sql.placeholder("day")),
     })
     .from(apiKeys)
     .where(and(eq(apiKeys.hash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
-    .prepare("parley_key_lookup_v2");
+    .prepare("parley_key_lookup_v3");
 
 /** The live (unrevoked) key whose secret hashes to the stored hash, or null. No cache: revocation is immediate. */
-export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyInfo | null> {
+export async function findKeyBySecret(
+  db: Db,
+  secret: string,
+  day = new Date().toISOString().slice(0, 10),
+): Promise<ApiKeyInfo | null> {
   const lookup = memo(lookups, db, () => lookupStatement(db));
-  const [row] = await lookup.execute({ hash: await hashSecret(secret) });
+  const [row] = await lookup.execute({ hash: await hashSecret(secret), day });
   if (!row) return null;
-  // postgres.js and PGlite both return text[] as an array; timestamps as Date.
-  return { ...row, knowledgeBaseIds: row.knowledgeBaseIds ?? [] };
+  // postgres.js and PGlite both return text[] as an array; timestamps as Date; bigint sums as text.
+  const tokensToday = row.tokensToday == null ? null : Number(row.tokensToday);
+  return { ...row, knowledgeBaseIds: row.knowledgeBaseIds ?? [], tokensToday };
 }
 
 /** `last_used_at` is written at most once per this interval per key. */

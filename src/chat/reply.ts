@@ -11,6 +11,7 @@ import { ApiError } from "../http/errors.ts";
 import type { ReplyHandle } from "../replies/index.ts";
 import type { ChatDeps } from "./deps.ts";
 import { type Claim, claim, forget, inspect, linkReply, recordError } from "./idempotency.ts";
+import { observeReply } from "./observe.ts";
 import { prepareReply } from "./service.ts";
 
 /** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
@@ -58,6 +59,7 @@ export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<Sta
     const found = await claim(deps.db, req.key.id, idem.key, idem.hash, deps.now());
     if (found.kind !== "first") return { kind: "replay", message: await replayed(deps, req, found) };
   }
+  const startedAt = performance.now();
   try {
     const at = new Date(deps.now());
     const prepared = await prepareReply(
@@ -78,6 +80,8 @@ export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<Sta
       also: [...prepared.writes, ...(idem ? [linkReply(req.key.id, idem.key)] : [])],
       settings: req.settings,
     });
+    // Every door (chat, Chat Completions, MCP) starts here, so the reply metrics are taken once, here.
+    if (deps.metrics) observeReply(deps.replies.feed(reply.id), reply.done, deps.metrics, startedAt);
     return {
       kind: "run",
       reply,

@@ -55,7 +55,18 @@ export const toMessage = (m: Wire): Message => ({
   status: m.status as Message["status"],
   createdAt: m.created_at as string,
   usage: usage(m.usage),
+  feedback: feedback(m.feedback),
 });
+
+/** A reply's rating; null when none (or from a server that predates feedback). */
+const feedback = (f: unknown): Message["feedback"] =>
+  isWire(f)
+    ? {
+        rating: f.rating as "up" | "down",
+        comment: typeof f.comment === "string" ? f.comment : null,
+        updatedAt: f.updated_at as string,
+      }
+    : null;
 
 /** `{has_more, next_cursor}`; an older server without `pagination` on a read means "no more". */
 export const pagination = (p: unknown): Pagination =>

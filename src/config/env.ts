@@ -68,6 +68,14 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LLM_MAX_RETRIES: int(2, 0, 10),
       LLM_HISTORY_BUDGET: int(24_000, 0),
       // --- end of the model backend block
+      // --- Operations (issue 21): GET /metrics needs this Bearer token (unset: /metrics is 404).
+      METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+      // Proxies in front of Parley whose X-Forwarded-For is trusted for the client IP (0: none).
+      TRUST_PROXY: z
+        .string()
+        .default("0")
+        .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v)))
+        .pipe(z.number().int().min(0).max(10)),
       // --- Embeddings (issue 24): unset EMBEDDINGS_PROVIDER keeps BM25F alone. See src/knowledge/embeddings/.
       EMBEDDINGS_PROVIDER: z.enum(["openai-compatible"]).optional(),
       EMBEDDINGS_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
@@ -133,6 +141,7 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     replyLeaseMs: env.REPLY_LEASE_MS,
     replyFlushMs: env.REPLY_FLUSH_MS,
+    trustProxy: env.TRUST_PROXY,
     replyEventsRetentionS: env.REPLY_EVENTS_RETENTION,
   };
 }

@@ -41,6 +41,11 @@ export interface ParleyOptions {
   replyEventsRetentionS: number;
   /** Switches the limiter off (benchmarks only: it measures what the limiter costs). */
   rateLimit: boolean;
+  /**
+   * How many proxies in front of Parley append to X-Forwarded-For: the client IP in the access log
+   * is the address that many hops from its right end. 0: the socket's address, the header ignored.
+   */
+  trustProxy: number;
   /** Origins allowed by CORS (the standalone app only; a host app uses its own CORS). Unset: no CORS. */
   corsOrigins?: CorsOrigins;
 }
@@ -53,6 +58,7 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   keepAliveMs: 15_000,
   plans: { free: { rpm: 20, rpd: 1_000 }, pro: { rpm: 100, rpd: 10_000 } },
   rateLimit: true,
+  trustProxy: 0,
   replyLeaseMs: 10_000,
   replyFlushMs: 100,
   replyEventsRetentionS: 86_400,

@@ -18,6 +18,8 @@ export interface ApiKey {
   /** Per-key limits; null: the plan's default. */
   rpm: number | null;
   rpd: number | null;
+  /** Daily token budget (input + output tokens per UTC day); null: none. */
+  tpd: number | null;
   /** The knowledge bases a chat key may use (an admin key may use every one). */
   knowledge_base_ids: string[];
   created_at: string;

@@ -1,5 +1,6 @@
 /** The JSON resources of the /v1 API, in wire form (dates are ISO 8601 strings). */
 import type { MessageStatus, ReplyStatus, Usage } from "./events.ts";
+import type { Feedback } from "./operate.ts";
 
 /** Who wrote a message. */
 export const MESSAGE_ROLES = ["user", "assistant"] as const;
@@ -26,6 +27,8 @@ export interface Message {
   status: MessageStatus;
   created_at: string;
   usage: Usage | null;
+  /** The rating given to an assistant reply (PUT …/feedback); null when none. */
+  feedback: Feedback | null;
 }
 
 /** A reply as POST …/stop answers it: the message, with its conversation. */

@@ -1,6 +1,7 @@
 /** Wire schemas of the conversation routes (validation and OpenAPI from one source). */
 import { type Static, t } from "elysia";
 import { MESSAGE_STATUSES, type Usage as WireUsage } from "../contract/events.ts";
+import { RATINGS } from "../contract/operate.ts";
 import * as Wire from "../contract/resources.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { literals, type Same } from "../http/same.ts";
@@ -33,6 +34,27 @@ export const ConversationSummary = t.Object({
   title: t.String({ description: "First line of the first message, shortened." }),
 });
 
+export const COMMENT_MAX = 2_000;
+
+export const Feedback = t.Object(
+  {
+    rating: literals(RATINGS),
+    comment: t.Union([t.String({ maxLength: COMMENT_MAX }), t.Null()]),
+    updated_at: t.String({ format: "date-time" }),
+  },
+  { description: "A rating of an assistant reply; one per reply, a new one replaces it." },
+);
+
+/** A stored rating, as pageMessages reads it beside its message. */
+export interface FeedbackRow {
+  rating: "up" | "down";
+  comment: string | null;
+  updatedAt: Date;
+}
+
+export const toFeedback = (f: FeedbackRow | null | undefined) =>
+  f ? { rating: f.rating, comment: f.comment, updated_at: f.updatedAt.toISOString() } : null;
+
 export const Message = t.Object({
   id: t.String({ description: "msg_… identifier" }),
   role: literals(Wire.MESSAGE_ROLES),
@@ -45,6 +67,7 @@ export const Message = t.Object({
   }),
   created_at: t.String({ format: "date-time" }),
   usage: Usage,
+  feedback: t.Union([Feedback, t.Null()]),
 });
 
 export const Pagination = t.Object({
@@ -126,7 +149,7 @@ export const toSummary = (c: ConversationRow) => ({
   title: c.title,
 });
 
-export const toMessage = (m: MessageRow) => ({
+export const toMessage = (m: MessageRow & { feedback?: FeedbackRow | null }) => ({
   id: m.id,
   role: m.role,
   content: m.content,
@@ -134,6 +157,7 @@ export const toMessage = (m: MessageRow) => ({
   status: m.status,
   created_at: m.createdAt.toISOString(),
   usage: usageOf(m),
+  feedback: toFeedback(m.feedback),
 });
 
 true satisfies Same<Static<typeof Usage>, WireUsage | null>;

@@ -5,11 +5,12 @@
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
-import { conversations, messages } from "../db/schema.ts";
+import { conversations, messageFeedback, messages } from "../db/schema.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { newId } from "../ids.ts";
 import { memo } from "../memo.ts";
 import type { ReplyWrite } from "../replies/index.ts";
+import type { FeedbackRow } from "./model.ts";
 
 /** A page of conversations, newest first. */
 export interface ConversationPage {
@@ -143,7 +144,8 @@ export const MESSAGES_CAP = 100;
 
 /** A page of a conversation's messages: the newest before the cursor, in chronological order. */
 export interface MessagePage {
-  rows: MessageRow[];
+  /** Each with its rating (null when none). */
+  rows: (MessageRow & { feedback: FeedbackRow | null })[];
   hasMore: boolean;
   /** Cursor for the page of older messages; null when there are none. */
   nextCursor: string | null;
@@ -163,12 +165,17 @@ export async function pageMessages(
   const before = cursor
     ? sql`(${messages.createdAt}, ${messages.id}) < (${new Date(cursor.createdAt).toISOString()}::timestamptz, ${cursor.id})`
     : undefined;
-  const rows = await db
-    .select()
+  const joined = await db
+    .select({
+      m: messages,
+      f: { rating: messageFeedback.rating, comment: messageFeedback.comment, updatedAt: messageFeedback.updatedAt },
+    })
     .from(messages)
+    .leftJoin(messageFeedback, eq(messageFeedback.messageId, messages.id))
     .where(and(eq(messages.conversationId, conversationId), before))
     .orderBy(desc(messages.createdAt), desc(messages.id))
     .limit(limit + 1);
+  const rows = joined.map(({ m, f }) => ({ ...m, feedback: f }));
   const hasMore = rows.length > limit;
   const page = (hasMore ? rows.slice(0, limit) : rows).reverse();
   const oldest = page[0];

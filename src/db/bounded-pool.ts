@@ -25,6 +25,8 @@ interface LazyQuery {
 export interface BoundedPool {
   /** What Drizzle is given: forwards to the current pool. */
   readonly sql: postgres.Sql;
+  /** Statements sent and not yet settled (the metrics' pool gauge). */
+  inFlight(): number;
   end(): Promise<void>;
 }
 
@@ -32,6 +34,7 @@ export function boundedPool(open: () => postgres.Sql, waitMs: number): BoundedPo
   let current = open();
   let listener: postgres.Sql | undefined;
   let replacedAt = 0;
+  let inFlight = 0;
   const timeout = () =>
     Object.assign(new Error(`the database did not answer within ${waitMs} ms`), { code: "DB_WAIT_TIMEOUT" });
   const replace = (stuck: postgres.Sql) => {
@@ -52,6 +55,7 @@ export function boundedPool(open: () => postgres.Sql, waitMs: number): BoundedPo
     const then = q.then.bind(q);
     // biome-ignore lint/suspicious/noThenProperty: the query is a thenable already; its own `then` is wrapped
     q.then = (onFulfilled, onRejected) => {
+      inFlight++;
       const timer = setTimeout(() => {
         q.reject?.(timeout()); // first: cancelling a queued query rejects it too, as 57014
         // A queued query leaves the queue; a running one is not cancelled over the network (that
@@ -61,10 +65,12 @@ export function boundedPool(open: () => postgres.Sql, waitMs: number): BoundedPo
       }, waitMs);
       return then(
         (v) => {
+          inFlight--;
           clearTimeout(timer);
           return onFulfilled ? onFulfilled(v) : v;
         },
         (e) => {
+          inFlight--;
           clearTimeout(timer);
           if (onRejected) return onRejected(e);
           throw e;
@@ -102,6 +108,7 @@ export function boundedPool(open: () => postgres.Sql, waitMs: number): BoundedPo
   });
   return {
     sql,
+    inFlight: () => inFlight,
     async end() {
       await Promise.all([current, ...(listener ? [listener] : [])].map((c) => c.end({ timeout: 5 })));
     },

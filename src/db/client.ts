@@ -25,6 +25,8 @@ export interface Store {
    */
   writable?(): Promise<boolean>;
   close(): Promise<void>;
+  /** PostgreSQL: the pool's size and the queries in flight now (the metrics' pool gauge). */
+  pool?(): { max: number; inFlight: number };
 }
 
 /**
@@ -67,9 +69,11 @@ export function openPostgres(url: string, options: { max?: number; waitMs?: numb
     options.waitMs ?? DB_WAIT_MS,
   );
   const db = drizzlePostgres({ client: pool.sql, schema }) as unknown as Db;
+  const max = options.max ?? 10;
   return {
     kind: "postgres",
     db,
+    pool: () => ({ max, inFlight: pool.inFlight() }),
     async withLock(lockId, fn) {
       // A session-level advisory lock belongs to one connection: a pool of one holds it.
       const single = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });

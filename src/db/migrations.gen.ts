@@ -209,5 +209,33 @@ export const migrations = [
       "\nALTER TABLE \"messages\" ADD COLUMN \"compacted_events\" jsonb;",
       "\nCREATE INDEX \"messages_compact_due_idx\" ON \"messages\" USING btree (\"created_at\") WHERE \"messages\".\"role\" = 'assistant' and \"messages\".\"status\" <> 'in_progress' and \"messages\".\"token_offsets\" is null;"
     ]
+  },
+  {
+    "tag": "0016_issue21_usage_feedback",
+    "folderMillis": 1795488577909,
+    "bps": true,
+    "hash": "14eacd84e45caaf4e280661cda16ea55aa6f37ee8016190465a5e0c6d4dca0d8",
+    "sql": [
+      "CREATE TABLE \"message_feedback\" (\n\t\"message_id\" text PRIMARY KEY NOT NULL,\n\t\"key_id\" text NOT NULL,\n\t\"rating\" text NOT NULL,\n\t\"comment\" text,\n\t\"updated_at\" timestamp (3) with time zone NOT NULL\n);\n",
+      "\nCREATE TABLE \"usage_daily\" (\n\t\"key_id\" text NOT NULL,\n\t\"day\" date NOT NULL,\n\t\"requests\" bigint DEFAULT 0 NOT NULL,\n\t\"turns\" bigint DEFAULT 0 NOT NULL,\n\t\"input_tokens\" bigint DEFAULT 0 NOT NULL,\n\t\"output_tokens\" bigint DEFAULT 0 NOT NULL,\n\t\"refusals\" bigint DEFAULT 0 NOT NULL,\n\tCONSTRAINT \"usage_daily_key_id_day_pk\" PRIMARY KEY(\"key_id\",\"day\")\n);\n",
+      "\nALTER TABLE \"api_keys\" ADD COLUMN \"tpd\" integer;",
+      "\nALTER TABLE \"message_feedback\" ADD CONSTRAINT \"message_feedback_message_id_messages_id_fk\" FOREIGN KEY (\"message_id\") REFERENCES \"public\".\"messages\"(\"id\") ON DELETE cascade ON UPDATE no action;",
+      "\nALTER TABLE \"message_feedback\" ADD CONSTRAINT \"message_feedback_key_id_api_keys_id_fk\" FOREIGN KEY (\"key_id\") REFERENCES \"public\".\"api_keys\"(\"id\") ON DELETE cascade ON UPDATE no action;",
+      "\nALTER TABLE \"usage_daily\" ADD CONSTRAINT \"usage_daily_key_id_api_keys_id_fk\" FOREIGN KEY (\"key_id\") REFERENCES \"public\".\"api_keys\"(\"id\") ON DELETE cascade ON UPDATE no action;",
+      "\nCREATE INDEX \"message_feedback_updated_idx\" ON \"message_feedback\" USING btree (\"updated_at\" DESC NULLS FIRST,\"message_id\" DESC NULLS FIRST);",
+      "\nCREATE INDEX \"usage_daily_day_idx\" ON \"usage_daily\" USING btree (\"day\");"
+    ]
+  },
+  {
+    "tag": "0017_issue21_usage_triggers",
+    "folderMillis": 1795488579027,
+    "bps": true,
+    "hash": "c808ebd4cd95838c23edbd1e0a0e5f2ee612664d8b5fecc9c428b3988319675b",
+    "sql": [
+      "-- Usage per key and UTC day (usage_daily), counted inside statements every request already\n-- runs, so counting adds no round trip: the limiter's admitting upsert on rate_limits counts a\n-- request on the row's (counting) day; the statement that ends a reply (in_progress -> a\n-- terminal status) counts a chat turn and its tokens on the day the reply started.\nCREATE FUNCTION parley_count_request() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  INSERT INTO usage_daily (key_id, day, requests) VALUES (NEW.key_id, NEW.day, 1)\n  ON CONFLICT (key_id, day) DO UPDATE SET requests = usage_daily.requests + 1;\n  RETURN NULL;\nEND $$;\n",
+      "\nCREATE TRIGGER rate_limits_count_request AFTER INSERT OR UPDATE ON rate_limits\n  FOR EACH ROW EXECUTE FUNCTION parley_count_request();\n",
+      "\nCREATE FUNCTION parley_count_turn() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  INSERT INTO usage_daily (key_id, day, turns, input_tokens, output_tokens)\n  SELECT c.key_id, (NEW.created_at AT TIME ZONE 'UTC')::date, 1,\n    coalesce(NEW.input_tokens, 0), coalesce(NEW.output_tokens, 0)\n  FROM conversations c WHERE c.id = NEW.conversation_id\n  ON CONFLICT (key_id, day) DO UPDATE SET turns = usage_daily.turns + 1,\n    input_tokens = usage_daily.input_tokens + excluded.input_tokens,\n    output_tokens = usage_daily.output_tokens + excluded.output_tokens;\n  RETURN NULL;\nEND $$;\n",
+      "\nCREATE TRIGGER messages_count_turn AFTER UPDATE OF status ON messages\n  FOR EACH ROW WHEN (OLD.status = 'in_progress' AND NEW.status <> 'in_progress' AND NEW.role = 'assistant')\n  EXECUTE FUNCTION parley_count_turn();\n"
+    ]
   }
 ];

@@ -39,6 +39,8 @@ export const apiKeys = pgTable(
     /** Per-key overrides; null means "the plan's default". */
     rpm: integer("rpm"),
     rpd: integer("rpd"),
+    /** Optional daily token budget (input + output, UTC day); null means none. */
+    tpd: integer("tpd"),
     /** `admin` keys manage knowledge bases, documents and keys; `chat` keys (the default) only use them. */
     role: text("role", { enum: KEY_ROLES }).notNull().default("chat"),
     createdAt: ts("created_at").notNull(),
@@ -197,6 +199,40 @@ export const instanceSecrets = pgTable("instance_secrets", {
   name: text("name").primaryKey(),
   value: text("value").notNull(),
 });
+
+/** Usage per key and UTC day, added to inside statements requests already run (docs/operations.md#usage-per-key). */
+export const usageDaily = pgTable(
+  "usage_daily",
+  {
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    day: date("day", { mode: "string" }).notNull(),
+    requests: bigint("requests", { mode: "number" }).notNull().default(0),
+    turns: bigint("turns", { mode: "number" }).notNull().default(0),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    refusals: bigint("refusals", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.day] }), index("usage_daily_day_idx").on(t.day)],
+);
+
+/** One rating per assistant message; a new one replaces it. */
+export const messageFeedback = pgTable(
+  "message_feedback",
+  {
+    messageId: text("message_id")
+      .primaryKey()
+      .references(() => messages.id, { onDelete: "cascade" }),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: "cascade" }),
+    rating: text("rating", { enum: ["up", "down"] }).notNull(),
+    comment: text("comment"),
+    updatedAt: ts("updated_at").notNull(),
+  },
+  (t) => [index("message_feedback_updated_idx").on(t.updatedAt.desc().nullsFirst(), t.messageId.desc().nullsFirst())],
+);
 
 /** A stored conversation. */
 export type ConversationRow = typeof conversations.$inferSelect;

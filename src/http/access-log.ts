@@ -5,9 +5,19 @@
  */
 const started = new WeakMap<Request, number>();
 const statuses = new WeakMap<Request, number>();
+const bytes = new WeakMap<Request, number>();
+const clients = new WeakMap<Request, string>();
 
 export const markStart = (request: Request) => void started.set(request, performance.now());
-export const markStatus = (request: Request, status: number) => void statuses.set(request, status);
+export const markStatus = (request: Request, status: number, size?: number) => {
+  statuses.set(request, status);
+  if (size !== undefined) bytes.set(request, size);
+};
+/** The socket's address, read when the request arrives (the server may not know it after the answer). */
+export const markClient = (request: Request, ip: string | undefined) => void (ip && clients.set(request, ip));
+export const socketIp = (request: Request) => clients.get(request);
+/** Body bytes of an answer the error handler built, if it built one. */
+export const errorBytes = (request: Request) => bytes.get(request);
 
 /** Milliseconds since `markStart`, to 0.1 ms. */
 export function elapsedMs(request: Request): number | undefined {

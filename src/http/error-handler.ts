@@ -79,8 +79,9 @@ export function errorResponse(error: unknown, request: Request, logger: Logger, 
       logger.error({ ...fields, error: describeError(api.options.cause ?? api) }, "request failed");
     }
   }
-  markStatus(request, api.status);
-  return api.respond(requestId, { "x-request-id": requestId }, shapes.get(request));
+  const response = api.respond(requestId, { "x-request-id": requestId }, shapes.get(request));
+  markStatus(request, api.status, Number(response.headers.get("content-length")));
+  return response;
 }
 
 /** An expected failure's description, without stacks (at any depth of causes). */

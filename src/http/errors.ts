@@ -4,6 +4,7 @@
  * client-facing failures, and a plain Error for programmer or configuration errors.
  */
 import { CODES, type ErrorBody, type ErrorCode, type ErrorPayload } from "../contract/errors.ts";
+import { utf8Length } from "./text.ts";
 
 /** Retry-After (seconds) of a 503 for a store that is away or cannot write. */
 export const UNAVAILABLE_RETRY_AFTER_S = 2;
@@ -34,9 +35,15 @@ export class ApiError extends Error {
     shape: (body: ErrorBody) => unknown = (b) => b,
   ): Response {
     const body: ErrorBody = { error: this.toPayload(), request_id: requestId };
-    return new Response(JSON.stringify(shape(body)), {
+    const text = JSON.stringify(shape(body));
+    return new Response(text, {
       status: this.status,
-      headers: { ...headers, ...this.options.headers, "content-type": "application/json; charset=utf-8" },
+      headers: {
+        ...headers,
+        ...this.options.headers,
+        "content-type": "application/json; charset=utf-8",
+        "content-length": String(utf8Length(text)),
+      },
     });
   }
 }

@@ -14,9 +14,11 @@
  * growth, status, lease, stop flag, last seq). Other tables are written by their owners'
  * fragments, passed in and run inside these statements (`ReplyWrite`), so atomicity stays.
  */
+
 import { type SQL, sql } from "drizzle-orm";
 import type { Usage } from "../contract/events.ts";
 import type { Db } from "../db/client.ts";
+import { rowsOf } from "../db/rows.ts";
 import type { StoredEvent } from "./batcher.ts";
 import { CHANNEL, EVENTS_PREFIX, STOP_PREFIX } from "./notify.ts";
 import { ORPHANED_EVENT } from "./terminal.ts";
@@ -27,11 +29,7 @@ import { ORPHANED_EVENT } from "./terminal.ts";
  */
 export type ReplyWrite = (reply: SQL) => SQL;
 
-/** Rows of a raw statement, whichever driver ran it (postgres.js: an array; PGlite: `.rows`). */
-export async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as T[] | { rows: T[] };
-  return Array.isArray(result) ? result : result.rows;
-}
+export { rowsOf };
 
 /** What a write notified: the topics the after-write dispatch hands to the notifier. */
 export interface Notified {

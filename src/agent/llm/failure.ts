@@ -50,6 +50,13 @@ export class UpstreamFailure extends Error {
 
   /** The client's error: 504 for timeouts, 502 for the rest; never the provider's own words. */
   toApiError(timeouts: { timeoutMs: number; idleTimeoutMs: number }): ApiError {
+    const error = this.clientError(timeouts);
+    // The kind travels as the cause: the model-error metric counts by it (chat/observe.ts).
+    Object.defineProperty(error, "cause", { value: this, configurable: true });
+    return error;
+  }
+
+  private clientError(timeouts: { timeoutMs: number; idleTimeoutMs: number }): ApiError {
     const s = this.detail.status;
     switch (this.kind) {
       case "timeout_first":

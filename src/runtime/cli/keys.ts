@@ -12,10 +12,10 @@ import { knowledgeBaseIdsByName } from "../../knowledge/index.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const USAGE = `usage:
-  keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N] [--admin] [--kb NAME]... [--expires DATE]
+  keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N] [--tpd N] [--admin] [--kb NAME]... [--expires DATE]
   keys list
   keys revoke KEY_ID
-  keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default] [--role chat|admin] [--kb NAME]...
+  keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default] [--tpd N|none] [--role chat|admin] [--kb NAME]...
   (--kb: a knowledge base the key may use, by name or id; default: 'default'. --admin: may manage everything.)`;
 
 function expiry(v: string | undefined): Date | undefined {
@@ -27,13 +27,14 @@ function expiry(v: string | undefined): Date | undefined {
 
 function limit(v: string | undefined, name: string): number | null | undefined {
   if (v === undefined) return undefined;
-  if (v === "default") return null;
+  // `none` for the token budget (it has no plan default), `default` for the plan's limits.
+  if (v === (name === "tpd" ? "none" : "default")) return null;
   // Plain digits only: Number() would also take "0x10", "1e3" or " 5 ".
   const n = /^\d{1,10}$/.test(v) ? Number(v) : NaN;
   try {
     checkLimit(`--${name}`, n);
   } catch (error) {
-    throw new Error(`${(error as Error).message} (or 'default')`);
+    throw new Error(`${(error as Error).message} (or '${name === "tpd" ? "none" : "default"}')`);
   }
   return n;
 }
@@ -54,6 +55,7 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
       plan: { type: "string" },
       rpm: { type: "string" },
       rpd: { type: "string" },
+      tpd: { type: "string" },
       admin: { type: "boolean" },
       role: { type: "string" },
       kb: { type: "string", multiple: true },
@@ -73,6 +75,7 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
         plan: p,
         rpm: limit(values.rpm, "rpm"),
         rpd: limit(values.rpd, "rpd"),
+        tpd: limit(values.tpd, "tpd"),
         role: values.admin ? "admin" : "chat",
         knowledgeBaseIds: kbs,
         expiresAt: expiry(values.expires),
@@ -85,7 +88,7 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
       const rows = await listKeys(store.db);
       if (rows.length === 0) io.out("no keys");
       for (const k of rows) {
-        const limits = `${k.rpm ?? "plan"}/min ${k.rpd ?? "plan"}/day`;
+        const limits = `${k.rpm ?? "plan"}/min ${k.rpd ?? "plan"}/day${k.tpd != null ? ` ${k.tpd} tok/day` : ""}`;
         const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
         io.out(
           `${k.id}  ${k.prefix}…  ${k.role.padEnd(5)} ${k.plan.padEnd(10)} ${limits.padEnd(22)} ${state.padEnd(32)} ${k.name}`,
@@ -107,6 +110,7 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
         plan: plan(values.plan),
         rpm: limit(values.rpm, "rpm"),
         rpd: limit(values.rpd, "rpd"),
+        tpd: limit(values.tpd, "tpd"),
         role: values.role as "chat" | "admin" | undefined,
         knowledgeBaseIds: kbs,
       });
