@@ -5,6 +5,8 @@
  * answers rather than an SSE stream. Auth and limits are the API's: the same Bearer key,
  * counted like any request (docs/api.md#mcp).
  */
+// The SDK's "./*" export maps types to "*.d.ts" of the ".js" name, which Deno's checker takes literally.
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
 import { guard } from "../auth/index.ts";

@@ -3,7 +3,9 @@
  * lists them (the most recently updated first, up to LIST_MAX), `resources/read` returns one's
  * text. One template (`{+url}`) matches any document URL, so no per-document registration.
  */
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { ApiKeyInfo } from "../auth/index.ts";

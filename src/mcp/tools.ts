@@ -4,6 +4,7 @@
  * any chat), `list_knowledge_bases`. Built per request (stateless Streamable HTTP): the key is
  * the caller's, so every tool sees exactly what that key may use.
  */
+// @ts-types="@modelcontextprotocol/sdk/server/mcp"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ApiKeyInfo } from "../auth/index.ts";
