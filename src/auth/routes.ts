@@ -16,6 +16,28 @@ import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, KeyParams, toApiKey, Upda
 
 const notFound = (id: string) => new ApiError("not_found", `No API key '${clip(id)}'.`, { param: "id" });
 const date = (v: string | null | undefined) => (v == null ? v : new Date(v));
+
+/** A create or patch body (snake case, wire dates) as the keys service takes it: one mapping for both routes. */
+const keyFields = <B extends KeyBody>(body: B) => ({
+  name: body.name as B["name"],
+  plan: body.plan as B["plan"],
+  rpm: body.rpm,
+  rpd: body.rpd,
+  tpd: body.tpd,
+  role: body.role as B["role"],
+  knowledgeBaseIds: body.knowledge_base_ids,
+  expiresAt: date(body.expires_at),
+});
+interface KeyBody {
+  name?: string;
+  plan?: string;
+  rpm?: number | null;
+  rpd?: number | null;
+  tpd?: number | null;
+  role?: "admin" | "chat";
+  knowledge_base_ids?: string[];
+  expires_at?: string | null;
+}
 const KEY_ERRORS = { 403: ErrorBody, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses };
 
 export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
@@ -55,20 +77,7 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
     .post(
       "",
       async ({ body, set }) => {
-        const { id, secret } = await createKey(
-          deps.db,
-          {
-            name: body.name,
-            plan: body.plan,
-            rpm: body.rpm,
-            rpd: body.rpd,
-            tpd: body.tpd,
-            role: body.role,
-            knowledgeBaseIds: body.knowledge_base_ids,
-            expiresAt: date(body.expires_at),
-          },
-          at(),
-        );
+        const { id, secret } = await createKey(deps.db, keyFields(body), at());
         set.status = 201;
         return { ...(await read(id)), secret };
       },
@@ -107,23 +116,7 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
     .patch(
       "/:id",
       async ({ params, body }) => {
-        const ok =
-          isId("key", params.id) &&
-          (await updateKey(
-            deps.db,
-            params.id,
-            {
-              name: body.name,
-              plan: body.plan,
-              rpm: body.rpm,
-              rpd: body.rpd,
-              tpd: body.tpd,
-              role: body.role,
-              knowledgeBaseIds: body.knowledge_base_ids,
-              expiresAt: date(body.expires_at),
-            },
-            at(),
-          ));
+        const ok = isId("key", params.id) && (await updateKey(deps.db, params.id, keyFields(body), at()));
         if (!ok) throw notFound(params.id);
         return read(params.id);
       },
