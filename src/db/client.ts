@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { boundedPool, DB_WAIT_MS } from "./bounded-pool.ts";
+import { pgArrayTypes } from "./pg-arrays.ts";
 import * as schema from "./schema.ts";
 
 /** The Drizzle database every service takes; identical API on PGlite and PostgreSQL. */
@@ -56,16 +57,20 @@ export function pgliteStore(client: PGlite): Store {
   };
 }
 
+/** What every postgres.js connection here is opened with. */
+const CONNECTION_OPTIONS = {
+  onnotice: () => {},
+  // A dead database must surface as an error (503), not as a request that hangs.
+  connect_timeout: 5,
+  // Not asked per connection (its failure is an unhandled rejection): db/pg-arrays.ts reads arrays.
+  fetch_types: false,
+  types: pgArrayTypes,
+};
+
 /** Opens a postgres.js pool on `url`. `waitMs` bounds every statement's wait (db/bounded-pool.ts). */
 export function openPostgres(url: string, options: { max?: number; waitMs?: number } = {}): Store {
   const pool = boundedPool(
-    () =>
-      postgres(url, {
-        max: options.max ?? 10,
-        onnotice: () => {},
-        // A dead database must surface as an error (503), not as a request that hangs.
-        connect_timeout: 5,
-      }),
+    () => postgres(url, { ...CONNECTION_OPTIONS, max: options.max ?? 10 }),
     options.waitMs ?? DB_WAIT_MS,
   );
   const db = drizzlePostgres({ client: pool.sql, schema }) as unknown as Db;
@@ -76,7 +81,7 @@ export function openPostgres(url: string, options: { max?: number; waitMs?: numb
     pool: () => ({ max, inFlight: pool.inFlight() }),
     async withLock(lockId, fn) {
       // A session-level advisory lock belongs to one connection: a pool of one holds it.
-      const single = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 5 });
+      const single = postgres(url, { ...CONNECTION_OPTIONS, max: 1 });
       try {
         await single`select pg_advisory_lock(${lockId})`;
         return await fn(drizzlePostgres({ client: single, schema }) as unknown as Db);

@@ -47,6 +47,7 @@ export async function harness(
   opts: { now?: () => number; options?: Partial<ParleyOptions>; agent?: Agent; store?: Store } = {},
 ): Promise<Harness> {
   const store = opts.store ?? (await testStore());
+  await closeOtherFilesApps();
   const app = createApp({
     store,
     now: opts.now,
@@ -54,7 +55,7 @@ export async function harness(
     agent: opts.agent,
     logger: createLogger("silent"),
   });
-  opened.push(() => app.parley.close());
+  opened.push({ file: Bun.main, close: () => app.parley.close() });
   return {
     app,
     store,
@@ -78,10 +79,23 @@ export async function harness(
   };
 }
 
-const opened: (() => Promise<void>)[] = [];
-/** Closes every app `harness` built (tests/helpers/setup.ts runs it at the end of each file). */
+const opened: { file: string; close: () => Promise<void> }[] = [];
+/** Closes every app `harness` built (tests/helpers/setup.ts runs it once, at the end of the run). */
 export async function closeApps(): Promise<void> {
-  await Promise.all(opened.splice(0).map((close) => close().catch(() => {})));
+  await Promise.all(opened.splice(0).map((app) => app.close().catch(() => {})));
+}
+
+/**
+ * Closes the apps earlier test files built. Preloaded hooks run once per run, not per file, so
+ * without this every file's apps would live to the end, and their sweepers would go on ending
+ * replies by their own clocks: a file whose clock runs ahead (keys-http moves it a minute) would
+ * expire the live replies of the files after it.
+ */
+async function closeOtherFilesApps(): Promise<void> {
+  const others = opened.filter((app) => app.file !== Bun.main);
+  if (!others.length) return;
+  opened.splice(0, opened.length, ...opened.filter((app) => app.file === Bun.main));
+  await Promise.all(others.map((app) => app.close().catch(() => {})));
 }
 
 const listening: (() => unknown)[] = [];
