@@ -23,6 +23,7 @@ const encoder = new TextEncoder();
 const frame = ({ id, data }: { id?: number; data: unknown }) =>
   encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`);
 const PING = encoder.encode(": ping\n\n");
+const OPEN = encoder.encode(": open\n\n");
 
 export function sseResponse<E>(
   source: EventSource<E>,
@@ -37,6 +38,7 @@ export function sseResponse<E>(
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       let lastWrite = Date.now();
+      let wrote = false;
       let closed = false;
       // One timer per stream, due exactly `keepAliveMs` after the last write: the gap between
       // two writes never exceeds the interval, however events and pings interleave.
@@ -57,6 +59,7 @@ export function sseResponse<E>(
       unsubscribe = source.subscribe((e) => {
         if (closed) return;
         lastWrite = Date.now();
+        wrote = true;
         controller.enqueue(frame(encode(e)));
         if (isLast(e)) {
           closed = true;
@@ -65,6 +68,9 @@ export function sseResponse<E>(
           controller.close();
         }
       });
+      // Bun sends the status and headers with the first bytes: a follower with nothing to replay
+      // (a position past the end of a running reply) would otherwise wait a keep-alive for them.
+      if (!wrote) controller.enqueue(OPEN);
     },
     cancel: stop,
   });
