@@ -91,8 +91,7 @@ export function startOtlpReceiver(onExport?: (spans: ReceivedSpan[]) => void): O
     url: `http://127.0.0.1:${server.port}`,
     spans,
     bodies,
-    until: (done) =>
-      done(spans) ? Promise.resolve(spans) : new Promise((resolve) => waiters.push({ done, resolve })),
+    until: (done) => (done(spans) ? Promise.resolve(spans) : new Promise((resolve) => waiters.push({ done, resolve }))),
     stop: () => void server.stop(true),
   };
 }
@@ -121,7 +120,9 @@ export function treeOf(spans: ReceivedSpan[], traceId: string): string {
     for (const s of mine.filter((x) => (ids.has(x.parentSpanId) ? x.parentSpanId : "") === parent)) {
       const shown = SHOWN.filter((k) => k in s.attributes).map((k) => `${k}=${s.attributes[k]}`);
       const remote = depth === 0 && s.parentSpanId ? ` (parent ${s.parentSpanId}, remote)` : "";
-      lines.push(`${"  ".repeat(depth)}${s.name}  ${(s.endMs - s.startMs).toFixed(1)} ms${remote}  ${shown.join(" ")}`.trimEnd());
+      lines.push(
+        `${"  ".repeat(depth)}${s.name}  ${(s.endMs - s.startMs).toFixed(1)} ms${remote}  ${shown.join(" ")}`.trimEnd(),
+      );
       walk(s.spanId, depth + 1);
     }
   };
