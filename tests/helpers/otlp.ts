@@ -68,12 +68,12 @@ export interface OtlpReceiver {
   stop(): void;
 }
 
-export function startOtlpReceiver(onExport?: (spans: ReceivedSpan[]) => void): OtlpReceiver {
+export function startOtlpReceiver(onExport?: (spans: ReceivedSpan[]) => void, port = 0): OtlpReceiver {
   const spans: ReceivedSpan[] = [];
   const bodies: string[] = [];
   const waiters: { done: (s: ReceivedSpan[]) => boolean; resolve: (s: ReceivedSpan[]) => void }[] = [];
   const server = Bun.serve({
-    port: 0,
+    port,
     hostname: "127.0.0.1",
     async fetch(request) {
       if (request.method !== "POST" || new URL(request.url).pathname !== "/v1/traces")
