@@ -52,7 +52,7 @@ async function waitFor(cond: () => boolean): Promise<void> {
 }
 
 for (const p of providers) {
-  describe(`model agent: ${p.name}`, () => {
+  describe.concurrent(`model agent: ${p.name}`, () => {
     async function setup(config: Partial<LlmConfig> = {}, fallback: FakeReply = {}) {
       const fake = p.start(fallback);
       fakes.push(fake);

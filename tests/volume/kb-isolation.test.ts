@@ -7,8 +7,8 @@
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
-import { harness, type Reply } from "./helpers/app.ts";
-import { onPostgres } from "./helpers/store.ts";
+import { harness, type Reply } from "../helpers/app.ts";
+import { onPostgres } from "../helpers/store.ts";
 
 setDefaultTimeout(600_000); // per file: see bunfig.toml
 

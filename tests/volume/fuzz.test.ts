@@ -15,8 +15,8 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { scriptedAgent } from "./helpers/agents.ts";
-import { harness, keyIdOf, type Reply } from "./helpers/app.ts";
+import { scriptedAgent } from "../helpers/agents.ts";
+import { harness, keyIdOf, type Reply } from "../helpers/app.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 // Setup, then up to ~100 ms a case on a busy machine.
