@@ -21,6 +21,7 @@ import { mcpRoutes } from "./mcp/index.ts";
 import { createMetrics, type Metrics } from "./metrics/index.ts";
 import { openAiRoutes } from "./openai-compat/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
+import { NOOP_TRACING, type Tracing } from "./tracing/index.ts";
 import { usageRoutes } from "./usage/index.ts";
 
 /** What `createParley` needs; only `store` is required. */
@@ -37,13 +38,18 @@ export interface ParleyConfig {
    * plugin; app/ serves it at /metrics), or pass one to share. Off by default: nothing is recorded.
    */
   metrics?: boolean | Metrics;
+  /**
+   * Traces: `await createTracing({ endpoint })` exports spans over OTLP/HTTP; omitted, nothing is
+   * recorded. `close()` flushes and shuts it down (it becomes this instance's).
+   */
+  tracing?: Tracing;
 }
 
 /** What `createParley` adds to its plugin: the replies (shutdown drains them) and `close()`. */
 export interface ParleyHandle {
   /** The replies of this instance: `drain(graceMs)` at shutdown, `running` for logs. */
   readonly replies: Pick<Replies, "drain" | "running">;
-  /** Ends what this instance started: the sweeper, running replies (cut off), tails, lease timer, LISTEN. The store stays open (it is yours). */
+  /** Ends what this instance started: the sweeper, running replies (cut off), tails, lease timer, LISTEN, the tracing (flushed). The store stays open (it is yours). */
   close(): Promise<void>;
 }
 
@@ -65,6 +71,7 @@ export function createParley(config: ParleyConfig) {
         : config.metrics === false
           ? undefined
           : config.metrics,
+    tracing: config.tracing ?? NOOP_TRACING,
     options,
   };
   const replies = createReplies({ ...base, touchConversation });
@@ -102,12 +109,14 @@ export function createParley(config: ParleyConfig) {
       (closing ??= (async () => {
         sweeper.stop();
         await replies.close();
+        // After the replies: their last spans (the final write) are in the last export.
+        await base.tracing.shutdown();
       })()),
   };
   // MCP clients are configured with one URL: /mcp beside /v1, not under it.
   // Metrics hold no timer or listener (gauges are read at scrape time): nothing to end on close.
   const plugin = new Elysia().use(api).use(mcpRoutes(deps));
-  return Object.assign(plugin, handle, { metrics: deps.metrics });
+  return Object.assign(plugin, handle, { metrics: deps.metrics, tracing: deps.tracing });
 }
 
 export {
@@ -146,3 +155,4 @@ export {
 } from "./knowledge/index.ts";
 export { detectLanguage, LANGUAGES, type Language } from "./knowledge/language.ts";
 export { createMetrics, type Metrics } from "./metrics/index.ts";
+export { createTracing, type Tracing, type TracingConfig } from "./tracing/index.ts";

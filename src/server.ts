@@ -13,7 +13,7 @@ import { agentFromEnv } from "./agent/llm/index.ts";
 import { retrievalAgent } from "./agent/retrieval.ts";
 import type { Agent } from "./agent/types.ts";
 import { createApp } from "./app/app.ts";
-import { type Env, optionsFromEnv } from "./config/env.ts";
+import { type Env, optionsFromEnv, tracingFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
 import { seedSampleOnce } from "./knowledge/index.ts";
@@ -24,6 +24,7 @@ import { docsScript } from "./runtime/docs-asset.ts";
 import { type StartedEmbeddings, startEmbeddings } from "./runtime/embeddings.ts";
 import { describeHolder, lockServer } from "./runtime/lock.ts";
 import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
+import { createTracing } from "./tracing/index.ts";
 
 /** What a program embedding the server may choose; the environment sets everything else. */
 export interface ServeOptions {
@@ -150,6 +151,8 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     if (seeded)
       logger.info({ documents: seeded }, "new store: loaded the sample documents about Parley into 'default'");
     if (!signalled) embeddings = await startEmbeddings(env, store.db, logger);
+    // Loads the OpenTelemetry SDK only when an OTLP endpoint is set; `parley.close()` flushes it.
+    const tracing = await createTracing(tracingFromEnv(env));
     if (signalled) return await exit(0);
     // No await from the check above to `server` being set: a signal lands either before it
     // (start-up stops) or after it (graceful shutdown), never in between.
@@ -163,6 +166,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       options: optionsFromEnv(env),
       docsScript,
       metricsToken: env.METRICS_TOKEN,
+      tracing,
       consoleAssets,
     });
     parley = app.parley;

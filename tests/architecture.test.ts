@@ -37,7 +37,15 @@ const MAX_LINES = 250;
 export function layerOf(path: string): Layer {
   const top = path.split("/")[0]!;
   if (top === "contract") return "contract";
-  if (top === "db" || top === "config" || top === "metrics" || path === "ids.ts" || path === "memo.ts") return "base";
+  if (
+    top === "db" ||
+    top === "config" ||
+    top === "metrics" ||
+    top === "tracing" ||
+    path === "ids.ts" ||
+    path === "memo.ts"
+  )
+    return "base";
   if (top === "http") return "http";
   if (FEATURES.includes(top)) return "feature";
   if (top === "app" || path === "mod.ts") return "composition";

@@ -38,9 +38,9 @@ export interface RetrievalAgentOptions {
 
 export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Agent {
   return {
-    async *respond({ history, message, signal, knowledgeBaseId }: AgentInput): AsyncIterable<AgentChunk> {
+    async *respond({ history, message, signal, knowledgeBaseId, trace }: AgentInput): AsyncIterable<AgentChunk> {
       const hits = knowledgeBaseId
-        ? await searchPassages(db, message, history, { kbId: knowledgeBaseId }, options.semantic)
+        ? await searchPassages(db, message, history, { kbId: knowledgeBaseId }, options.semantic, trace)
         : [];
       const chosen = choose(hits);
       const answer = compose(message, chosen);

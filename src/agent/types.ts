@@ -3,6 +3,8 @@
  * runs; a model-backed agent implements the same interface.
  */
 
+import type { Trace } from "../tracing/index.ts";
+
 /** A turn of the conversation so far, oldest first. */
 export interface ChatTurn {
   role: "user" | "assistant";
@@ -33,6 +35,8 @@ export interface AgentInput {
   knowledgeBaseId: string | null;
   signal: AbortSignal;
   settings?: GenerationSettings;
+  /** The reply's span: an agent's spans (search, model call) go under it. Absent: not traced. */
+  trace?: Trace;
 }
 
 /** Token counts a model provider reported for one reply (the contract's wire form). */

@@ -18,6 +18,7 @@ import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { watchStream } from "../http/stream-watch.ts";
 import { utf8Length } from "../http/text.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
+import type { Attributes } from "../tracing/index.ts";
 import { type ConsoleAssets, consoleRoutes } from "./console.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
 import { metricsRoute } from "./metrics-route.ts";
@@ -28,6 +29,8 @@ export const READY_TIMEOUT_MS = 2_000;
 
 /** Probes: frequent and uninteresting while they pass, so their access lines are at debug. */
 const PROBES = new Set(["/healthz", "/readyz"]);
+/** Probes and scrapes get no request span. */
+const UNTRACED = new Set([...PROBES, "/metrics"]);
 
 /** The runtime's extras: `docsScript` and `consoleAssets` serve /docs and /console (the runtime reads the files). */
 export interface AppConfig extends ParleyConfig {
@@ -50,6 +53,17 @@ export function createApp({
   const trustProxy = config.options?.trustProxy ?? DEFAULT_OPTIONS.trustProxy;
   const parley = createParley({ ...config, logger, metrics: config.metrics ?? Boolean(metricsToken) });
   const metrics = parley.metrics;
+  const tracing = parley.tracing;
+  /** Requests answered with a stream: their span ends with the stream, not with the headers. */
+  const streaming = new WeakSet<Request>();
+  /** The request span, named by its route template, ends with the status sent (a stream: at its end). */
+  const endRequestSpan = (request: Request, route: string, status: number, extra: Attributes = {}) => {
+    const span = tracing.requestSpan(request);
+    if (!span) return;
+    span.rename(`${request.method} ${route || "*"}`);
+    span.set({ "http.route": route || "*", "http.response.status_code": status, ...extra });
+    span.end(status >= 500 ? { code: `http_${status}` } : undefined);
+  };
   let spec: unknown;
   let patterns: ReturnType<typeof routePatterns> | undefined;
   const app = new Elysia()
@@ -59,6 +73,8 @@ export function createApp({
       markClient(request, server?.requestIP(request)?.address);
       const requestId = requestIdOf(request);
       set.headers["x-request-id"] = requestId;
+      if (tracing.enabled && !(cors && isPreflight(request)) && !UNTRACED.has(urlOf(request).pathname))
+        tracing.startRequest(request).set({ "parley.request_id": requestId });
       if (!cors) return;
       // Before routing, auth and limits: a preflight never carries a key and never counts.
       if (isPreflight(request)) {
@@ -92,8 +108,10 @@ export function createApp({
       if (!(responseValue instanceof Response)) return;
       if (!responseValue.headers.get("content-type")?.startsWith("text/event-stream")) return;
       metrics?.openStreams.inc();
+      streaming.add(request);
       return watchStream(responseValue, (end) => {
         const ms = elapsedMs(request) ?? 0;
+        endRequestSpan(request, route, responseValue.status, { "parley.reply_status": end.reply_status });
         metrics?.openStreams.dec();
         metrics?.streamDuration.observe(ms / 1000);
         logger.info(
@@ -124,6 +142,7 @@ export function createApp({
         metrics.requests.inc(labels);
         metrics.duration.observe(labels, (duration ?? 0) / 1000);
       }
+      if (!streaming.has(request)) endRequestSpan(request, route, status);
       (PROBES.has(path) ? logger.debug : logger.info).call(logger, fields, "request");
     })
     .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["Health"] } })

@@ -14,6 +14,7 @@ import type { Metrics } from "../metrics/index.ts";
 import { rateLimitHeaders } from "../ratelimit/headers.ts";
 import { type Decision, utcDay } from "../ratelimit/service.ts";
 import { tokenBudget, tokenHeaders } from "../ratelimit/tokens.ts";
+import { inSpan, type Tracing } from "../tracing/index.ts";
 import { admitKey, countRefusal } from "./admit.ts";
 import { bearerSecret } from "./keys.ts";
 import { type ApiKeyInfo, findKeyBySecret, touchKey } from "./lookup.ts";
@@ -24,6 +25,8 @@ export type { ApiKeyInfo } from "./lookup.ts";
 export interface GuardDeps {
   db: Db;
   metrics?: Metrics;
+  /** The gate's span goes under the request's (tracing/). */
+  tracing?: Tracing;
   options: ParleyOptions;
   now: () => number;
 }
@@ -44,6 +47,37 @@ async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> 
   await touchKey(db, apiKey, new Date(at));
 }
 
+/** The key behind the request's Bearer secret, admitted by its limits (the decision says; undefined with the limiter off). */
+async function admit({ db, options, now }: GuardDeps, request: Request) {
+  const header = request.headers.get("authorization");
+  if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
+  const secret = bearerSecret(header);
+  if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
+  if (!options.rateLimit) {
+    const at = now();
+    const apiKey = await findKeyBySecret(db, secret, utcDay(at));
+    if (!apiKey) throw unauthorized("Invalid or revoked API key.");
+    await checkLive(db, apiKey, at);
+    return { apiKey, decision: undefined as Decision | undefined, at };
+  }
+  // With the limiter on, the key lookup and the admission are one statement (auth/admit.ts).
+  const at = now();
+  let admission: Awaited<ReturnType<typeof admitKey>>;
+  try {
+    admission = await admitKey(db, secret, options.plans, at);
+  } catch (error) {
+    // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
+    // is never served, and the next request tries the store again.
+    throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", {
+      cause: error,
+      headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
+    });
+  }
+  if (!admission) throw unauthorized("Invalid or revoked API key.");
+  await checkLive(db, admission.apiKey, at);
+  return { apiKey: admission.apiKey, decision: admission.decision as Decision | undefined, at };
+}
+
 /**
  * Auth and the limiter are `derive`s on purpose, not `resolve`s: a derive runs in the transform
  * stage, before schema validation (a resolve runs after it), and body problems found while
@@ -52,37 +86,22 @@ async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> 
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const guard = ({ db, options, now, metrics }: GuardDeps, need: { role?: "admin" } = {}) =>
+export const guard = ({ db, options, now, metrics, tracing }: GuardDeps, need: { role?: "admin" } = {}) =>
   new Elysia()
-    .derive({ as: "scoped" }, async ({ request }) => {
-      const header = request.headers.get("authorization");
-      if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
-      const secret = bearerSecret(header);
-      if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
-      if (!options.rateLimit) {
-        const at = now();
-        const apiKey = await findKeyBySecret(db, secret, utcDay(at));
-        if (!apiKey) throw unauthorized("Invalid or revoked API key.");
-        await checkLive(db, apiKey, at);
-        return { apiKey, decision: undefined as Decision | undefined, at };
-      }
-      // With the limiter on, the key lookup and the admission are one statement (auth/admit.ts).
-      const at = now();
-      let admission: Awaited<ReturnType<typeof admitKey>>;
-      try {
-        admission = await admitKey(db, secret, options.plans, at);
-      } catch (error) {
-        // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
-        // is never served, and the next request tries the store again.
-        throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", {
-          cause: error,
-          headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
-        });
-      }
-      if (!admission) throw unauthorized("Invalid or revoked API key.");
-      await checkLive(db, admission.apiKey, at);
-      return { apiKey: admission.apiKey, decision: admission.decision as Decision | undefined, at };
-    })
+    // One span: with the limiter on, the key lookup and the admission are one statement.
+    .derive({ as: "scoped" }, ({ request }) =>
+      !tracing?.enabled
+        ? admit({ db, options, now }, request)
+        : inSpan(tracing.of(request), "auth+ratelimit", async (span) => {
+            const gate = await admit({ db, options, now }, request);
+            span.set({
+              "parley.key_id": gate.apiKey.id,
+              "parley.ratelimit": gate.decision ? "on" : "off",
+              "parley.ratelimit.allowed": gate.decision?.allowed,
+            });
+            return gate;
+          }),
+    )
     .derive({ as: "scoped" }, async ({ apiKey, decision, at, set }) => {
       // The token budget: a key at or over it was not admitted (auth/admit.ts), so it spent
       // none of its request limits; its refusal was counted by the gate's second statement.

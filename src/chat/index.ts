@@ -48,6 +48,7 @@ export const chatRoutes = (deps: ChatDeps) => {
           conversationId: body.conversation_id,
           stream,
           idempotency: idemKey ? { key: idemKey, hash: await bodyHash(body) } : undefined,
+          trace: deps.tracing?.of(request),
         });
         const id = started.kind === "run" ? started.reply.id : started.message.id;
         // A Response bypasses the JSON response schema; the events are documented below.

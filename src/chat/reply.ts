@@ -9,6 +9,7 @@ import type { ApiKeyInfo } from "../auth/index.ts";
 import type { MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import type { ReplyHandle } from "../replies/index.ts";
+import type { Trace } from "../tracing/index.ts";
 import type { ChatDeps } from "./deps.ts";
 import { type Claim, claim, forget, inspect, linkReply, recordError } from "./idempotency.ts";
 import { observeReply } from "./observe.ts";
@@ -29,6 +30,8 @@ export interface ReplyRequest {
   settings?: GenerationSettings;
   /** Whether the caller streams (a stream retry follows a reply still running). */
   stream: boolean;
+  /** The request's trace: the reply's spans go under it (tracing/). */
+  trace?: Trace;
   /** The Idempotency-Key and the hash of what decides the reply. */
   idempotency?: { key: string; hash: string };
 }
@@ -79,6 +82,7 @@ export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<Sta
       at,
       also: [...prepared.writes, ...(idem ? [linkReply(req.key.id, idem.key)] : [])],
       settings: req.settings,
+      trace: req.trace,
     });
     // Every door (chat, Chat Completions, MCP) starts here, so the reply metrics are taken once, here.
     if (deps.metrics) observeReply(deps.replies.feed(reply.id), reply.done, deps.metrics, startedAt);

@@ -4,6 +4,7 @@
  */
 import { createEnv } from "@t3-oss/env-core";
 import { z } from "zod";
+import { parseOtlpHeaders, type TracingConfig } from "../tracing/index.ts";
 import { parseCorsOrigins } from "./cors-origins.ts";
 import { BOUNDS, DEFAULT_OPTIONS, INT4_MAX, type ParleyOptions } from "./options.ts";
 
@@ -70,6 +71,22 @@ export function loadEnv(source: Record<string, string | undefined>) {
       // --- end of the model backend block
       // --- Operations (issue 21): GET /metrics needs this Bearer token (unset: /metrics is 404).
       METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+      // Traces (issue 21): unset OTEL_EXPORTER_OTLP_ENDPOINT loads nothing of OpenTelemetry (src/tracing/).
+      OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+        .url({ protocol: /^https?$/, error: "must be an http(s):// URL" })
+        .optional(),
+      OTEL_EXPORTER_OTLP_HEADERS: z
+        .string()
+        .optional()
+        .superRefine((v, ctx) => {
+          try {
+            parseOtlpHeaders(v);
+          } catch {
+            ctx.addIssue({ code: "custom", message: "must be key=value pairs separated by commas (percent-encoded)" });
+          }
+        }),
+      OTEL_SERVICE_NAME: z.string().default("parley"),
       // Proxies in front of Parley whose X-Forwarded-For is trusted for the client IP (0: none).
       TRUST_PROXY: z
         .string()
@@ -143,5 +160,17 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     replyFlushMs: env.REPLY_FLUSH_MS,
     trustProxy: env.TRUST_PROXY,
     replyEventsRetentionS: env.REPLY_EVENTS_RETENTION,
+  };
+}
+
+/** Where traces go (OTLP/HTTP), or undefined: no endpoint, no tracing. */
+export function tracingFromEnv(env: Env): TracingConfig | undefined {
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT ?? "";
+  if (!endpoint && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
+  return {
+    endpoint,
+    tracesEndpoint: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    headers: parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+    serviceName: env.OTEL_SERVICE_NAME,
   };
 }

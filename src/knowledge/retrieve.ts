@@ -3,6 +3,7 @@
  * (search.ts), fused with vector search when embeddings are configured (embeddings/hybrid.ts).
  */
 import type { Db } from "../db/client.ts";
+import { inSpan, type Trace } from "../tracing/index.ts";
 import { nearestPassages, reciprocalRankFusion, type SemanticSearch } from "./embeddings/hybrid.ts";
 import { rankPassages, SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search.ts";
 
@@ -28,6 +29,28 @@ export async function searchPassages(
   question: string,
   history: ChatTurn[] = [],
   options: SearchOptions = {},
+  semantic?: SemanticSearch,
+  trace?: Trace,
+): Promise<SearchHit[]> {
+  if (!trace) return search(db, question, history, options, semantic);
+  // The span says which search ran and what it found, never the question.
+  return inSpan(
+    trace,
+    "knowledge.search",
+    async (span) => {
+      const hits = await search(db, question, history, options, semantic);
+      span.set({ "parley.search.hits": hits.length, "parley.search.pages": new Set(hits.map((h) => h.url)).size });
+      return hits;
+    },
+    { "parley.kb_id": options.kbId ?? undefined, "parley.search.hybrid": Boolean(semantic) },
+  );
+}
+
+async function search(
+  db: Db,
+  question: string,
+  history: ChatTurn[],
+  options: SearchOptions,
   semantic?: SemanticSearch,
 ): Promise<SearchHit[]> {
   const previous = [...history].reverse().find((t) => t.role === "user")?.content;

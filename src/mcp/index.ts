@@ -16,7 +16,7 @@ import { httpCore } from "../http/core.ts";
 import { mcpServer } from "./tools.ts";
 
 async function handle(deps: ChatDeps, request: Request, apiKey: Parameters<typeof mcpServer>[1], body: unknown) {
-  const server = mcpServer(deps, apiKey);
+  const server = mcpServer(deps, apiKey, deps.tracing?.of(request));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -5,6 +5,7 @@
  * the caller's, so every tool sees exactly what that key may use.
  */
 // @ts-types="@modelcontextprotocol/sdk/server/mcp"
+
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ApiKeyInfo } from "../auth/index.ts";
@@ -12,6 +13,7 @@ import { type ChatDeps, messageProblem, startReply } from "../chat/index.ts";
 import { ApiError } from "../http/errors.ts";
 import { searchKnowledgeBase } from "../knowledge/index.ts";
 import { type KnowledgeModel, modelsOf, resolveModel } from "../openai-compat/index.ts";
+import type { Trace } from "../tracing/index.ts";
 import { registerDocuments } from "./resources.ts";
 
 export const SERVER_INFO = { name: "parley", version: "0.1.0" };
@@ -30,7 +32,7 @@ const failure = (error: unknown) => ({
 
 const kbJson = (m: KnowledgeModel) => ({ id: m.knowledgeBaseId, name: m.id });
 
-export function mcpServer(deps: ChatDeps, key: ApiKeyInfo): McpServer {
+export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpServer {
   const server = new McpServer(SERVER_INFO);
   const knowledgeBase = (name?: string) => resolveModel(deps.db, key, name ?? "default", "knowledge_base");
 
@@ -96,6 +98,7 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo): McpServer {
           knowledgeBaseId: kb.knowledgeBaseId,
           message: question,
           stream: false,
+          trace,
         });
         if (started.kind !== "run") throw new ApiError("internal_error", "No reply was started.");
         const outcome = await started.reply.done;

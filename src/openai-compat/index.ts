@@ -95,6 +95,7 @@ export const openAiRoutes = (deps: ChatDeps) =>
           history: continued ? [] : asked.history,
           settings: asked.settings,
           stream,
+          trace: deps.tracing?.of(request),
           idempotency: idemKey
             ? { key: idemKey, hash: await sha256(JSON.stringify(["chat.completions", body, continued])) }
             : undefined,

@@ -6,6 +6,7 @@
  */
 import type { Agent, ChatTurn, GenerationSettings } from "../agent/types.ts";
 import type { Usage } from "../contract/events.ts";
+import type { Trace } from "../tracing/index.ts";
 
 /** What the agent produced so far (kept when it fails: a stopped reply stores its partial text). */
 export interface Generated {
@@ -33,19 +34,26 @@ export const storable = (v: unknown): string =>
 /** Feeds the agent's output into `out`, calling `onText` for each piece of text; throws the signal's reason when aborted. */
 export async function generate(
   agent: Agent,
-  input: { history: ChatTurn[]; message: string; knowledgeBaseId: string | null; settings?: GenerationSettings },
+  input: {
+    history: ChatTurn[];
+    message: string;
+    knowledgeBaseId: string | null;
+    settings?: GenerationSettings;
+    trace?: Trace;
+  },
   signal: AbortSignal,
   out: Generated,
   onText: (text: string) => void,
 ): Promise<void> {
   const consume = (async () => {
-    const { history, message, knowledgeBaseId, settings } = input;
+    const { history, message, knowledgeBaseId, settings, trace } = input;
     for await (const chunk of agent.respond({
       history,
       message,
       knowledgeBaseId,
       signal,
       ...(settings ? { settings } : {}),
+      ...(trace ? { trace } : {}),
     })) {
       if (signal.aborted) return; // leaving the loop calls the agent's return()
       if (chunk.type === "token") {

@@ -3,6 +3,7 @@ import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
+import type { Trace } from "../tracing/index.ts";
 import type { Generated } from "./generate.ts";
 import type { ReplyWrite } from "./statements.ts";
 
@@ -18,6 +19,8 @@ export interface RunInput {
   also?: ReplyWrite[];
   /** The client's settings for the model (not stored: they concern this reply only). */
   settings?: GenerationSettings;
+  /** Where the reply's spans go (the request's trace); none: not traced. */
+  trace?: Trace;
 }
 
 /** How a run ended: the stored assistant message (completed or stopped), or the error it failed with. */

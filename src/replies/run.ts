@@ -10,6 +10,7 @@ import { SQLSTATE, sqlState } from "../db/errors.ts";
 import { toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
+import { type ActiveSpan, inSpan, NOOP_TRACE } from "../tracing/index.ts";
 import { type Batch, WriteBatcher } from "./batcher.ts";
 import { EventLog, type ReplyFeed, type Sequenced } from "./event-log.ts";
 import { type Generated, generate } from "./generate.ts";
@@ -31,18 +32,25 @@ export class Run implements ReplyFeed {
     const id = newId("msg");
     const createdAt = Math.max(deps.now(), input.at.getTime() + 1);
     const start: StreamEvent = { type: "start", conversation_id: input.conversationId, message_id: id };
+    // The reply's span covers the run: its create, the agent's spans, every write (docs/operations.md).
+    const span = (input.trace ?? NOOP_TRACE).start("reply", {
+      "parley.message_id": id,
+      "parley.conversation_id": input.conversationId,
+    });
     try {
       const { conversationId } = input;
       const leaseUntil = deps.now() + deps.options.replyLeaseMs;
       const also = [deps.touchConversation(createdAt), ...(input.also ?? [])];
-      await deps.store.create({ id, conversationId, createdAt, leaseUntil, start: JSON.stringify(start), also });
+      const row = { id, conversationId, createdAt, leaseUntil, start: JSON.stringify(start), also };
+      await inSpan(span.trace, "reply.create", () => deps.store.create(row), { "parley.writes": also.length + 1 });
     } catch (error) {
+      span.end(error);
       // A DELETE of the conversation won the race since the turn began.
       if (sqlState(error) === SQLSTATE.foreignKeyViolation)
         throw new ApiError("not_found", "The conversation was deleted.", { param: "conversation_id" });
       throw error;
     }
-    return new Run(deps, id, new Date(createdAt), input, start);
+    return new Run(deps, id, new Date(createdAt), input, start, span);
   }
 
   private constructor(
@@ -51,6 +59,7 @@ export class Run implements ReplyFeed {
     readonly createdAt: Date,
     input: RunInput,
     start: StreamEvent,
+    private readonly span: ActiveSpan,
   ) {
     this.conversationId = input.conversationId;
     this.log.push({ seq: 1, event: start });
@@ -99,7 +108,16 @@ export class Run implements ReplyFeed {
 
   private async write(batch: Batch): Promise<void> {
     const leaseUntil = this.deps.now() + this.deps.options.replyLeaseMs;
-    const result = await this.deps.store.flush({ id: this.id, ...batch, leaseUntil });
+    const result = await inSpan(
+      this.span.trace,
+      "reply.flush",
+      async (span) => {
+        const answer = await this.deps.store.flush({ id: this.id, ...batch, leaseUntil });
+        span.set({ "parley.flush.result": answer });
+        return answer;
+      },
+      { "parley.events": batch.events.length, "parley.last_seq": batch.lastSeq },
+    );
     if (result === "stop") this.stop();
     else if (result === "gone") await this.lost();
   }
@@ -111,7 +129,9 @@ export class Run implements ReplyFeed {
     let failure: ApiError | null = null;
     let stopped = false;
     try {
-      await generate(agent, input, this.abort.signal, out, (text) => this.emit({ type: "token", content: text }, text));
+      await generate(agent, { ...input, trace: this.span.trace }, this.abort.signal, out, (text) =>
+        this.emit({ type: "token", content: text }, text),
+      );
     } catch (error) {
       const why = whyEnded(error, this.abort.signal.reason, {
         logger,
@@ -136,7 +156,7 @@ export class Run implements ReplyFeed {
       const events = [...rest.events, { seq, data: JSON.stringify(terminal()) }];
       const also = [this.deps.touchConversation(this.deps.now())];
       const { sources, usage } = out;
-      const stored = await store.finish({
+      const row: Parameters<typeof store.finish>[0] = {
         id: this.id,
         events,
         delta: rest.delta,
@@ -145,6 +165,11 @@ export class Run implements ReplyFeed {
         sources,
         usage,
         also,
+      };
+      const stored = await inSpan(this.span.trace, "reply.finish", () => store.finish(row), {
+        "parley.events": events.length,
+        "parley.last_seq": seq,
+        "parley.reply.status": status,
       });
       if (!stored) failure ??= replyLost(await replyStatus(store.db, this.id));
     } catch (error) {
@@ -152,6 +177,13 @@ export class Run implements ReplyFeed {
       failure ??= toApiError(error);
     }
     this.log.push({ seq, event: terminal() });
+    this.span.set({
+      "parley.reply.status": failure ? "failed" : ended,
+      "parley.reply.events": seq,
+      "gen_ai.usage.input_tokens": out.usage?.input_tokens ?? undefined,
+      "gen_ai.usage.output_tokens": out.usage?.output_tokens ?? undefined,
+    });
+    this.span.end(failure ?? undefined);
     if (failure) return { ok: false, error: failure };
     return { ok: true, message: storedReply(this, out, stopped, seq) };
   }

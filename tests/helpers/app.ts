@@ -10,6 +10,7 @@ import type { ErrorBody, ErrorCode } from "../../src/contract/errors.ts";
 import type { Plan } from "../../src/contract/plans.ts";
 import type { Store } from "../../src/db/client.ts";
 import type { Replies } from "../../src/replies/index.ts";
+import type { Tracing } from "../../src/tracing/index.ts";
 import { testStore } from "./store.ts";
 
 export interface Harness {
@@ -44,7 +45,7 @@ export interface Reply<T = any> {
 }
 
 export async function harness(
-  opts: { now?: () => number; options?: Partial<ParleyOptions>; agent?: Agent; store?: Store } = {},
+  opts: { now?: () => number; options?: Partial<ParleyOptions>; agent?: Agent; store?: Store; tracing?: Tracing } = {},
 ): Promise<Harness> {
   const store = opts.store ?? (await testStore());
   await closeOtherFilesApps();
@@ -53,6 +54,7 @@ export async function harness(
     now: opts.now,
     options: opts.options,
     agent: opts.agent,
+    tracing: opts.tracing,
     logger: createLogger("silent"),
   });
   opened.push({ file: Bun.main, close: () => app.parley.close() });

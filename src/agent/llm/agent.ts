@@ -37,14 +37,17 @@ export function llmAgent(
       signal,
       knowledgeBaseId,
       settings = {},
+      trace,
     }: AgentInput): AsyncIterable<AgentChunk> {
-      const passages = await findPassages(db, message, history, knowledgeBaseId, semantic);
+      const passages = await findPassages(db, message, history, knowledgeBaseId, semantic, trace);
       signal.throwIfAborted();
       const base = settings.instructions ? `${c.systemPrompt}\n\n${settings.instructions}` : c.systemPrompt;
       const prompt = {
         system: systemPrompt(base, passages),
         messages: conversation(history, message, c.historyBudgetChars),
         settings,
+        // The AI SDK's spans (model, token counts; never the prompt or the answer) under the reply's.
+        telemetry: trace?.modelTelemetry(),
       };
       // Every [n] the client sees names a passage that was given (citations.ts).
       const citations = new CitationFilter(passages.map((p) => p.url));

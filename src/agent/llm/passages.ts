@@ -7,6 +7,7 @@ import type { Db } from "../../db/client.ts";
 import type { SemanticSearch } from "../../knowledge/embeddings/index.ts";
 import { searchPassages } from "../../knowledge/retrieve.ts";
 import type { SearchHit } from "../../knowledge/search.ts";
+import type { Trace } from "../../tracing/index.ts";
 import type { ChatTurn } from "../types.ts";
 
 const MAX_PASSAGES = 5;
@@ -20,7 +21,8 @@ export async function findPassages(
   history: ChatTurn[],
   kbId: string | null,
   semantic?: SemanticSearch,
+  trace?: Trace,
 ): Promise<Passage[]> {
   if (!kbId) return [];
-  return (await searchPassages(db, message, history, { kbId }, semantic)).slice(0, MAX_PASSAGES);
+  return (await searchPassages(db, message, history, { kbId }, semantic, trace)).slice(0, MAX_PASSAGES);
 }

@@ -5,7 +5,7 @@
  * token (honouring retry-after), and a stream that ends without its final chunk is a failure.
  * The SDK's own retries are off (maxRetries: 0): they wait 2 s, 4 s… regardless of our deadline.
  */
-import { type LanguageModel, type ModelMessage, streamText } from "ai";
+import { type LanguageModel, type ModelMessage, streamText, type TelemetryOptions } from "ai";
 import type { Logger } from "../../config/logger.ts";
 import type { GenerationSettings } from "../types.ts";
 import type { ResolvedLlmConfig } from "./config.ts";
@@ -22,6 +22,8 @@ export interface Prompt {
   messages: ModelMessage[];
   /** The client's settings for this reply (max tokens, temperature, top_p, stop). */
   settings?: Pick<GenerationSettings, "maxOutputTokens" | "temperature" | "topP" | "stopSequences">;
+  /** The AI SDK's telemetry (tracing/: recordInputs and recordOutputs off); absent, none. */
+  telemetry?: TelemetryOptions | undefined;
 }
 
 /** Yields the reply; throws the run's abort reason when cancelled, an UpstreamFailure otherwise. */
@@ -89,6 +91,7 @@ async function* attemptStream(
       topP: prompt.settings?.topP,
       stopSequences: prompt.settings?.stopSequences,
       maxRetries: 0,
+      ...(prompt.telemetry ? { telemetry: prompt.telemetry } : {}),
       abortSignal: AbortSignal.any([signal, local.signal]),
       // The default handler prints the error, request body (the user's messages) included.
       onError: () => {},
