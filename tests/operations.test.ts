@@ -102,6 +102,43 @@ describe("GET /metrics", () => {
   });
 });
 
+describe("GET /metrics: ingest", () => {
+  test("documents and passages stored over HTTP are counted, one by one and in bulk", async () => {
+    const { a } = await app({ metricsToken: TOKEN });
+    const { secret: admin } = await createKey((await testStore()).db, {
+      name: "ops admin",
+      plan: "enterprise",
+      rpm: 1_000,
+      rpd: 10_000,
+      role: "admin",
+    });
+    const kb = await send(a, "POST", "/v1/knowledge_bases", {
+      key: admin,
+      json: { name: `ops-${crypto.randomUUID()}` },
+    });
+    expectStatus(kb, 201);
+    const docs = `/v1/knowledge_bases/${kb.json.id}/documents`;
+    const one = await send(a, "POST", docs, {
+      key: admin,
+      json: { url: "https://ops.example/one", title: "One", content: "# One\n\nA first page about gauges." },
+    });
+    expectStatus(one, 201);
+    const lines = ["two", "three"].map((n) =>
+      JSON.stringify({ url: `https://ops.example/${n}`, title: n, content: `# ${n}\n\nA page called ${n}.` }),
+    );
+    const bulk = await send(a, "POST", docs, {
+      key: admin,
+      body: `${lines.join("\n")}\n`,
+      headers: { "content-type": "application/x-ndjson" },
+    });
+    expectStatus(bulk, 200);
+    expect(bulk.json.created, bulk.text).toBe(2);
+    const m = (await send(a, "GET", "/metrics", { key: TOKEN })).text;
+    expect(sample(m, "parley_ingest_documents_total"), m).toBe(3);
+    expect(sample(m, "parley_ingest_passages_total"), m).toBe(one.json.passage_count + 2 * 1);
+  });
+});
+
 describe("access log", () => {
   test("client IP (socket), user agent and bytes; X-Forwarded-For ignored unless TRUST_PROXY", async () => {
     const { a, log, key } = await app();

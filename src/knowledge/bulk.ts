@@ -10,7 +10,7 @@ import type { BulkItem, BulkResult } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
 import { isStoreUnavailable } from "../db/errors.ts";
 import { type KnowledgeDoc, type ParseProblem, type ParseRules, parseFile, parseJsonLine } from "./parse.ts";
-import { ingestDocuments } from "./service.ts";
+import { type IngestCounter, ingestDocuments } from "./service.ts";
 
 /** Documents stored per ingest call while a stream is read. */
 const BATCH = 50;
@@ -29,6 +29,7 @@ class Collector {
     private readonly kbId: string,
     private readonly now: Date,
     private readonly signal?: AbortSignal,
+    private readonly count?: IngestCounter,
   ) {}
 
   fail(where: Pick<BulkItem, "line" | "file">, problem: Omit<ParseProblem, "where">, code?: ErrorCode) {
@@ -56,7 +57,10 @@ class Collector {
         kbId: this.kbId,
         now: this.now,
         signal: this.signal,
-        onStored: (doc, s) => Object.assign(byDoc.get(doc)!, { id: s.id, status: s.created ? "created" : "replaced" }),
+        onStored: (doc, s) => {
+          Object.assign(byDoc.get(doc)!, { id: s.id, status: s.created ? "created" : "replaced" });
+          this.count?.(1, s.passages);
+        },
         onError: (doc, error) => {
           // An outage fails the request (503); a document the database refuses fails alone.
           if (isStoreUnavailable(error) || isStoreUnavailable((error as { cause?: unknown }).cause)) throw error;
@@ -113,8 +117,9 @@ export async function ingestNdjson(
   rules: Required<ParseRules>,
   now: Date,
   signal?: AbortSignal,
+  count?: IngestCounter,
 ): Promise<BulkResult> {
-  const c = new Collector(db, kbId, now, signal);
+  const c = new Collector(db, kbId, now, signal, count);
   let n = 0;
   // A line holds the document as JSON: escapes can make it up to 6× its content, plus the other fields.
   for await (const line of lines(body, rules.maxBytes * 6 + 64 * 1024)) {
@@ -143,8 +148,9 @@ export async function ingestFiles(
   rules: Required<ParseRules>,
   now: Date,
   signal?: AbortSignal,
+  count?: IngestCounter,
 ): Promise<BulkResult> {
-  const c = new Collector(db, kbId, now, signal);
+  const c = new Collector(db, kbId, now, signal, count);
   const base = form.get("base_url");
   const baseUrl = typeof base === "string" && base.trim() ? base.trim() : undefined;
   for (const [, value] of form.entries()) {

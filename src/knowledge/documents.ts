@@ -10,7 +10,7 @@ import { documents, knowledgeBases } from "../db/schema.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { isId } from "../ids.ts";
 import type { KnowledgeDoc } from "./parse.ts";
-import { ingestDocuments } from "./service.ts";
+import { type IngestCounter, ingestDocuments } from "./service.ts";
 
 const summaryFields = {
   id: documents.id,
@@ -49,9 +49,17 @@ export async function putDocument(
   kbId: string,
   doc: KnowledgeDoc,
   now = new Date(),
+  count?: IngestCounter,
 ): Promise<{ document: Document; created: boolean }> {
   let stored: { id: string; created: boolean } | undefined;
-  await ingestDocuments(db, [doc], { kbId, now, onStored: (_, s) => (stored = s) });
+  await ingestDocuments(db, [doc], {
+    kbId,
+    now,
+    onStored: (_, s) => {
+      stored = s;
+      count?.(1, s.passages);
+    },
+  });
   const document = await getDocument(db, kbId, stored!.id);
   return { document: document!, created: stored!.created };
 }

@@ -12,13 +12,16 @@ import { detectLanguage, type Language } from "./language.ts";
 import type { KnowledgeDoc } from "./parse.ts";
 import { insertPassages } from "./passage-index.ts";
 
+/** Told what an ingest stored, as it stores it (the ingest metrics). */
+export type IngestCounter = (documents: number, passages: number) => void;
+
 /** How `ingestDocuments` stamps documents and what it does with one that fails to store. */
 export interface IngestOptions {
   now?: Date;
   /** The knowledge base the documents go to; default: the one named `default`. */
   kbId?: string;
-  /** Called for each document stored: its id, and whether it was new (else it replaced one). */
-  onStored?: (doc: KnowledgeDoc, stored: { id: string; created: boolean }) => void;
+  /** Called for each document stored: its id, whether it was new (else it replaced one), its passages. */
+  onStored?: (doc: KnowledgeDoc, stored: { id: string; created: boolean; passages: number }) => void;
   /** Called for a document the database refused; the rest still load. Without it the error is thrown. */
   onError?: (doc: KnowledgeDoc, error: unknown) => void;
   /**
@@ -48,7 +51,7 @@ export async function ingestDocuments(
 ): Promise<number> {
   const store = (batch: Prepared[]) =>
     withDeadlockRetry(() => storeBatch(db, kbId, batch, now)).then((rows) => {
-      for (const { doc } of batch) onStored?.(doc, rows.get(doc.url)!);
+      for (const { doc, passages } of batch) onStored?.(doc, { ...rows.get(doc.url)!, passages: passages.length });
     });
   try {
     return await storeAll(docs, store, onError, signal);

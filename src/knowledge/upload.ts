@@ -17,11 +17,19 @@ import { putDocument } from "./documents.ts";
 import { BulkResult, Document, DocumentInput, KbParams } from "./model.ts";
 import { checkDocument } from "./parse.ts";
 import type { KnowledgeDeps } from "./routes.ts";
+import type { IngestCounter } from "./service.ts";
 
 const NDJSON = /^application\/(x-ndjson|ndjson|jsonl|x-jsonlines|jsonlines)\s*(;|$)/i;
 
 export const uploadRoutes = (deps: KnowledgeDeps) => {
   const rules = { maxBytes: deps.options.maxDocumentBytes };
+  const { metrics } = deps;
+  const count: IngestCounter | undefined = metrics
+    ? (documents, passages) => {
+        metrics.ingestDocuments.inc(documents);
+        metrics.ingestPassages.inc(passages);
+      }
+    : undefined;
   const tooLarge = (what: string, bytes: number, param?: string) =>
     new ApiError("payload_too_large", `${what} is over ${bytes} bytes.`, param ? { param } : {});
 
@@ -44,7 +52,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
         param,
       });
     }
-    const { document, created } = await putDocument(deps.db, kbId, r.doc, new Date(deps.now()));
+    const { document, created } = await putDocument(deps.db, kbId, r.doc, new Date(deps.now()), count);
     set.status = created ? 201 : 200;
     return document;
   }
@@ -63,7 +71,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
         if (/^application\/json\s*(;|$)/i.test(type)) return (await one(request, kb.id, set)) as never;
         if (NDJSON.test(type)) {
           if (!request.body) throw new ApiError("invalid_request", "An ndjson body is required.");
-          return (await ingestNdjson(deps.db, kb.id, request.body, rules, now)) as never;
+          return (await ingestNdjson(deps.db, kb.id, request.body, rules, now, undefined, count)) as never;
         }
         if (/^multipart\/form-data/i.test(type)) {
           const bytes = await readLimited(request, deps.options.maxUploadBytes);
@@ -76,7 +84,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
           } catch {
             throw new ApiError("invalid_request", "The multipart body could not be read.");
           }
-          return (await ingestFiles(deps.db, kb.id, form, rules, now)) as never;
+          return (await ingestFiles(deps.db, kb.id, form, rules, now, undefined, count)) as never;
         }
         throw new ApiError(
           "unsupported_media_type",
