@@ -147,7 +147,7 @@ describe("daily token budget (tpd)", () => {
 
 async function rowsOf(h: { store: { db: any } }, id: string, on: string) {
   const res = await h.store.db.execute(
-    sql`select requests::int, refusals::int from usage_daily where key_id = ${id} and day = ${on}::date`,
+    sql`select sum(requests)::int as requests, sum(refusals)::int as refusals from usage_daily where key_id = ${id} and day = ${on}::date`,
   );
   return Array.isArray(res) ? [...res] : res.rows;
 }

@@ -8,7 +8,7 @@
 import { and, eq, isNull, type SQLWrapper, sql } from "drizzle-orm";
 import type { ParleyOptions, PlanLimits } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
-import { apiKeys, rateLimits, usageDaily } from "../db/schema.ts";
+import { apiKeys, rateLimits, usageDaily, usageShard } from "../db/schema.ts";
 import { memo } from "../memo.ts";
 import {
   admissionReturning,
@@ -56,13 +56,22 @@ const unexpired = sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > to
  */
 const underBudget = sql`(${apiKeys.tpd} is null or ${tokensTodaySql(p("day"))} < ${apiKeys.tpd})`;
 
+/**
+ * The gate's transaction commits without waiting for the WAL flush. What it writes durably is
+ * only the request count in usage_daily (by trigger; rate_limits is UNLOGGED): a database crash
+ * may lose the counts of the last fraction of a second, and nothing else. Waiting for the flush
+ * on every request, reads included, cost two thirds of the throughput of GET /v1/conversations
+ * (bench/operations.ts). set_config(…, true) lasts for this statement's own transaction.
+ */
+const asyncCommit = sql`(select set_config('synchronous_commit', 'off', true)) = 'off'`;
+
 /** Placeholders: hash, now, edge (MINUTE_MS - now), day, freeRpm, freeRpd, proRpm, proRpd. */
 function gateStatement(db: Db) {
   const gateKey = db.$with("gate_key").as(
     db
       .select(keyColumns)
       .from(apiKeys)
-      .where(and(liveKey, unexpired, underBudget)),
+      .where(and(liveKey, unexpired, underBudget, asyncCommit)),
   );
   const now = sql`${p("now")}::bigint`;
   const day = sql`${p("day")}::date`;
@@ -100,7 +109,7 @@ function gateStatement(db: Db) {
       tpd: sql<number | null>`${from("tpd")}`,
       tokensToday: sql<number | null>`${from("tokens_today")}`,
     })
-    .prepare("parley_gate_admit_v2");
+    .prepare("parley_gate_admit_v3");
 }
 
 /**
@@ -113,10 +122,10 @@ const stateStatement = (db: Db) => {
     db
       .insert(usageDaily)
       .select(
-        sql`select ${apiKeys.id}, ${p("day")}::date, 0, 0, 0, 0, 1 from ${apiKeys} where ${and(liveKey, unexpired)}`,
+        sql`select ${apiKeys.id}, ${p("day")}::date, 0, 0, 0, 0, 1, ${usageShard} from ${apiKeys} where ${and(liveKey, unexpired, asyncCommit)}`,
       )
       .onConflictDoUpdate({
-        target: [usageDaily.keyId, usageDaily.day],
+        target: [usageDaily.keyId, usageDaily.day, usageDaily.shard],
         set: { refusals: sql`${usageDaily.refusals} + 1` },
       })
       .returning({ keyId: usageDaily.keyId }),
@@ -127,7 +136,7 @@ const stateStatement = (db: Db) => {
     .from(apiKeys)
     .leftJoin(rateLimits, eq(rateLimits.keyId, apiKeys.id))
     .where(liveKey)
-    .prepare("parley_gate_state_v2");
+    .prepare("parley_gate_state_v3");
 };
 
 const gates = new WeakMap<Db, { admit: ReturnType<typeof gateStatement>; state: ReturnType<typeof stateStatement> }>();
@@ -190,9 +199,9 @@ const limitsOf = (row: { limitRpm: number; limitRpd: number }): PlanLimits => ({
 export async function countRefusal(db: Db, keyId: string, day: string): Promise<void> {
   await db
     .insert(usageDaily)
-    .values({ keyId, day, refusals: 1 })
+    .values({ keyId, day, refusals: 1, shard: usageShard })
     .onConflictDoUpdate({
-      target: [usageDaily.keyId, usageDaily.day],
+      target: [usageDaily.keyId, usageDaily.day, usageDaily.shard],
       set: { refusals: sql`${usageDaily.refusals} + 1` },
     });
 }

@@ -28,7 +28,7 @@ export interface ApiKeyInfo {
 /** Today's tokens of a key with a budget, folded into the statement that reads the key (no round trip). */
 export const tokensTodaySql = (day: ReturnType<typeof sql.placeholder>) =>
   sql<number | null>`case when ${apiKeys.tpd} is null then null else coalesce((
-    select ${usageDaily.inputTokens} + ${usageDaily.outputTokens} from ${usageDaily}
+    select sum(${usageDaily.inputTokens} + ${usageDaily.outputTokens}) from ${usageDaily}
     where ${usageDaily.keyId} = ${apiKeys.id} and ${usageDaily.day} = ${day}::date), 0) end`;
 
 /** Every request runs this lookup: prepared once per database, so only the hash is bound. */

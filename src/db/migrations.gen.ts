@@ -237,5 +237,18 @@ export const migrations = [
       "\nCREATE FUNCTION parley_count_turn() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  INSERT INTO usage_daily (key_id, day, turns, input_tokens, output_tokens)\n  SELECT c.key_id, (NEW.created_at AT TIME ZONE 'UTC')::date, 1,\n    coalesce(NEW.input_tokens, 0), coalesce(NEW.output_tokens, 0)\n  FROM conversations c WHERE c.id = NEW.conversation_id\n  ON CONFLICT (key_id, day) DO UPDATE SET turns = usage_daily.turns + 1,\n    input_tokens = usage_daily.input_tokens + excluded.input_tokens,\n    output_tokens = usage_daily.output_tokens + excluded.output_tokens;\n  RETURN NULL;\nEND $$;\n",
       "\nCREATE TRIGGER messages_count_turn AFTER UPDATE OF status ON messages\n  FOR EACH ROW WHEN (OLD.status = 'in_progress' AND NEW.status <> 'in_progress' AND NEW.role = 'assistant')\n  EXECUTE FUNCTION parley_count_turn();\n"
     ]
+  },
+  {
+    "tag": "0018_issue21_usage_shards",
+    "folderMillis": 1795495370747,
+    "bps": true,
+    "hash": "c3ae0946e291edb2dbfafe4d1e5b8ac863fd5e5338de3b5a9e5ef777b085b742",
+    "sql": [
+      "-- usage_daily in shards: each connection adds to its own row of a key's day (pg_backend_pid() % 8),\n-- so one key's concurrent requests and replies no longer wait on one row lock until commit.\n-- Readers sum a day's shards. Existing rows are shard 0.\nALTER TABLE \"usage_daily\" ADD COLUMN \"shard\" smallint DEFAULT 0 NOT NULL;",
+      "\nALTER TABLE \"usage_daily\" DROP CONSTRAINT \"usage_daily_key_id_day_pk\";",
+      "\nALTER TABLE \"usage_daily\" ADD CONSTRAINT \"usage_daily_key_id_day_shard_pk\" PRIMARY KEY(\"key_id\",\"day\",\"shard\");",
+      "\nCREATE OR REPLACE FUNCTION parley_count_request() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  INSERT INTO usage_daily (key_id, day, shard, requests) VALUES (NEW.key_id, NEW.day, pg_backend_pid() % 8, 1)\n  ON CONFLICT (key_id, day, shard) DO UPDATE SET requests = usage_daily.requests + 1;\n  RETURN NULL;\nEND $$;\n",
+      "\nCREATE OR REPLACE FUNCTION parley_count_turn() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  INSERT INTO usage_daily (key_id, day, shard, turns, input_tokens, output_tokens)\n  SELECT c.key_id, (NEW.created_at AT TIME ZONE 'UTC')::date, pg_backend_pid() % 8, 1,\n    coalesce(NEW.input_tokens, 0), coalesce(NEW.output_tokens, 0)\n  FROM conversations c WHERE c.id = NEW.conversation_id\n  ON CONFLICT (key_id, day, shard) DO UPDATE SET turns = usage_daily.turns + 1,\n    input_tokens = usage_daily.input_tokens + excluded.input_tokens,\n    output_tokens = usage_daily.output_tokens + excluded.output_tokens;\n  RETURN NULL;\nEND $$;\n"
+    ]
   }
 ];

@@ -13,6 +13,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -213,9 +214,18 @@ export const usageDaily = pgTable(
     inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
     outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
     refusals: bigint("refusals", { mode: "number" }).notNull().default(0),
+    /**
+     * Which of a key's rows for the day this is: each database connection adds to its own
+     * (pg_backend_pid() % 8), so concurrent requests of one key do not queue on one row lock
+     * until commit. A day's usage is the sum of its shards.
+     */
+    shard: smallint("shard").notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.keyId, t.day] }), index("usage_daily_day_idx").on(t.day)],
+  (t) => [primaryKey({ columns: [t.keyId, t.day, t.shard] }), index("usage_daily_day_idx").on(t.day)],
 );
+
+/** The usage_daily shard of this connection (as the triggers of drizzle/0018 compute it). */
+export const usageShard = sql<number>`pg_backend_pid() % 8`;
 
 /** One rating per assistant message; a new one replaces it. */
 export const messageFeedback = pgTable(

@@ -1,5 +1,5 @@
 /** Reads of usage_daily (written by triggers, see db/schema.ts `usageDaily`). Plain rows out. */
-import { and, asc, eq, gte, inArray, lte } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, lte, sum } from "drizzle-orm";
 import type { UsageDay, UsageTotals } from "../contract/operate.ts";
 import type { Db } from "../db/client.ts";
 import { apiKeys, usageDaily } from "../db/schema.ts";
@@ -34,15 +34,17 @@ export async function usageOf(db: Db, keyIds: string[] | "all", from: string, to
       keyId: usageDaily.keyId,
       keyName: apiKeys.name,
       day: usageDaily.day,
-      requests: usageDaily.requests,
-      turns: usageDaily.turns,
-      inputTokens: usageDaily.inputTokens,
-      outputTokens: usageDaily.outputTokens,
-      refusals: usageDaily.refusals,
+      // A day is the sum of its shards (db/schema.ts usageDaily.shard).
+      requests: sum(usageDaily.requests),
+      turns: sum(usageDaily.turns),
+      inputTokens: sum(usageDaily.inputTokens),
+      outputTokens: sum(usageDaily.outputTokens),
+      refusals: sum(usageDaily.refusals),
     })
     .from(usageDaily)
     .innerJoin(apiKeys, eq(apiKeys.id, usageDaily.keyId))
     .where(keyIds === "all" ? inRange : and(inRange, inArray(usageDaily.keyId, keyIds)))
+    .groupBy(usageDaily.keyId, apiKeys.name, usageDaily.day)
     .orderBy(asc(usageDaily.keyId), asc(usageDaily.day));
   const names = new Map<string, string>();
   if (keyIds !== "all") {

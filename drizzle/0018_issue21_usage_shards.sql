@@ -1,0 +1,24 @@
+-- usage_daily in shards: each connection adds to its own row of a key's day (pg_backend_pid() % 8),
+-- so one key's concurrent requests and replies no longer wait on one row lock until commit.
+-- Readers sum a day's shards. Existing rows are shard 0.
+ALTER TABLE "usage_daily" ADD COLUMN "shard" smallint DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "usage_daily" DROP CONSTRAINT "usage_daily_key_id_day_pk";--> statement-breakpoint
+ALTER TABLE "usage_daily" ADD CONSTRAINT "usage_daily_key_id_day_shard_pk" PRIMARY KEY("key_id","day","shard");--> statement-breakpoint
+CREATE OR REPLACE FUNCTION parley_count_request() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO usage_daily (key_id, day, shard, requests) VALUES (NEW.key_id, NEW.day, pg_backend_pid() % 8, 1)
+  ON CONFLICT (key_id, day, shard) DO UPDATE SET requests = usage_daily.requests + 1;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION parley_count_turn() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO usage_daily (key_id, day, shard, turns, input_tokens, output_tokens)
+  SELECT c.key_id, (NEW.created_at AT TIME ZONE 'UTC')::date, pg_backend_pid() % 8, 1,
+    coalesce(NEW.input_tokens, 0), coalesce(NEW.output_tokens, 0)
+  FROM conversations c WHERE c.id = NEW.conversation_id
+  ON CONFLICT (key_id, day, shard) DO UPDATE SET turns = usage_daily.turns + 1,
+    input_tokens = usage_daily.input_tokens + excluded.input_tokens,
+    output_tokens = usage_daily.output_tokens + excluded.output_tokens;
+  RETURN NULL;
+END $$;
