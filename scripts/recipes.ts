@@ -262,6 +262,29 @@ const RUNS: Record<string, (blocks: Block[]) => Promise<void>> = {
     if (status.trim()) throw new Error("the walkthrough left files in the repository");
   },
 
+  /** README's "Operate it" (issue 21), in a clone: metrics, usage, feedback and traces as promised. */
+  async operate(blocks) {
+    const { clone } = workspace("operate");
+    await bash("bun install --silent\n", clone);
+    const out = await bash(`${shell(blocks)}\nwait\n`, clone);
+    expectIn(
+      out,
+      /parley_http_requests_total\{route="\/v1\/chat",method="POST",status="200"\} 3/,
+      /parley_replies_total\{status="completed"\} 3/,
+      '"chat_turns":3',
+      "x-ratelimit-limit-tokens: 200000",
+      '"rating":"down"',
+      '"question":"How do I stream replies?"',
+      '"code":"permission_denied"',
+      /POST \/v1\/chat .*\n {2}auth\+ratelimit .*\n {2}reply .*\n {4}reply\.create/,
+      "knowledge.search",
+    );
+    log("git status --porcelain (must be empty)");
+    const status = Bun.spawnSync(["git", "status", "--porcelain"], { cwd: clone }).stdout.toString();
+    console.log(status || "(clean)");
+    if (status.trim()) throw new Error("the recipe left files in the repository");
+  },
+
   /** The embedding snippet on Bun: the packed server package in a new app, its data folder created by the library. */
   async "embed-bun"(blocks) {
     const { work, clone } = workspace("embed-bun");
