@@ -138,7 +138,6 @@ describe("POST /v1/chat (stream)", () => {
     const key = await h.key();
     const res = await chat(base, key, { message: "slow", stream: true });
     const reading = readSse(res);
-    await Bun.sleep(40);
     const list = await h.call("GET", "/v1/conversations", { key });
     expectStatus(await h.call("DELETE", `/v1/conversations/${list.json.data[0].id}`, { key }), 204);
     const { events } = await reading;

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createClient } from "../src/client/index.ts";
 import type { ChatEvent } from "../src/client/types.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
-import { twoInstances } from "./helpers/instances.ts";
+import { eventually, get, twoInstances } from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -136,7 +136,10 @@ describe("client: streams that survive", () => {
       if (init.method === "POST" && lost++ === 0) {
         // The request reaches the server (the reply starts), its answer is lost on the way back.
         void fetch(url, init).then((r) => r.text());
-        await new Promise((r) => setTimeout(r, 50));
+        // Lost only once the server has it: its conversation (and running reply) exists.
+        await eventually(
+          async () => ((await (await get(a.base, key, "/v1/conversations?limit=1")).json()) as any).data[0],
+        );
         throw new TypeError("connection reset");
       }
       const res = await fetch(url, init);

@@ -20,6 +20,16 @@ async function live(h: Harness, key?: string) {
   return { apiKey, client: createClient({ baseUrl: `http://127.0.0.1:${srv.server!.port}/`, apiKey }) };
 }
 
+/** Resolves once the key's latest reply has ended on the server (polling its conversation list). */
+async function finished(h: Harness, key: string): Promise<void> {
+  for (;;) {
+    const [conv] = (await h.call("GET", "/v1/conversations?limit=1", { key })).json.data;
+    if (conv && (await h.call("GET", `/v1/conversations/${conv.id}`, { key })).json.messages[1]?.status === "completed")
+      return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 /** A client whose every request gets `respond`'s answer: for what a live server can't produce. */
 const canned = (respond: (init: RequestInit) => Response | Promise<Response>) =>
   createClient({
@@ -139,12 +149,14 @@ describe("client", () => {
   test("after abort() a stream yields nothing more, not even events already received", async () => {
     // No delay: the whole reply is in the client's buffers by the time the loop aborts.
     const tokens = Array.from({ length: 50 }, (_, i) => ` x${i}`);
-    const { client } = await live(await harness({ agent: scriptedAgent(tokens) }));
+    const h = await harness({ agent: scriptedAgent(tokens) });
+    const { client, apiKey } = await live(h);
     const abort = new AbortController();
     const seen: ChatEvent[] = [];
     for await (const e of client.chatStream({ message: "go", signal: abort.signal })) {
       seen.push(e);
-      if (seen.length === 1) await Bun.sleep(100); // let the rest arrive and be buffered
+      // Let the rest arrive and be buffered: wait until the server has finished the reply.
+      if (seen.length === 1) await finished(h, apiKey);
       if (seen.length === 3) abort.abort();
     }
     expect(seen.map((e) => e.type)).toEqual(["start", "token", "token"]);

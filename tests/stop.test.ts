@@ -19,7 +19,8 @@ setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 describe("stop", () => {
   test("from the other instance: generation ceases, partial reply stored as stopped, every stream ends stopped", async () => {
-    const yielded = { count: 0 };
+    const ended = Promise.withResolvers<void>();
+    const yielded = { count: 0, ended: ended.resolve };
     const { a, b, key } = await twoSlow(400, 15, yielded);
     const res = await post(a.base, key, "/v1/chat", { message: "go", stream: true });
     const reader = readEvents(res);
@@ -45,7 +46,7 @@ describe("stop", () => {
     // Tokens really cease: neither the agent nor the store moves any more.
     const atStop = yielded.count;
     expect(atStop).toBeLessThan(400);
-    await new Promise((r) => setTimeout(r, 500));
+    await ended.promise; // the agent's generator has returned: it can yield nothing more
     expect(yielded.count).toBe(atStop);
     const later = (await conversation(a.base, key, convId)).messages[1];
     expect(later).toMatchObject({ status: "stopped", content: body.content });

@@ -8,23 +8,30 @@ export interface ScriptOptions {
   sources?: string[];
   /** Wait this long before the first token (to exercise keep-alives). */
   silenceMs?: number;
-  /** Counts the tokens the agent has yielded (to check that a stopped agent really stops). */
-  yielded?: { count: number };
+  /**
+   * Counts the tokens the agent has yielded, and is told when its generator has ended (to check
+   * that a stopped agent really stops, on that event rather than after a wait).
+   */
+  yielded?: { count: number; ended?: () => void };
 }
 
 export function scriptedAgent(tokens: string[], o: ScriptOptions = {}): Agent {
   return {
     async *respond({ signal }): AsyncIterable<AgentChunk> {
-      if (o.silenceMs) await new Promise((r) => setTimeout(r, o.silenceMs));
-      for (const [i, content] of tokens.entries()) {
-        if (o.failAfter !== undefined && i === o.failAfter) throw new Error("scripted failure");
-        signal.throwIfAborted();
-        if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
-        signal.throwIfAborted(); // a well-behaved agent looks at its signal again after waiting
-        if (o.yielded) o.yielded.count++;
-        yield { type: "token", content };
+      try {
+        if (o.silenceMs) await new Promise((r) => setTimeout(r, o.silenceMs));
+        for (const [i, content] of tokens.entries()) {
+          if (o.failAfter !== undefined && i === o.failAfter) throw new Error("scripted failure");
+          signal.throwIfAborted();
+          if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
+          signal.throwIfAborted(); // a well-behaved agent looks at its signal again after waiting
+          if (o.yielded) o.yielded.count++;
+          yield { type: "token", content };
+        }
+        yield { type: "sources", sources: o.sources ?? [] };
+      } finally {
+        o.yielded?.ended?.();
       }
-      yield { type: "sources", sources: o.sources ?? [] };
     },
   };
 }

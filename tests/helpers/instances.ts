@@ -81,7 +81,7 @@ export async function eventually<T>(fn: () => Promise<T | undefined>, ms = 15_00
 export const words = (n: number) => Array.from({ length: n }, (_, i) => ` w${i}`);
 
 /** Two instances whose agent says `tokens` words, one every `delayMs` (they stop when the test run ends). */
-export const twoSlow = (tokens: number, delayMs: number, yielded?: { count: number }) =>
+export const twoSlow = (tokens: number, delayMs: number, yielded?: { count: number; ended?: () => void }) =>
   twoInstances(scriptedAgent(words(tokens), { delayMs, sources: ["https://example.com/s"], yielded }));
 
 /** GET /v1/conversations/:id as JSON. */
