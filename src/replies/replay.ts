@@ -6,7 +6,7 @@
  * flight, whatever the reply's length and however many read it at once.
  */
 import type { Db } from "../db/client.ts";
-import { readEvents } from "./reads.ts";
+import { readFrames } from "./reads.ts";
 
 /** Events per read: ~100 KB of SSE frames for a typical token event. */
 export const REPLAY_PAGE = 500;
@@ -21,12 +21,11 @@ export function replayStored(db: Db, id: string, after: number): Response {
     {
       async pull(controller) {
         if (done) return;
-        const page = await readEvents(db, id, position, REPLAY_PAGE);
-        // Stored data is the event's JSON already: framed as it is, never parsed again.
-        const frames = page.map((e) => `id: ${e.seq}\ndata: ${e.data}\n\n`).join("");
-        if (frames) controller.enqueue(encoder.encode(frames));
-        position = page.at(-1)?.seq ?? position;
-        if (page.length < REPLAY_PAGE) {
+        // Stored data is the event's JSON already: framed by the database, never parsed here.
+        const page = await readFrames(db, id, position, REPLAY_PAGE);
+        if (page.frames) controller.enqueue(encoder.encode(page.frames));
+        position = page.last ?? position;
+        if (page.count < REPLAY_PAGE) {
           done = true;
           controller.close();
         }
