@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import type { Agent, AgentChunk } from "../src/agent/types.ts";
 import { createKey, updateKey } from "../src/auth/keys-admin.ts";
 import { duration } from "../src/ratelimit/tokens.ts";
+import { usageOf } from "../src/usage/service.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
 import { testStore } from "./helpers/store.ts";
 
@@ -126,8 +127,9 @@ describe("daily token budget (tpd)", () => {
     expect(refused.headers.get("retry-after")).toBe(String(Math.ceil(toMidnight / 1000)));
     expect(refused.headers.get("x-ratelimit-remaining-tokens")).toBe("0");
     // The refusal spent no request of the key's limits, and is counted as a refusal.
-    const usage = await rowsOf(h, id, day(clock.t));
-    expect(usage).toEqual([{ requests: 2, refusals: 1 }]);
+    // Read from the service: a request to /v1/usage would itself be refused now.
+    const [usage] = await usageOf(h.store.db, [id], day(clock.t), day(clock.t));
+    expect(usage!.days[0]).toMatchObject({ requests: 2, refusals: 1 });
     const start = clock.t;
     clock.t = start + toMidnight + 1; // just after midnight UTC
     expectStatus(await h.call("GET", "/v1/conversations", { key }), 200);
@@ -144,10 +146,3 @@ describe("daily token budget (tpd)", () => {
     expect(res.headers.get("x-ratelimit-limit-tokens")).toBeNull();
   });
 });
-
-async function rowsOf(h: { store: { db: any } }, id: string, on: string) {
-  const res = await h.store.db.execute(
-    sql`select sum(requests)::int as requests, sum(refusals)::int as refusals from usage_daily where key_id = ${id} and day = ${on}::date`,
-  );
-  return Array.isArray(res) ? [...res] : res.rows;
-}

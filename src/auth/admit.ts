@@ -57,11 +57,11 @@ const unexpired = sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > to
 const underBudget = sql`(${apiKeys.tpd} is null or ${tokensTodaySql(p("day"))} < ${apiKeys.tpd})`;
 
 /**
- * The gate's transaction commits without waiting for the WAL flush. What it writes durably is
- * only the request count in usage_daily (by trigger; rate_limits is UNLOGGED): a database crash
- * may lose the counts of the last fraction of a second, and nothing else. Waiting for the flush
- * on every request, reads included, cost two thirds of the throughput of GET /v1/conversations
- * (bench/operations.ts). set_config(…, true) lasts for this statement's own transaction.
+ * A refusal's count commits without waiting for the WAL flush: it is the only durable write of
+ * the statement (rate_limits, which counts admitted requests, is UNLOGGED), so a database crash
+ * may lose the refusals of its last fraction of a second, and nothing else. A flush per request
+ * once cost two thirds of GET /v1/conversations' throughput (bench/operations.ts).
+ * set_config(…, true) lasts for this statement's own transaction.
  */
 const asyncCommit = sql`(select set_config('synchronous_commit', 'off', true)) = 'off'`;
 
@@ -71,7 +71,7 @@ function gateStatement(db: Db) {
     db
       .select(keyColumns)
       .from(apiKeys)
-      .where(and(liveKey, unexpired, underBudget, asyncCommit)),
+      .where(and(liveKey, unexpired, underBudget)),
   );
   const now = sql`${p("now")}::bigint`;
   const day = sql`${p("day")}::date`;
@@ -109,7 +109,7 @@ function gateStatement(db: Db) {
       tpd: sql<number | null>`${from("tpd")}`,
       tokensToday: sql<number | null>`${from("tokens_today")}`,
     })
-    .prepare("parley_gate_admit_v3");
+    .prepare("parley_gate_admit_v4");
 }
 
 /**
@@ -136,7 +136,7 @@ const stateStatement = (db: Db) => {
     .from(apiKeys)
     .leftJoin(rateLimits, eq(rateLimits.keyId, apiKeys.id))
     .where(liveKey)
-    .prepare("parley_gate_state_v3");
+    .prepare("parley_gate_state_v4");
 };
 
 const gates = new WeakMap<Db, { admit: ReturnType<typeof gateStatement>; state: ReturnType<typeof stateStatement> }>();

@@ -242,12 +242,15 @@ export const migrations = [
     "tag": "0018_issue21_usage_shards",
     "folderMillis": 1795495370747,
     "bps": true,
-    "hash": "c3ae0946e291edb2dbfafe4d1e5b8ac863fd5e5338de3b5a9e5ef777b085b742",
+    "hash": "fdd9f78c96dc6b7c45566a966339863fe9073e3b8e75a61d545ea83601c004ec",
     "sql": [
-      "-- usage_daily in shards: each connection adds to its own row of a key's day (pg_backend_pid() % 8),\n-- so one key's concurrent requests and replies no longer wait on one row lock until commit.\n-- Readers sum a day's shards. Existing rows are shard 0.\nALTER TABLE \"usage_daily\" ADD COLUMN \"shard\" smallint DEFAULT 0 NOT NULL;",
+      "-- usage_daily in shards: each connection adds to its own row of a key's day (pg_backend_pid() % 8),\n-- so one key's concurrent replies no longer wait on one row lock until commit. Readers sum a\n-- day's shards. Existing rows are shard 0.\nALTER TABLE \"usage_daily\" ADD COLUMN \"shard\" smallint DEFAULT 0 NOT NULL;",
       "\nALTER TABLE \"usage_daily\" DROP CONSTRAINT \"usage_daily_key_id_day_pk\";",
       "\nALTER TABLE \"usage_daily\" ADD CONSTRAINT \"usage_daily_key_id_day_shard_pk\" PRIMARY KEY(\"key_id\",\"day\",\"shard\");",
-      "\nCREATE OR REPLACE FUNCTION parley_count_request() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  INSERT INTO usage_daily (key_id, day, shard, requests) VALUES (NEW.key_id, NEW.day, pg_backend_pid() % 8, 1)\n  ON CONFLICT (key_id, day, shard) DO UPDATE SET requests = usage_daily.requests + 1;\n  RETURN NULL;\nEND $$;\n",
+      "\n-- Requests are the limiter's own count: rate_limits.day_count (admitted requests of the row's\n-- day) is read live for the current day, and written to usage_daily once, when the row moves to\n-- a new day. Counting no longer writes a row per request. Today's counts already in usage_daily\n-- (from 0017's trigger) are the same requests as day_count: taken out so they are not counted twice.\nDROP TRIGGER rate_limits_count_request ON rate_limits;",
+      "\nUPDATE usage_daily u SET requests = greatest(0, u.requests - r.day_count)\n  FROM rate_limits r WHERE r.key_id = u.key_id AND r.day = u.day;",
+      "\nCREATE OR REPLACE FUNCTION parley_count_request() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  INSERT INTO usage_daily (key_id, day, shard, requests) VALUES (OLD.key_id, OLD.day, pg_backend_pid() % 8, OLD.day_count)\n  ON CONFLICT (key_id, day, shard) DO UPDATE SET requests = usage_daily.requests + excluded.requests;\n  RETURN NULL;\nEND $$;\n",
+      "\nCREATE TRIGGER rate_limits_close_day AFTER UPDATE ON rate_limits\n  FOR EACH ROW WHEN (NEW.day > OLD.day) EXECUTE FUNCTION parley_count_request();\n",
       "\nCREATE OR REPLACE FUNCTION parley_count_turn() RETURNS trigger LANGUAGE plpgsql AS $$\nBEGIN\n  INSERT INTO usage_daily (key_id, day, shard, turns, input_tokens, output_tokens)\n  SELECT c.key_id, (NEW.created_at AT TIME ZONE 'UTC')::date, pg_backend_pid() % 8, 1,\n    coalesce(NEW.input_tokens, 0), coalesce(NEW.output_tokens, 0)\n  FROM conversations c WHERE c.id = NEW.conversation_id\n  ON CONFLICT (key_id, day, shard) DO UPDATE SET turns = usage_daily.turns + 1,\n    input_tokens = usage_daily.input_tokens + excluded.input_tokens,\n    output_tokens = usage_daily.output_tokens + excluded.output_tokens;\n  RETURN NULL;\nEND $$;\n"
     ]
   }

@@ -1,8 +1,9 @@
-/** Reads of usage_daily (written by triggers, see db/schema.ts `usageDaily`). Plain rows out. */
-import { and, asc, eq, gte, inArray, lte, sum } from "drizzle-orm";
+/** Reads of usage_daily (written by triggers, see db/schema.ts `usageDaily`) and the limiter's day counts. Plain rows out. */
+import { eq, inArray, sql } from "drizzle-orm";
 import type { UsageDay, UsageTotals } from "../contract/operate.ts";
 import type { Db } from "../db/client.ts";
-import { apiKeys, usageDaily } from "../db/schema.ts";
+import { rowsOf } from "../db/rows.ts";
+import { apiKeys, rateLimits, usageDaily } from "../db/schema.ts";
 
 const DAY_MS = 86_400_000;
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -28,24 +29,38 @@ export interface KeyUsageRows {
  * one entry per key, every day of the range listed (zeros included), oldest first.
  */
 export async function usageOf(db: Db, keyIds: string[] | "all", from: string, to: string): Promise<KeyUsageRows[]> {
-  const inRange = and(gte(usageDaily.day, from), lte(usageDaily.day, to));
-  const rows = await db
-    .select({
-      keyId: usageDaily.keyId,
-      keyName: apiKeys.name,
-      day: usageDaily.day,
-      // A day is the sum of its shards (db/schema.ts usageDaily.shard).
-      requests: sum(usageDaily.requests),
-      turns: sum(usageDaily.turns),
-      inputTokens: sum(usageDaily.inputTokens),
-      outputTokens: sum(usageDaily.outputTokens),
-      refusals: sum(usageDaily.refusals),
-    })
-    .from(usageDaily)
-    .innerJoin(apiKeys, eq(apiKeys.id, usageDaily.keyId))
-    .where(keyIds === "all" ? inRange : and(inRange, inArray(usageDaily.keyId, keyIds)))
-    .groupBy(usageDaily.keyId, apiKeys.name, usageDaily.day)
-    .orderBy(asc(usageDaily.keyId), asc(usageDaily.day));
+  // A day's usage: its shards in usage_daily, plus, for the day a key's limiter row is on, that
+  // row's admitted requests (its day_count; written to usage_daily when the row moves to a new day).
+  const keys =
+    keyIds === "all"
+      ? sql`true`
+      : sql`u.key_id in (${sql.join(
+          keyIds.map((k) => sql`${k}`),
+          sql`, `,
+        )})`;
+  const rows = await rowsOf<{
+    keyId: string;
+    keyName: string;
+    day: string;
+    requests: string;
+    turns: string;
+    inputTokens: string;
+    outputTokens: string;
+    refusals: string;
+  }>(
+    db,
+    sql`select u.key_id as "keyId", k.name as "keyName", u.day::text as day, sum(u.requests) as requests,
+      sum(u.turns) as turns, sum(u.input_tokens) as "inputTokens", sum(u.output_tokens) as "outputTokens",
+      sum(u.refusals) as refusals
+    from (
+      select key_id, day, requests, turns, input_tokens, output_tokens, refusals from ${usageDaily}
+      union all
+      select key_id, day, day_count, 0, 0, 0, 0 from ${rateLimits}
+    ) as u join ${apiKeys} k on k.id = u.key_id
+    where u.day between ${from}::date and ${to}::date and ${keys}
+    group by u.key_id, k.name, u.day
+    order by u.key_id, u.day`,
+  );
   const names = new Map<string, string>();
   if (keyIds !== "all") {
     const keys = await db
