@@ -96,9 +96,19 @@ export function wrk(
 export function sideBySide(rounds: number, a: () => WrkResult, b: () => WrkResult) {
   const ra: WrkResult[] = [];
   const rb: WrkResult[] = [];
+  // A warm-up of each (JIT, caches, pools) is discarded, and the order alternates round by round
+  // (ab, ba, ab, …): whichever ran first was measurably favoured or penalised (an A/A run of two
+  // identical servers, always in the same order, gave 0.72).
+  a();
+  b();
   for (let i = 0; i < rounds; i++) {
-    ra.push(a());
-    rb.push(b());
+    if (i % 2 === 0) {
+      ra.push(a());
+      rb.push(b());
+    } else {
+      rb.push(b());
+      ra.push(a());
+    }
   }
   const med = (rs: WrkResult[]) => ({
     rps: median(rs.map((r) => r.rps)),

@@ -2,7 +2,8 @@
  * `bun bench/operations.ts`: what usage counting and metrics cost a request. Two servers, each on
  * its own throwaway PostgreSQL database: "on" as shipped with METRICS_TOKEN set (metrics
  * recorded, usage triggers counting), "off" without METRICS_TOKEN and with the usage triggers
- * disabled — today's behaviour. wrk, alternately, 3 rounds of 4 s each; medians. Prints a
+ * disabled (rate_limits_close_day, messages_count_turn: requests are the limiter's own day count since
+ * drizzle/0018, so nothing else counts them). wrk, a warm-up then 5 rounds of 4 s each in alternating order; medians. Prints a
  * Markdown block for bench/results.md. Loopback only.
  */
 import { join } from "node:path";
@@ -27,7 +28,7 @@ async function prepare(name: string, counting: boolean) {
   await store.close();
   if (!counting) {
     const sql = postgres(url, { max: 1, onnotice: () => {} });
-    await sql`alter table rate_limits disable trigger rate_limits_count_request`;
+    await sql`alter table rate_limits disable trigger rate_limits_close_day`;
     await sql`alter table messages disable trigger messages_count_turn`;
     await sql.end();
   }
@@ -36,11 +37,13 @@ async function prepare(name: string, counting: boolean) {
 
 const result: Record<string, unknown> = {};
 try {
-  const on = await prepare(names[0]!, true);
+  // BENCH_AA=1: both servers "off", to see the noise (and any bias of the order) of this machine.
+  const aa = process.env.BENCH_AA === "1";
+  const on = await prepare(names[0]!, !aa);
   const off = await prepare(names[1]!, false);
   const sOn = await startServer("bench/server.ts", {
     DATABASE_URL: on.url,
-    METRICS_TOKEN: "bench-metrics-token-0123",
+    ...(aa ? {} : { METRICS_TOKEN: "bench-metrics-token-0123" }),
     BENCH_AGENT: "instant:20",
   });
   const sOff = await startServer("bench/server.ts", { DATABASE_URL: off.url, BENCH_AGENT: "instant:20" });
@@ -49,8 +52,8 @@ try {
     wrk(`${s.url}/v1/conversations?limit=20`, { seconds: 4, connections: 16, headers: auth(k) });
   const chat = (s: { url: string }, k: string) => () =>
     wrk(`${s.url}/v1/chat`, { seconds: 4, connections: 16, headers: auth(k), script: join(ROOT, "bench/chat.lua") });
-  const l = sideBySide(3, list(sOn, on.key), list(sOff, off.key));
-  const c = sideBySide(3, chat(sOn, on.key), chat(sOff, off.key));
+  const l = sideBySide(5, list(sOn, on.key), list(sOff, off.key));
+  const c = sideBySide(5, chat(sOn, on.key), chat(sOff, off.key));
   const scrape = await fetch(`${sOn.url}/metrics`, { headers: auth("bench-metrics-token-0123") });
   result.list = { on: l.a, off: l.b, rpsRatio: l.a.rps / l.b.rps };
   result.chat = { on: c.a, off: c.b, rpsRatio: c.a.rps / c.b.rps };
