@@ -121,7 +121,13 @@ export function sideBySide(rounds: number, a: () => WrkResult, b: () => WrkResul
 /** Runs each load in turn, `rounds` times over; the medians of each, in order. */
 export function alternate(rounds: number, loads: (() => WrkResult)[]): WrkResult[] {
   const runs = loads.map(() => [] as WrkResult[]);
-  for (let i = 0; i < rounds; i++) for (const [j, load] of loads.entries()) runs[j]!.push(load());
+  // As in sideBySide: a discarded warm-up of each, then the order rotates round by round.
+  for (const load of loads) load();
+  for (let i = 0; i < rounds; i++)
+    for (let k = 0; k < loads.length; k++) {
+      const j = (k + i) % loads.length;
+      runs[j]!.push(loads[j]!());
+    }
   return runs.map((rs) => ({
     rps: median(rs.map((r) => r.rps)),
     p50: median(rs.map((r) => r.p50)),
