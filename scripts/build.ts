@@ -10,7 +10,9 @@ import { join, resolve } from "node:path";
 
 const out = resolve("dist/parley");
 // No --minify: it breaks Elysia hooks that use rest parameters (elysia#1711).
-const build = Bun.spawnSync(["bun", "build", "--compile", "src/main.ts", "--outfile", out], {
+// pgvector's bundle rides along as an extra entry point (Bun.embeddedFiles; runtime/pglite-assets.ts).
+const vectorBundle = join(import.meta.dir, "../node_modules/@electric-sql/pglite-pgvector/dist/vector.tar.gz");
+const build = Bun.spawnSync(["bun", "build", "--compile", "src/main.ts", vectorBundle, "--outfile", out], {
   stdout: "inherit",
   stderr: "inherit",
 });

@@ -7,6 +7,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createParser } from "eventsource-parser";
+import { startFakeEmbeddings } from "../tests/helpers/fake-embeddings.ts";
 import { startFakeOpenAI } from "../tests/helpers/fake-openai.ts";
 
 /** Polls `/healthz` until the server answers (up to 30 s), else throws `failure`. */
@@ -208,6 +209,41 @@ try {
     llm.kill("SIGTERM");
     check((await llm.exited) === 0, "SIGTERM stops the model-backed server cleanly");
     await fake.stop();
+  }
+  // Hybrid search: the binary loads pgvector (its bundle is embedded: runtime/pglite-assets.ts),
+  // embeds the passages through a loopback /v1/embeddings, and embeds each question.
+  const embeddings = startFakeEmbeddings({ dimensions: 32 });
+  const vecPort = 21_000 + Math.floor(Math.random() * 20_000);
+  const vecEnv = {
+    ...env,
+    PORT: String(vecPort),
+    HOST: "127.0.0.1",
+    EMBEDDINGS_PROVIDER: "openai-compatible",
+    EMBEDDINGS_BASE_URL: embeddings.url,
+    EMBEDDINGS_MODEL: "smoke-embed",
+    EMBEDDINGS_DIMENSIONS: "32",
+  };
+  const hybrid = Bun.spawn([bin, "serve"], { cwd: dir, env: vecEnv, stdout: "pipe", stderr: "pipe" });
+  try {
+    const base = `http://127.0.0.1:${vecPort}`;
+    await waitHealthy(base, "server with EMBEDDINGS_PROVIDER did not start (pgvector in the binary?)");
+    const res = await fetch(`${base}/v1/chat`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ message: "How do wombats dig?" }),
+    });
+    const reply = (await res.json()) as { content?: string };
+    check(res.status === 200 && (reply.content ?? "").includes("burrows"), "chat with hybrid search on");
+    check(
+      embeddings.requests.some((r) => r.texts.some((t) => t.includes("wombats dig"))),
+      "pgvector loaded from the binary: the question was embedded for the vector ranking",
+    );
+  } finally {
+    hybrid.kill("SIGTERM");
+    const log = (await new Response(hybrid.stdout).text()) + (await new Response(hybrid.stderr).text());
+    check((await hybrid.exited) === 0, "SIGTERM stops the hybrid server cleanly");
+    check(!/Extension bundle not found|vector.*not/i.test(log), "no pgvector error in the log");
+    await embeddings.stop();
   }
   const open = Bun.spawnSync(["find", join(dir, "data"), "-perm", "/077"], { stdout: "pipe" })
     .stdout.toString()

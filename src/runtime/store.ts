@@ -6,11 +6,10 @@
  */
 import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
 import type { Env } from "../config/env.ts";
 import { openPostgres, pgliteStore, type Store } from "../db/client.ts";
 import { LockBusy, lockDataDir } from "./lock.ts";
-import { pgliteAssets } from "./pglite-assets.ts";
+import { pgliteAssets, vectorExtension } from "./pglite-assets.ts";
 import { PrivateNodeFS, tightenFolder } from "./private-fs.ts";
 import { recoveringPglite } from "./recovering-pglite.ts";
 
@@ -60,14 +59,15 @@ export async function openStoreFromEnv(env: Env, { command, warn, onBusy }: Open
       );
     const pg = join(dir, "pg");
     const assets = await pgliteAssets();
+    // pgvector is loaded only when hybrid search is on (it costs start-up time).
+    const vector = env.EMBEDDINGS_PROVIDER ? await vectorExtension(dir) : undefined;
     // Reopened after a storage fault clears (recovering-pglite.ts).
     const pglite = await recoveringPglite(pg, () =>
       PGlite.create({
         ...assets,
         dataDir: pg,
         fs: new PrivateNodeFS(pg),
-        // pgvector is loaded only when hybrid search is on (it costs start-up time).
-        ...(env.EMBEDDINGS_PROVIDER ? { extensions: { vector } } : {}),
+        ...(vector ? { extensions: { vector } } : {}),
       }),
     );
     const store = { ...pgliteStore(pglite.client), close: () => pglite.close() };
