@@ -12,6 +12,7 @@ import { documents } from "../src/db/schema.ts";
 import { cjkTerms, segmentCjk } from "../src/knowledge/cjk.ts";
 import { detectLanguage, searchableText, wordsOnlyText } from "../src/knowledge/language.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
+import { CJK_TERMS_MARK, recutCjkPassagesOnce } from "../src/knowledge/reindex.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import { rankPassages } from "../src/knowledge/search.ts";
@@ -118,6 +119,32 @@ describe("search in other languages", () => {
     expect(hits[0]?.url).toBe("https://zh.test/props");
     const events = await rankPassages(db, "怎么监听子组件的事件？", { language: "chinese" });
     expect(events[0]?.url).toBe("https://zh.test/events");
+  });
+
+  test("passages cut by an older version are re-cut once, in place (ids kept)", async () => {
+    const { db } = await testStore();
+    const url = `https://zh.test/recut-${crypto.randomUUID()}`;
+    await ingestDocuments(db, [
+      { url, title: "异步组件", content: "# 异步组件\n\n按需懒加载一个组件，在需要时才从服务器加载。" },
+    ]);
+    const [doc] = await db.select().from(documents).where(eq(documents.url, url));
+    const before = await db.execute(sql`select id, tsv::text as tsv, len from chunks where document_id = ${doc!.id}`);
+    const rows = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: Record<string, unknown>[] }).rows);
+    // As an older version left it: the run whole, one term, and the store not yet marked.
+    await db.execute(
+      sql`update chunks set tsv = to_tsvector('simple', '异步组件 按需懒加载一个组件') where document_id = ${doc!.id}`,
+    );
+    await db.execute(sql`delete from instance_secrets where name = ${CJK_TERMS_MARK}`);
+    const urls = async () =>
+      (await rankPassages(db, "如何按需懒加载组件？", { language: "chinese" })).map((h) => h.url);
+    expect(await urls()).not.toContain(url);
+
+    expect(await recutCjkPassagesOnce(db)).toBeGreaterThanOrEqual(1);
+    expect(
+      rows(await db.execute(sql`select id, tsv::text as tsv, len from chunks where document_id = ${doc!.id}`)),
+    ).toEqual(rows(before));
+    expect((await urls())[0]).toBe(url);
+    expect(await recutCjkPassagesOnce(db)).toBe(0); // once per store
   });
 
   test("French: the document's language stems its words, so inflected forms match", async () => {
