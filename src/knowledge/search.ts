@@ -80,13 +80,14 @@ with st as (
 qc as (select coalesce(${cfg}, 'english') as cfg),
 -- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
 -- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
--- coverage.
+-- coverage. Over MAX_TERMS (a long CJK question: words, bigrams and characters), single
+-- characters go first, then bigrams.
 ql as (
   select u.lexeme,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${words}::text)) w) as word,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing
   from (select distinct x.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${q}::text)) x) u
-  order by word desc, u.lexeme limit ${num(MAX_TERMS)}
+  order by word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
 ),
 qt as (
   select ql.lexeme, ql.word, ql.framing, coalesce(t.df, 0) as df, i.idf, case when ql.framing or char_length(ql.lexeme) = 1 then 0 else i.idf end as cw
