@@ -100,6 +100,24 @@ describe("HTTP edges", () => {
     }
   });
 
+  test("a NUL character anywhere that reaches the store → 400, never a 500 (found by the fuzz)", async () => {
+    const admin = await h.admin();
+    const nul = "a\u0000b";
+    const cases = [
+      await h.call("POST", "/v1/keys", { key: admin, json: { name: nul, plan: "pro" } }),
+      await h.call("POST", "/v1/chat/completions", {
+        key: admin,
+        json: { model: nul, messages: [{ role: "user", content: "hi" }] },
+      }),
+      await h.call("GET", "/v1/models/a%00b", { key: admin }),
+    ];
+    for (const r of cases) {
+      expect(r.status, r.text).toBe(400);
+      expect(r.json.error.code, r.text).toBe("invalid_request");
+      expect(r.json.error.message, r.text).toContain("NUL (U+0000)");
+    }
+  });
+
   test("a very long unknown id is not echoed back whole", async () => {
     const r = await h.call("GET", `/v1/conversations/conv_${"x".repeat(10_000)}`, { key });
     expectError(r, 404, "not_found");

@@ -43,7 +43,7 @@ export const replyRoutes = (deps: ReplyDeps) => {
   const find = async (keyId: string, p: { id: string; message_id: string }) => {
     // A reply whose instance died ends here as failed if its lease has passed, not a poll later.
     const reply =
-      isId("conv", p.id) && isId("msg", p.message_id) ? await deps.replies.find(keyId, p.message_id, p.id) : null;
+      isId("conv", p.id) && isId("msg", p.message_id) ? await deps.replies.findState(keyId, p.message_id, p.id) : null;
     if (!reply) throw notFound();
     return reply;
   };
@@ -91,10 +91,11 @@ export const replyRoutes = (deps: ReplyDeps) => {
     .post(
       "/stop",
       async ({ params, apiKey }) => {
-        const reply = await find(apiKey.id, params);
-        if (reply.status !== "in_progress") return toReply(reply); // already ended: nothing to do
-        await deps.replies.stop(reply.id);
-        return toReply((await deps.replies.find(apiKey.id, reply.id, reply.conversationId)) ?? reply);
+        const state = await find(apiKey.id, params);
+        if (state.status === "in_progress") await deps.replies.stop(state.id); // else ended: nothing to do
+        const reply = await deps.replies.find(apiKey.id, state.id, state.conversationId);
+        if (!reply) throw notFound(); // its conversation was deleted meanwhile
+        return toReply(reply);
       },
       {
         parse: "none",

@@ -61,7 +61,20 @@ export const SQLSTATE = {
   uniqueViolation: "23505",
   deadlockDetected: "40P01",
   serializationFailure: "40001",
+  /** Text PostgreSQL cannot hold: a NUL (U+0000) in a text value … */
+  characterNotInRepertoire: "22021",
+  /** … or in a JSON value stored as jsonb (`\\u0000`). */
+  untranslatableCharacter: "22P05",
 } as const;
+
+/**
+ * Whether the statement failed on text the client sent that PostgreSQL cannot store (a NUL
+ * character anywhere in a name, id, URL or JSON value): the request's fault, answered 400.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === SQLSTATE.characterNotInRepertoire || state === SQLSTATE.untranslatableCharacter;
+}
 
 /** The errors a driver error is wrapped in, outermost first (Drizzle wraps the driver's in `cause`). */
 export function* causes(error: unknown): Generator<unknown> {

@@ -3,7 +3,18 @@
  * reads): knowledge bases, their documents and passages, and the search statistics.
  */
 import { sql } from "drizzle-orm";
-import { bigint, customType, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
@@ -54,9 +65,17 @@ export const documents = pgTable(
     metadata: jsonb("metadata").$type<Record<string, unknown>>().notNull().default({}),
     /** Language name (knowledge/language.ts): picks the text-search configuration of its passages. */
     language: text("language").notNull().default("english"),
+    /**
+     * Where `language` came from: the document's own (`explicit`), its knowledge base's setting
+     * when it was stored (`knowledge_base`), or detection from its text (`detected`). Changing the
+     * knowledge base's language re-indexes the documents that did not bring their own
+     * (knowledge/relanguage.ts). Writers name it; the default suits a writer that sets `language`.
+     */
+    languageSource: text("language_source").notNull().default("explicit"),
     updatedAt: ts("updated_at").notNull(),
   },
   (t) => [
+    check("documents_language_source_ck", sql`${t.languageSource} in ('explicit', 'knowledge_base', 'detected')`),
     uniqueIndex("documents_kb_url_uq").on(t.kbId, t.url),
     // Lists page a knowledge base's documents newest first by id (TypeIDs sort by creation).
     index("documents_kb_id_idx").on(t.kbId, t.id.desc().nullsFirst()),

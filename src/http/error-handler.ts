@@ -5,7 +5,7 @@
 import { ValidationError } from "elysia";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { ErrorBody } from "../contract/errors.ts";
-import { isStorageFault, isStoreUnavailable } from "../db/errors.ts";
+import { isStorageFault, isStoreUnavailable, isUnstorableText } from "../db/errors.ts";
 import { markStatus } from "./access-log.ts";
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "./errors.ts";
 import { requestIdOf, urlOf } from "./request-id.ts";
@@ -106,5 +106,8 @@ export function toApiError(error: unknown): ApiError {
       headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
     });
   }
+  // Wherever a NUL reached a statement (every text parameter is one way in), the request is at fault.
+  if (isUnstorableText(error))
+    return new ApiError("invalid_request", "The request contains a character that cannot be stored: NUL (U+0000).");
   return new ApiError("internal_error", "An internal error occurred.", { cause: error });
 }

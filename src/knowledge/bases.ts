@@ -1,9 +1,9 @@
 /**
- * Knowledge bases: create, page, read (with counts), rename, delete; and which of them a key may
- * use. Names are unique (the database's unique index decides: a duplicate is 409 `already_exists`).
+ * Knowledge bases: create, page, read (with counts), rename or set the language, delete (which
+ * of them a key may use: access.ts). Names are unique (the database's unique index decides: a
+ * duplicate is 409 `already_exists`).
  */
 import { desc, eq, sql } from "drizzle-orm";
-import type { ApiKeyInfo } from "../auth/index.ts";
 import type { KnowledgeBase } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
 import { sqlState } from "../db/errors.ts";
@@ -12,7 +12,9 @@ import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/text.ts";
 import { isId, newId } from "../ids.ts";
-import { isLanguage, LANGUAGES } from "./language.ts";
+import { isLanguage, LANGUAGES, type Language } from "./language.ts";
+import { applyKnowledgeBaseLanguage } from "./language-source.ts";
+import { mergePendingIndexEntries, withDeadlockRetry } from "./service.ts";
 
 export { DEFAULT_KB_ID };
 
@@ -126,7 +128,11 @@ export async function pageKnowledgeBases(db: Db, limit: number, cursor: Cursor |
   };
 }
 
-/** Renames or redescribes; null when there is no such knowledge base. */
+/**
+ * Renames, redescribes or sets the language; null when there is no such knowledge base. A new
+ * language re-indexes, in the same transaction, the documents that did not bring their own
+ * (language-source.ts).
+ */
 export async function updateKnowledgeBase(
   db: Db,
   id: string,
@@ -140,17 +146,28 @@ export async function updateKnowledgeBase(
     ...(changes.description !== undefined ? { description: checkDescription(changes.description) } : {}),
     ...(changes.language !== undefined ? { language: checkLanguage(changes.language) } : {}),
   };
+  let relanguaged = 0;
   try {
-    const rows = await db
-      .update(knowledgeBases)
-      .set(set)
-      .where(eq(knowledgeBases.id, id))
-      .returning({ id: knowledgeBases.id });
-    if (rows.length === 0) return null;
+    const found = await withDeadlockRetry(() =>
+      db.transaction(async (tx) => {
+        const [old] = await tx
+          .select({ language: knowledgeBases.language })
+          .from(knowledgeBases)
+          .where(eq(knowledgeBases.id, id))
+          .for("update");
+        if (!old) return false;
+        await tx.update(knowledgeBases).set(set).where(eq(knowledgeBases.id, id));
+        if (set.language !== undefined && set.language !== old.language)
+          relanguaged = await applyKnowledgeBaseLanguage(tx, id, set.language as Language | null);
+        return true;
+      }),
+    );
+    if (!found) return null;
   } catch (error) {
     if (sqlState(error) === "23505") throw taken(set.name ?? "");
     throw error;
   }
+  if (relanguaged > 0) await mergePendingIndexEntries(db);
   return getKnowledgeBase(db, id);
 }
 
@@ -159,66 +176,4 @@ export async function deleteKnowledgeBase(db: Db, id: string): Promise<boolean> 
   if (!isId("kb", id)) return false;
   const rows = await db.delete(knowledgeBases).where(eq(knowledgeBases.id, id)).returning({ id: knowledgeBases.id });
   return rows.length === 1;
-}
-
-/** Whether `key` may use knowledge base `id`: an admin key every one, a chat key those granted. */
-export const mayUse = (key: Pick<ApiKeyInfo, "role" | "knowledgeBaseIds">, id: string): boolean =>
-  key.role === "admin" || key.knowledgeBaseIds.includes(id);
-
-const notFound = (ref: string, param: string) =>
-  new ApiError("not_found", `No knowledge base '${clip(ref)}'.`, { param });
-
-/**
- * The knowledge base `ref` (an id, or a name) if `key` may use it; otherwise the same 404 as for
- * one that does not exist, naming `param`. What chat, search and the document routes call.
- */
-export async function resolveKnowledgeBase(
-  db: Db,
-  key: Pick<ApiKeyInfo, "role" | "knowledgeBaseIds">,
-  ref: string,
-  param = "knowledge_base_id",
-): Promise<KnowledgeBaseRow> {
-  const [row] = await db
-    .select()
-    .from(knowledgeBases)
-    .where(isId("kb", ref) ? eq(knowledgeBases.id, ref) : eq(knowledgeBases.name, ref));
-  if (!row || !mayUse(key, row.id)) throw notFound(ref, param);
-  return row;
-}
-
-/**
- * The knowledge base a chat without `knowledge_base_id` uses: the key's only one; else the one
- * named `default` if the key may use it; else the key's oldest. Null: the key may use none (its
- * replies then find nothing).
- */
-export async function defaultKnowledgeBaseFor(
-  db: Db,
-  key: Pick<ApiKeyInfo, "role" | "knowledgeBaseIds">,
-): Promise<string | null> {
-  if (key.role !== "admin" && key.knowledgeBaseIds.length === 1) return key.knowledgeBaseIds[0]!;
-  const rows = await db
-    .select({ id: knowledgeBases.id, name: knowledgeBases.name })
-    .from(knowledgeBases)
-    .orderBy(knowledgeBases.createdAt, knowledgeBases.id);
-  const usable = rows.filter((r) => mayUse(key, r.id));
-  return (usable.find((r) => r.name === DEFAULT_KB_NAME) ?? usable[0])?.id ?? null;
-}
-
-/** Knowledge base ids by name (the CLI's `--kb NAME`); an unknown name is an error naming it. */
-export async function knowledgeBaseIdsByName(db: Db, names: string[]): Promise<string[]> {
-  const rows = await db.select({ id: knowledgeBases.id, name: knowledgeBases.name }).from(knowledgeBases);
-  return names.map((n) => {
-    const found = rows.find((r) => r.name === n || r.id === n);
-    if (!found) throw new Error(`no knowledge base named '${n}'`);
-    return found.id;
-  });
-}
-
-/** The knowledge bases `key` may use, oldest first (every one for an admin key). */
-export async function knowledgeBasesOf(
-  db: Db,
-  key: Pick<ApiKeyInfo, "role" | "knowledgeBaseIds">,
-): Promise<KnowledgeBaseRow[]> {
-  const rows = await db.select().from(knowledgeBases).orderBy(knowledgeBases.createdAt, knowledgeBases.id);
-  return rows.filter((r) => mayUse(key, r.id));
 }

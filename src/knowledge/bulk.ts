@@ -21,16 +21,28 @@ const failure = (p: Omit<ParseProblem, "where">): BulkItem["error"] => {
 };
 
 /** Collects items and stores pending documents in batches, each item keeping its place. */
+/** How a bulk upload is stored: its timestamp, what stops it (the client gone), what counts it (metrics). */
+export interface BulkOptions {
+  now: Date;
+  signal?: AbortSignal;
+  count?: IngestCounter;
+}
+
 class Collector {
   readonly items: BulkItem[] = [];
   private pending: { doc: KnowledgeDoc; item: BulkItem }[] = [];
+  private readonly now: Date;
+  private readonly signal?: AbortSignal;
+  private readonly count?: IngestCounter;
   constructor(
     private readonly db: Db,
     private readonly kbId: string,
-    private readonly now: Date,
-    private readonly signal?: AbortSignal,
-    private readonly count?: IngestCounter,
-  ) {}
+    { now, signal, count }: BulkOptions,
+  ) {
+    this.now = now;
+    this.signal = signal;
+    this.count = count;
+  }
 
   fail(where: Pick<BulkItem, "line" | "file">, problem: Omit<ParseProblem, "where">, code?: ErrorCode) {
     const error = failure(problem)!;
@@ -115,11 +127,9 @@ export async function ingestNdjson(
   kbId: string,
   body: ReadableStream<Uint8Array>,
   rules: Required<ParseRules>,
-  now: Date,
-  signal?: AbortSignal,
-  count?: IngestCounter,
+  options: BulkOptions,
 ): Promise<BulkResult> {
-  const c = new Collector(db, kbId, now, signal, count);
+  const c = new Collector(db, kbId, options);
   let n = 0;
   // A line holds the document as JSON: escapes can make it up to 6× its content, plus the other fields.
   for await (const line of lines(body, rules.maxBytes * 6 + 64 * 1024)) {
@@ -132,7 +142,7 @@ export async function ingestNdjson(
     const r = parseJsonLine(line.replace(/\r$/, ""), rules);
     if ("doc" in r) await c.add({ line: n }, r.doc);
     else c.fail({ line: n }, r.problem);
-    if (signal?.aborted) break;
+    if (options.signal?.aborted) break;
   }
   await c.flush();
   return c.result();
@@ -146,11 +156,9 @@ export async function ingestFiles(
   kbId: string,
   form: FormData,
   rules: Required<ParseRules>,
-  now: Date,
-  signal?: AbortSignal,
-  count?: IngestCounter,
+  options: BulkOptions,
 ): Promise<BulkResult> {
-  const c = new Collector(db, kbId, now, signal, count);
+  const c = new Collector(db, kbId, options);
   const base = form.get("base_url");
   const baseUrl = typeof base === "string" && base.trim() ? base.trim() : undefined;
   for (const [, value] of form.entries()) {

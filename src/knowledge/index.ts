@@ -11,17 +11,19 @@ import { type KnowledgeDeps, knowledgeBaseRoutes, searchRoutes } from "./routes.
 import { uploadRoutes } from "./upload.ts";
 
 export {
-  createKnowledgeBase,
-  DEFAULT_KB_ID,
-  DEFAULT_KB_NAME,
   defaultKnowledgeBaseFor,
-  deleteKnowledgeBase,
-  getKnowledgeBase,
-  type KnowledgeBaseRow,
   knowledgeBaseIdsByName,
   knowledgeBasesOf,
   mayUse,
   resolveKnowledgeBase,
+} from "./access.ts";
+export {
+  createKnowledgeBase,
+  DEFAULT_KB_ID,
+  DEFAULT_KB_NAME,
+  deleteKnowledgeBase,
+  getKnowledgeBase,
+  type KnowledgeBaseRow,
 } from "./bases.ts";
 export { deleteDocument, getDocument, putDocument } from "./documents.ts";
 export { searchKnowledgeBase } from "./find.ts";

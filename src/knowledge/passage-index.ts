@@ -17,6 +17,13 @@ export const passageLength = (title: string, heading: string, content: string) =
 
 type Prepared = { doc: KnowledgeDoc; passages: Passage[] };
 
+/** A passage's fields B and C as to_tsvector reads them, and its length. */
+function indexedFields(title: string, heading: string, content: string) {
+  // The title is every passage's field A; a heading that only repeats it adds nothing.
+  const h = heading === title ? "" : heading;
+  return { b: searchableText(h), body: searchableText(content), len: passageLength(title, h, content) };
+}
+
 /**
  * One statement for every passage of the batch, its rows as one JSON parameter: each title is
  * tokenised once per document, each passage's tsvector once, and its term frequencies (tfs:
@@ -39,22 +46,14 @@ export async function insertPassages(
     title: searchableText(doc.title),
   }));
   const passages = batch.flatMap(({ doc, passages }, i) =>
-    passages.map((p, ord) => {
-      // The title is every passage's field A; a heading that only repeats it adds nothing.
-      const heading = p.heading === doc.title ? "" : p.heading;
-      const len = passageLength(doc.title, heading, p.content);
-      const b = searchableText(heading);
-      return {
-        id: newId("chunk"),
-        i,
-        ord,
-        heading: p.heading,
-        b,
-        body: searchableText(p.content),
-        content: p.content,
-        len,
-      };
-    }),
+    passages.map((p, ord) => ({
+      id: newId("chunk"),
+      i,
+      ord,
+      heading: p.heading,
+      content: p.content,
+      ...indexedFields(doc.title, p.heading, p.content),
+    })),
   );
   if (!passages.length) return;
   await tx.execute(sql`
@@ -76,4 +75,46 @@ export async function insertPassages(
         cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B'))))
       from unnest(p.tsv) u), '{}'::jsonb)
     from p`);
+}
+
+/** A stored passage with its document's title and language: what `reindexPassages` rebuilds from. */
+export interface StoredPassage {
+  id: string;
+  documentId: string;
+  title: string;
+  heading: string;
+  content: string;
+  language: Language;
+}
+
+/**
+ * Rebuilds the tsvectors of stored passages of knowledge base `kbId` with their documents'
+ * (new) language: the same fields and cuts as insertPassages, one statement for the batch. The
+ * row trigger re-derives `tfs` from each new tsvector (drizzle/0009), the statement trigger
+ * moves the statistics. `len` is rebuilt too: it does not depend on the language, but it does on
+ * how CJK text is cut (reindex.ts re-cuts passages of an older cut with this function).
+ */
+export async function reindexPassages(tx: Pick<Db, "execute">, kbId: string, rows: StoredPassage[]) {
+  if (!rows.length) return;
+  const docs = [...new Map(rows.map((r) => [r.documentId, r])).values()].map((r) => ({
+    document_id: r.documentId,
+    cfg: LANGUAGE_CONFIGS[r.language],
+    title: searchableText(r.title),
+  }));
+  const passages = rows.map((r) => {
+    const { b, body, len } = indexedFields(r.title, r.heading, r.content);
+    return { id: r.id, document_id: r.documentId, b, body, len };
+  });
+  await tx.execute(sql`
+    with d as materialized (
+      select d.document_id, d.cfg::regconfig as cfg, setweight(to_tsvector(d.cfg::regconfig, d.title), 'A') as tv
+      from json_to_recordset(${JSON.stringify(docs)}::json) as d(document_id text, cfg text, title text)
+    ), p as materialized (
+      select p.id, p.document_id, p.len,
+        d.tv || setweight(to_tsvector(d.cfg, p.b), 'B') || setweight(to_tsvector(d.cfg, p.body), 'C') as tsv
+      from json_to_recordset(${JSON.stringify(passages)}::json) as p(id text, document_id text, b text, body text, len integer)
+      join d on d.document_id = p.document_id
+    )
+    update chunks c set tsv = p.tsv, len = p.len from p
+    where c.id = p.id and c.document_id = p.document_id and c.kb_id = ${kbId}`);
 }

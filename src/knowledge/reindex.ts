@@ -15,15 +15,23 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { instanceSecrets } from "../db/schema.ts";
 import { CJK_RUN } from "./cjk.ts";
-import { isLanguage, LANGUAGE_CONFIGS, searchableText } from "./language.ts";
-import { passageLength } from "./passage-index.ts";
+import { isLanguage } from "./language.ts";
+import { reindexPassages } from "./passage-index.ts";
 
 /** The mark a store gets once its CJK passages are cut the current way. */
 export const CJK_TERMS_MARK = "cjk_terms_v2";
 const PAGE = 500;
 const HAS_CJK = new RegExp(CJK_RUN.source, "u");
 
-type Row = { id: string; title: string; heading: string; content: string; language: string };
+type Row = {
+  id: string;
+  document_id: string;
+  kb_id: string;
+  title: string;
+  heading: string;
+  content: string;
+  language: string;
+};
 // PGlite returns { rows }, postgres.js the rows themselves.
 const rowsOf = <T>(result: unknown) =>
   (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
@@ -38,34 +46,31 @@ export async function recutCjkPassagesOnce(db: Db): Promise<number> {
     // Only passages whose text has a CJK character (the ranges of cjk.ts's scripts) are read.
     const rows = rowsOf<Row>(
       await db.execute(sql`
-      select c.id, d.title, c.heading, c.content, d.language from chunks c join documents d on d.id = c.document_id
-      where c.id > ${after} and (d.title || c.heading || c.content) ~ '[぀-ヿ㐀-䶿一-鿿豈-﫿가-힯ᄀ-ᇿ]'
-      order by c.id limit ${PAGE}`),
+        select c.id, c.document_id, c.kb_id, d.title, c.heading, c.content, d.language
+        from chunks c join documents d on d.id = c.document_id
+        where c.id > ${after} and (d.title || c.heading || c.content) ~ '[぀-ヿ㐀-䶿一-鿿豈-﫿가-힯ᄀ-ᇿ]'
+        order by c.id limit ${PAGE}`),
     );
     if (rows.length === 0) break;
     after = rows.at(-1)!.id;
-    const passages = rows
-      .filter((r) => HAS_CJK.test(`${r.title}${r.heading}${r.content}`))
-      .map((r) => {
-        // As at ingest (passage-index.ts): a heading that only repeats the title adds nothing.
-        const heading = r.heading === r.title ? "" : r.heading;
-        return {
+    const byKb = new Map<string, Row[]>();
+    for (const r of rows)
+      if (HAS_CJK.test(`${r.title}${r.heading}${r.content}`)) byKb.set(r.kb_id, [...(byKb.get(r.kb_id) ?? []), r]);
+    for (const [kbId, list] of byKb) {
+      await reindexPassages(
+        db,
+        kbId,
+        list.map((r) => ({
           id: r.id,
-          cfg: LANGUAGE_CONFIGS[isLanguage(r.language) ? r.language : "english"],
-          a: searchableText(r.title),
-          b: searchableText(heading),
-          c: searchableText(r.content),
-          len: passageLength(r.title, heading, r.content),
-        };
-      });
-    if (passages.length === 0) continue;
-    await db.execute(sql`
-      update chunks set len = p.len,
-        tsv = setweight(to_tsvector(p.cfg::regconfig, p.a), 'A') || setweight(to_tsvector(p.cfg::regconfig, p.b), 'B')
-          || setweight(to_tsvector(p.cfg::regconfig, p.c), 'C')
-      from json_to_recordset(${JSON.stringify(passages)}::json) as p(id text, cfg text, a text, b text, c text, len integer)
-      where chunks.id = p.id`);
-    recut += passages.length;
+          documentId: r.document_id,
+          title: r.title,
+          heading: r.heading,
+          content: r.content,
+          language: isLanguage(r.language) ? r.language : "english",
+        })),
+      );
+      recut += list.length;
+    }
   }
   await db
     .insert(instanceSecrets)

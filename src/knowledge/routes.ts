@@ -13,12 +13,12 @@ import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { PageQuery, plainLimit } from "../http/paging.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
+import { resolveKnowledgeBase } from "./access.ts";
 import {
   createKnowledgeBase,
   deleteKnowledgeBase,
   getKnowledgeBase,
   pageKnowledgeBases,
-  resolveKnowledgeBase,
   updateKnowledgeBase,
 } from "./bases.ts";
 import { deleteDocument, getDocument, pageDocuments } from "./documents.ts";
@@ -107,11 +107,15 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
         params: KbParams,
         body: UpdateKnowledgeBase,
         response: { 200: KnowledgeBase, ...ADMIN, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses },
-        detail: routeDoc("Rename or describe a knowledge base", "", {
-          operationId: "updateKnowledgeBase",
-          success: "KnowledgeBase",
-          body: "KnowledgeBaseUpdate",
-        }),
+        detail: routeDoc(
+          "Rename, describe or set the language of a knowledge base",
+          "A new `language` re-indexes, before the answer, the documents without a language of their own.",
+          {
+            operationId: "updateKnowledgeBase",
+            success: "KnowledgeBase",
+            body: "KnowledgeBaseUpdate",
+          },
+        ),
       },
     )
     .delete(

@@ -8,7 +8,7 @@ import { SQLSTATE, sqlState } from "../db/errors.ts";
 import { chunks, DEFAULT_KB_ID, documents, knowledgeBases } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { type Passage, splitIntoPassages } from "./chunk.ts";
-import { detectLanguage, type Language } from "./language.ts";
+import { documentLanguage } from "./language-source.ts";
 import type { KnowledgeDoc } from "./parse.ts";
 import { insertPassages } from "./passage-index.ts";
 
@@ -66,7 +66,7 @@ export async function ingestDocuments(
  * leaves the list for the next ingest or vacuum to merge: searches stay correct, so it is not
  * the ingest's error.
  */
-async function mergePendingIndexEntries(db: Db): Promise<void> {
+export async function mergePendingIndexEntries(db: Db): Promise<void> {
   await db.execute(sql`select gin_clean_pending_list('chunks_tsv_idx'::regclass)`).catch(() => {});
 }
 
@@ -141,7 +141,7 @@ function* batches(docs: KnowledgeDoc[]): Generator<Prepared[]> {
  * triggers); the database resolves a lock cycle by failing one transaction (40P01), which
  * then simply runs again.
  */
-async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+export async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
@@ -164,18 +164,16 @@ async function storeBatch(
   batch: Prepared[],
   now: Date,
 ): Promise<Map<string, { id: string; created: boolean }>> {
-  // A document's own language wins, then its knowledge base's, then detection from its text.
-  const [kb] = await db
-    .select({ language: knowledgeBases.language })
-    .from(knowledgeBases)
-    .where(eq(knowledgeBases.id, kbId));
-  const languages = new Map<string, Language>(
-    batch.map(({ doc }) => [
-      doc.url,
-      doc.language ?? (kb?.language as Language | null | undefined) ?? detectLanguage(`${doc.title}\n${doc.content}`),
-    ]),
-  );
   return db.transaction(async (tx) => {
+    // The knowledge base's row first: its lock orders the batch with a change of the knowledge
+    // base's language (language-source.ts), so documents are stored under the setting they
+    // commit with, never under one a concurrent PATCH has just replaced (and re-indexed without them).
+    const [kb] = await tx
+      .update(knowledgeBases)
+      .set({ updatedAt: now })
+      .where(eq(knowledgeBases.id, kbId))
+      .returning({ language: knowledgeBases.language });
+    const languages = new Map(batch.map(({ doc }) => [doc.url, documentLanguage(doc, kb?.language ?? null)]));
     const rows = await tx
       .insert(documents)
       .values(
@@ -186,7 +184,8 @@ async function storeBatch(
           title: doc.title,
           content: doc.content,
           metadata: doc.metadata ?? {},
-          language: languages.get(doc.url)!,
+          language: languages.get(doc.url)!.language,
+          languageSource: languages.get(doc.url)!.source,
           updatedAt: now,
         })),
       )
@@ -197,6 +196,7 @@ async function storeBatch(
           content: sql`excluded.content`,
           metadata: sql`excluded.metadata`,
           language: sql`excluded.language`,
+          languageSource: sql`excluded.language_source`,
           updatedAt: sql`excluded.updated_at`,
         },
       })
@@ -208,8 +208,8 @@ async function storeBatch(
         rows.map((r) => r.id),
       ),
     );
-    await insertPassages(tx, kbId, batch, new Map(rows.map((r) => [r.url, r.id])), languages);
-    await tx.update(knowledgeBases).set({ updatedAt: now }).where(eq(knowledgeBases.id, kbId));
+    const ids = new Map(rows.map((r) => [r.url, r.id]));
+    await insertPassages(tx, kbId, batch, ids, new Map([...languages].map(([url, l]) => [url, l.language])));
     return new Map(rows.map((r) => [r.url, { id: r.id, created: r.created === true || String(r.created) === "true" }]));
   });
 }

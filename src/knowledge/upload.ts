@@ -71,7 +71,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
         if (/^application\/json\s*(;|$)/i.test(type)) return (await one(request, kb.id, set)) as never;
         if (NDJSON.test(type)) {
           if (!request.body) throw new ApiError("invalid_request", "An ndjson body is required.");
-          return (await ingestNdjson(deps.db, kb.id, request.body, rules, now, undefined, count)) as never;
+          return (await ingestNdjson(deps.db, kb.id, request.body, rules, { now, count })) as never;
         }
         if (/^multipart\/form-data/i.test(type)) {
           const bytes = await readLimited(request, deps.options.maxUploadBytes);
@@ -84,7 +84,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
           } catch {
             throw new ApiError("invalid_request", "The multipart body could not be read.");
           }
-          return (await ingestFiles(deps.db, kb.id, form, rules, now, undefined, count)) as never;
+          return (await ingestFiles(deps.db, kb.id, form, rules, { now, count })) as never;
         }
         throw new ApiError(
           "unsupported_media_type",

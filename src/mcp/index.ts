@@ -13,6 +13,7 @@ import { guard } from "../auth/index.ts";
 import type { ChatDeps } from "../chat/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
+import { requestIdOf } from "../http/request-id.ts";
 import { mcpServer } from "./tools.ts";
 
 async function handle(deps: ChatDeps, request: Request, apiKey: Parameters<typeof mcpServer>[1], body: unknown) {
@@ -23,11 +24,37 @@ async function handle(deps: ChatDeps, request: Request, apiKey: Parameters<typeo
   });
   await server.connect(transport);
   try {
-    return await transport.handleRequest(request, body === undefined ? {} : { parsedBody: body });
+    return withRequestId(
+      await transport.handleRequest(request, body === undefined ? {} : { parsedBody: body }),
+      request,
+    );
   } finally {
     // With JSON answers the response is complete here: nothing outlives the request.
     void server.close().catch(() => {});
   }
+}
+
+/**
+ * The transport's own refusals (406 without the right Accept, 415, a batch it cannot take…) are
+ * JSON-RPC errors; like every error of the API they carry the request id, in `error.data`
+ * (JSON-RPC's place for extra information), so a client's report can be matched to the log line.
+ */
+async function withRequestId(response: Response, request: Request): Promise<Response> {
+  if (response.status < 400 || !response.headers.get("content-type")?.includes("json")) return response;
+  const text = await response.text();
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  try {
+    const message = JSON.parse(text) as { error?: { data?: unknown } };
+    if (message.error && typeof message.error === "object") {
+      const data = message.error.data;
+      const extra =
+        data && typeof data === "object" && !Array.isArray(data) ? data : data === undefined ? {} : { detail: data };
+      message.error.data = { ...extra, request_id: requestIdOf(request) };
+      return new Response(JSON.stringify(message), { status: response.status, headers });
+    }
+  } catch {}
+  return new Response(text, { status: response.status, headers });
 }
 
 export const mcpRoutes = (deps: ChatDeps) =>

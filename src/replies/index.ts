@@ -12,9 +12,9 @@ import { streamOf, waitForEnd } from "./feed.ts";
 import { LeaseKeeper } from "./lease.ts";
 import { createNotifier, listenerOf } from "./notify.ts";
 import type { RunInput, RunOutcome } from "./outcome.ts";
-import { findOwnedReply, lastEvent } from "./reads.ts";
+import { findOwnedReply, findOwnedReplyState, lastEvent, type ReplyState, readFrames } from "./reads.ts";
 import { RunRegistry } from "./registry.ts";
-import { replayStored } from "./replay.ts";
+import { ReplayPager } from "./replay.ts";
 import { Run } from "./run.ts";
 import { createReplyStore } from "./store.ts";
 import { Tails } from "./tail.ts";
@@ -39,6 +39,7 @@ export function createReplies(deps: RepliesDeps) {
   const shared = { ...deps, store, notifier, leases };
   const tails = new Tails(shared);
   const registry = new RunRegistry();
+  const replays = new ReplayPager((id, after, limit) => readFrames(deps.db, id, after, limit));
 
   /** The reply's events: the local run when it is generated here, else a tail of the database. */
   const feed = (id: string) => registry.get(id) ?? tails.follow(id);
@@ -73,7 +74,7 @@ export function createReplies(deps: RepliesDeps) {
         if ((await lastEvent(deps.db, reply.id))?.data !== ORPHANED_EVENT) return null;
       }
       // An ended reply's events are all stored: paged from the database as the client reads.
-      if (reply.status !== "in_progress" && after < reply.lastSeq) return replayStored(deps.db, reply.id, after);
+      if (reply.status !== "in_progress" && after < reply.lastSeq) return replays.response(reply.id, after);
       return streamOf(feed(reply.id), after, deps.options.keepAliveMs);
     },
     /**
@@ -112,6 +113,12 @@ export function createReplies(deps: RepliesDeps) {
       if (reply && (await expireStale([reply]))) return findOwnedReply(deps.db, keyId, id, conversationId);
       return reply;
     },
+    /** `find` without the message's text (resume, stop): a long reply's text is large. */
+    async findState(keyId: string, id: string, conversationId?: string): Promise<ReplyState | null> {
+      const reply = await findOwnedReplyState(deps.db, keyId, id, conversationId);
+      if (reply && (await expireStale([reply]))) return findOwnedReplyState(deps.db, keyId, id, conversationId);
+      return reply;
+    },
     /** The reply's terminal event, once it has ended. */
     async terminal(id: string): Promise<Sequenced | null> {
       const last = await lastEvent(deps.db, id);
@@ -130,6 +137,7 @@ export function createReplies(deps: RepliesDeps) {
       tails.close();
       leases.close();
       await notifier.close();
+      replays.clear();
     },
     /** The runs generated here now (shutdown logs, tests). */
     live: () => registry.all(),
@@ -139,4 +147,5 @@ export function createReplies(deps: RepliesDeps) {
 export type { ReplyFeed, Sequenced } from "./event-log.ts";
 export { isTerminal } from "./event-log.ts";
 export type { RunInput, RunOutcome } from "./outcome.ts";
+export type { ReplyState } from "./reads.ts";
 export type { ReplyWrite } from "./statements.ts";

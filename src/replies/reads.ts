@@ -93,6 +93,16 @@ export async function replyStatus(db: Db, id: string): Promise<MessageRow["statu
   return rows[0]?.status ?? null;
 }
 
+/** What resuming or stopping a reply needs of it: not its text, which a long reply makes large. */
+export type ReplyState = Pick<MessageRow, "id" | "conversationId" | "status" | "lastSeq" | "leaseUntil">;
+const STATE_COLUMNS = {
+  id: messages.id,
+  conversationId: messages.conversationId,
+  status: messages.status,
+  lastSeq: messages.lastSeq,
+  leaseUntil: messages.leaseUntil,
+};
+
 /** The assistant message `id` if key `keyId` owns it (through its conversation, `conversationId` when given). */
 export async function findOwnedReply(
   db: Db,
@@ -104,13 +114,30 @@ export async function findOwnedReply(
     .select({ m: messages })
     .from(messages)
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-    .where(
-      and(
-        eq(messages.id, id),
-        conversationId === undefined ? undefined : eq(messages.conversationId, conversationId),
-        eq(conversations.keyId, keyId),
-        eq(messages.role, "assistant"),
-      ),
-    );
+    .where(ownedReply(keyId, id, conversationId));
   return row?.m ?? null;
 }
+
+/** `findOwnedReply`'s state columns only. */
+export async function findOwnedReplyState(
+  db: Db,
+  keyId: string,
+  id: string,
+  conversationId?: string,
+): Promise<ReplyState | null> {
+  const [row] = await db
+    .select(STATE_COLUMNS)
+    .from(messages)
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .where(ownedReply(keyId, id, conversationId));
+  return row ?? null;
+}
+
+/** Message `id`, an assistant's, in a conversation key `keyId` owns (`conversationId` when given). */
+const ownedReply = (keyId: string, id: string, conversationId?: string) =>
+  and(
+    eq(messages.id, id),
+    conversationId === undefined ? undefined : eq(messages.conversationId, conversationId),
+    eq(conversations.keyId, keyId),
+    eq(messages.role, "assistant"),
+  );

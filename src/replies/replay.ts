@@ -1,44 +1,135 @@
 /**
- * Replaying a finished reply (issue 18, item 2): its events are all stored and will not change,
- * so the response reads them page by page as the client takes them (a ReadableStream's `pull`
- * runs only when the client has read what was queued) instead of loading the whole reply into
- * memory and queueing one chunk per event for every reader. Memory per reader: one page in
- * flight, whatever the reply's length and however many read it at once.
+ * Replaying an ended reply (issue 18, item 2): its events are all stored and will not change in
+ * meaning (compaction rebuilds the same text for any position), so the response reads them page
+ * by page as the client takes them (a ReadableStream's `pull` runs only when the client has read
+ * what was queued), never the whole reply at once.
+ *
+ * Pages are shared. One reply replayed to many clients at once (a link shared in a channel, a
+ * dashboard reloaded by a team) would otherwise read, frame and encode the same pages once per
+ * reader. `ReplayPager` keeps recent pages, encoded once, keyed by (reply, position), and a read
+ * already under way is joined rather than repeated. Page boundaries are aligned (a page ends at a
+ * multiple of the page size), so readers that started at different positions meet on the same
+ * pages after their first. Memory: the pages cached (bounded in bytes) plus one page in flight
+ * per reader, whatever the reply's length and however many read it.
  */
-import type { Db } from "../db/client.ts";
-import { readFrames } from "./reads.ts";
+import type { readFrames } from "./reads.ts";
 
-/** Events per read: ~100 KB of SSE frames for a typical token event. */
+/** Reads up to `limit` events of reply `id` after `after`, framed (reads.ts's `readFrames` over a Db). */
+export type FrameReader = (id: string, after: number, limit: number) => ReturnType<typeof readFrames>;
+
+/** Events per page: ~100 KB of SSE frames for a typical token event. */
 export const REPLAY_PAGE = 500;
+/** Encoded pages kept for other readers, in bytes (least recently used dropped first). */
+export const REPLAY_CACHE_BYTES = 8 * 1_048_576;
+/** How long a cached page may be served: a deleted reply's pages do not outlive this. */
+const PAGE_TTL_MS = 30_000;
+
+/** One page of a reply's events after a position: SSE frames, encoded; `last` is the last seq (or null). */
+export interface ReplayPage {
+  readonly bytes: Uint8Array;
+  readonly last: number | null;
+  readonly count: number;
+  /** The number of events the page was asked for: fewer came back when it reached the reply's end. */
+  readonly limit: number;
+}
+
+interface Entry {
+  readonly page: Promise<ReplayPage>;
+  readonly at: number;
+  size: number;
+}
 
 const encoder = new TextEncoder();
 
-/** The SSE response replaying the stored events of ended reply `id` after `after`, up to the last stored one. */
-export function replayStored(db: Db, id: string, after: number): Response {
-  let position = after;
-  let done = false;
-  const body = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (done) return;
-        // Stored data is the event's JSON already: framed by the database, never parsed here.
-        const page = await readFrames(db, id, position, REPLAY_PAGE);
-        if (page.frames) controller.enqueue(encoder.encode(page.frames));
-        position = page.last ?? position;
-        if (page.count < REPLAY_PAGE) {
-          done = true;
-          controller.close();
-        }
+export class ReplayPager {
+  readonly #entries = new Map<string, Entry>(); // insertion order: least recently used first
+  #bytes = 0;
+
+  constructor(
+    private readonly readPage: FrameReader,
+    private readonly pageEvents = REPLAY_PAGE,
+    private readonly maxBytes = REPLAY_CACHE_BYTES,
+  ) {}
+
+  /** The page of reply `id` after `after`: from the cache, a read under way, or the database. */
+  read(id: string, after: number): Promise<ReplayPage> {
+    const key = `${id}:${after}`;
+    const now = Date.now();
+    const hit = this.#entries.get(key);
+    if (hit && now - hit.at < PAGE_TTL_MS) {
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      return hit.page;
+    }
+    if (hit) this.#drop(key, hit);
+    const limit = this.pageEvents - (after % this.pageEvents);
+    const page = this.readPage(id, after, limit).then(
+      (p): ReplayPage => ({ bytes: encoder.encode(p.frames), last: p.last, count: p.count, limit }),
+    );
+    const entry: Entry = { page, at: now, size: 0 };
+    this.#entries.set(key, entry);
+    page.then(
+      (p) => {
+        if (this.#entries.get(key) !== entry) return;
+        entry.size = p.bytes.byteLength;
+        this.#bytes += entry.size;
+        this.#evict();
       },
-    },
-    { highWaterMark: 1 },
-  );
-  return new Response(body, {
-    status: 200,
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      "x-accel-buffering": "no",
-    },
-  });
+      () => this.#entries.get(key) === entry && this.#drop(key, entry),
+    );
+    return page;
+  }
+
+  /** Bytes of pages held for other readers now (tests, metrics). */
+  get cachedBytes(): number {
+    return this.#bytes;
+  }
+
+  /** Forgets every page (close). */
+  clear(): void {
+    this.#entries.clear();
+    this.#bytes = 0;
+  }
+
+  #drop(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#bytes -= entry.size;
+  }
+
+  #evict(): void {
+    for (const [key, entry] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) return;
+      if (entry.size > 0) this.#drop(key, entry);
+    }
+  }
+
+  /** The SSE response replaying the stored events of ended reply `id` after `after`, to its last one. */
+  response(id: string, after: number): Response {
+    let position = after;
+    let done = false;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull: async (controller) => {
+          if (done) return;
+          // Stored data is the event's JSON already: framed by the database, never parsed here.
+          const page = await this.read(id, position);
+          if (page.count > 0) controller.enqueue(page.bytes);
+          position = page.last ?? position;
+          if (page.count < page.limit) {
+            done = true;
+            controller.close();
+          }
+        },
+      },
+      { highWaterMark: 1 },
+    );
+    return new Response(body, {
+      status: 200,
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        "x-accel-buffering": "no",
+      },
+    });
+  }
 }

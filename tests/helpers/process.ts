@@ -104,7 +104,18 @@ export function launch(cmd: string[], env: Record<string, string>) {
     }
     notify();
   })();
-  const stderr = new Response(proc.stderr).text();
+  const errLines: string[] = [];
+  const stderr = (async () => {
+    let all = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stderr) {
+      const text = decoder.decode(chunk, { stream: true });
+      all += text;
+      errLines.splice(0, errLines.length, ...all.split("\n").slice(0, -1));
+      notify();
+    }
+    return all + decoder.decode();
+  })();
   /**
    * The first log line matching `match`; fails when the process ends (or `ms` pass) without one.
    * Generous: PGlite's initdb on a new folder takes 3 s on an idle machine, over 15 s on a busy one.
@@ -122,12 +133,23 @@ export function launch(cmd: string[], env: Record<string, string>) {
       await Promise.race([new Promise<void>((r) => (notify = r)), proc.exited, Bun.sleep(100)]);
     }
   }
+  /** The first whole stderr line matching `match`; fails when the process ends first. */
+  async function waitErr(match: (line: string) => unknown, ms = 60_000): Promise<string> {
+    const until = Date.now() + ms;
+    for (;;) {
+      const found = errLines.find(match);
+      if (found !== undefined) return found;
+      if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > until)
+        throw new Error(`no such stderr line; exit ${proc.exitCode ?? proc.signalCode}\nstderr: ${await stderr}`);
+      await Promise.race([new Promise<void>((r) => (notify = r)), proc.exited, Bun.sleep(100)]);
+    }
+  }
   const exited = async () => {
     await proc.exited;
     await stdout;
     return { code: proc.exitCode, signal: proc.signalCode, logs, stderr: await stderr };
   };
-  return { proc, logs, waitLog, exited };
+  return { proc, logs, waitLog, waitErr, exited };
 }
 
 /**

@@ -199,9 +199,9 @@ describe.skipIf(onPostgres)("signals during start-up and CLI commands", () => {
     writeFileSync(file, docs.join("\n"));
     const env = { DATA_DIR: await dataDir("parley-server-"), LOG_LEVEL: "warn" }; // migrated
     const cli = launch(["bun", "src/main.ts", "ingest", file], env);
-    // Well into the ingest (which takes seconds), not at its end.
-    await fileAppears(env.DATA_DIR, "parley.lock", cli.proc);
-    await Bun.sleep(1_000);
+    // Well into the ingest (which takes seconds), not at its end: its first progress line.
+    const progress = await cli.waitErr((l) => l.startsWith("ingest: "));
+    expect(progress).toMatch(/^ingest: \d+ of 3000 document\(s\) stored$/);
     cli.proc.kill("SIGINT");
     const { code, stderr, logs } = await cli.exited();
     expect(code, stderr).toBe(130);

@@ -8,7 +8,10 @@
  *   - a rejected request writes nothing (B's conversations and messages counted before/after);
  *   - no response carries A's data (its message text, message ids, title or key id).
  * Every route: chat, the conversation list, one conversation, its messages, delete, a reply's
- * events (resume) and stop, plus unknown routes and methods.
+ * events (resume) and stop, plus unknown routes and methods; and (fuzz-targets.ts, sent mostly
+ * as the admin key C) knowledge bases, documents, search, keys, feedback, usage, the
+ * OpenAI-compatible door, MCP and the operational routes. "Writes nothing" then covers every
+ * table a request can change.
  * FUZZ_RUNS sets the number of cases (default 500, to keep `bun test` fast; .ci/run sets 10,000
  * for each store); a failure prints the shrunk request.
  */
@@ -17,6 +20,7 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { scriptedAgent } from "../helpers/agents.ts";
 import { harness, keyIdOf, type Reply } from "../helpers/app.ts";
+import { adminTargets } from "./fuzz-targets.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
 // Setup, then up to ~100 ms a case on a busy machine.
@@ -29,6 +33,19 @@ const keyA = await h.key();
 const keyB = await h.key();
 const idA = await keyIdOf(h.store, keyA);
 const idB = await keyIdOf(h.store, keyB);
+// Key C: an admin, with a knowledge base, a document and a spare key the fuzzer may change.
+const keyC = await h.admin();
+async function created(path: string, json: unknown): Promise<string> {
+  const r = await h.call("POST", path, { key: keyC, json });
+  if (r.status !== 201 && r.status !== 200) throw new Error(`seed ${path} failed: ${r.text}`);
+  return r.json.id as string;
+}
+const spareKeyId = await created("/v1/keys", { name: "spare", plan: "pro" });
+const kbId = await created("/v1/knowledge_bases", { name: "fuzz-kb" });
+const docId = await created(`/v1/knowledge_bases/${kbId}/documents`, {
+  url: "https://fuzz.example/doc",
+  content: "# Wombats\n\nWombats dig burrows with strong claws.",
+});
 
 async function chatAs(key: string, message: string, conversationId?: string) {
   const r = await h.call("POST", "/v1/chat", { key, json: { message, conversation_id: conversationId } });
@@ -63,11 +80,18 @@ const bReplyIds = ((await h.call("GET", `/v1/conversations/${convB}`, { key: key
 /** Strings that only A's data contains. */
 const FORBIDDEN = [SECRET, idA, ...aMessageIds];
 
-async function rowsOfB(): Promise<number> {
+/** What a request can change, in one value: counts and digests of every table a route writes. */
+async function stateOfStore(): Promise<string> {
   const res = await h.store.db.execute(sql`
-    select (select count(*) from conversations where key_id = ${idB})::int
-         + (select count(*) from messages m join conversations c on c.id = m.conversation_id where c.key_id = ${idB})::int as n`);
-  return Number(((res as any).rows ?? res)[0].n);
+    select concat_ws('|',
+      (select count(*) from conversations), (select count(*) from messages),
+      (select count(*) from knowledge_bases), (select max(updated_at)::text from knowledge_bases),
+      (select count(*) from documents), (select max(updated_at)::text from documents),
+      (select md5(string_agg(concat_ws(',', id, name, plan, role, rpm, rpd, tpd, expires_at, revoked_at), ';' order by id))
+        from api_keys),
+      (select md5(string_agg(concat_ws(',', message_id, rating, comment), ';' order by message_id)) from message_feedback)
+    ) as n`);
+  return String(((res as any).rows ?? res)[0].n);
 }
 
 // ---------- generators ----------
@@ -136,9 +160,15 @@ const after = fc.oneof(
   limit.map((s) => `?after=${enc(s)}`),
 );
 /** A route and, most of the time, its own method (else any method: 405/404 paths). */
-const route = (method: fc.Arbitrary<string>, p: fc.Arbitrary<string>) => fc.record({ method, path: p });
+const route = (method: fc.Arbitrary<string>, p: fc.Arbitrary<string>) =>
+  fc.record({ method, path: p, body: fc.constant<string | undefined>(undefined), admin: fc.constant(false) });
 const anyMethod = fc.constantFrom("GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS", "HEAD");
 const target = fc.oneof(
+  // Half the cases: the other routes, each with bodies shaped like its own.
+  {
+    weight: 20,
+    arbitrary: adminTargets({ kbId, docId, spareKeyId, convB, bReplyIds, id, query, nasty }),
+  },
   { weight: 5, arbitrary: route(fc.constant("POST"), fc.constant("/v1/chat")) },
   {
     weight: 3,
@@ -238,6 +268,7 @@ const contentType = fc.oneof(
         "application/vnd.api+json",
         "multipart/form-data",
         "application/x-www-form-urlencoded",
+        "application/x-ndjson",
         "json",
         "",
       ),
@@ -288,13 +319,23 @@ async function send(r: Req): Promise<Reply> {
   const { method, path } = r.target;
   const headers = new Headers();
   for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headers.set(k, v);
-  if (r.authorization !== undefined) headers.set("authorization", r.authorization);
+  // The admin routes' cases act as C where the others act as B (same header shapes).
+  const authorization = r.target.admin ? r.authorization?.replace(keyB, keyC) : r.authorization;
+  if (authorization !== undefined) headers.set("authorization", authorization);
   if (r.contentType !== undefined) headers.set("content-type", r.contentType);
-  const withBody = r.body !== undefined && method !== "GET" && method !== "HEAD";
+  const body = r.target.body ?? r.body;
+  const withBody = body !== undefined && method !== "GET" && method !== "HEAD";
   const res = await h.app.handle(
-    new Request(`http://localhost${path}`, { method, headers, body: withBody ? r.body : undefined }),
+    new Request(`http://localhost${path}`, { method, headers, body: withBody ? body : undefined }),
   );
-  const text = await res.text();
+  // Every answer ends, streams included: a hang is a failure, not a stuck suite.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const text = await Promise.race([
+    res.text(),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no end within 15 s: ${method} ${path}`)), 15_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -302,11 +343,13 @@ async function send(r: Req): Promise<Reply> {
   return { status: res.status, headers: res.headers, text, json };
 }
 
+const hasApiError = (json: unknown) => typeof (json as { error?: { code?: unknown } })?.error?.code === "string";
+
 describe("fuzz", () => {
   test(`${RUNS} generated requests keep every invariant`, async () => {
     let cases = 0;
     // B's rows after the previous case: one count per case instead of two.
-    let known = await rowsOfB();
+    let known = await stateOfStore();
     const statuses = new Map<number, number>();
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
@@ -315,7 +358,14 @@ describe("fuzz", () => {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         const show = `${r.target.method} ${r.target.path} → ${res.status} ${res.text.slice(0, 300)}`;
         expect(res.status, show).toBeLessThan(500);
-        if (res.status >= 300 && r.target.method !== "HEAD") {
+        if (res.status >= 300 && r.target.method !== "HEAD" && r.target.path === "/mcp" && !hasApiError(res.json)) {
+          // The MCP transport's own refusals are JSON-RPC errors, the request id in error.data.
+          const rpc = res.json as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown; data?: any } };
+          expect(rpc?.jsonrpc, show).toBe("2.0");
+          expect(typeof rpc.error?.code, show).toBe("number");
+          expect(typeof rpc.error?.message, show).toBe("string");
+          expect(rpc.error?.data?.request_id, show).toBe(res.headers.get("x-request-id"));
+        } else if (res.status >= 300 && r.target.method !== "HEAD") {
           const err = res.json as {
             error?: { code?: unknown; message?: unknown; type?: unknown };
             request_id?: unknown;
@@ -326,11 +376,12 @@ describe("fuzz", () => {
           expect(err.request_id, show).toBe(res.headers.get("x-request-id"));
           expect(res.headers.get("content-type"), show).toContain("application/json");
         }
-        const now = await rowsOfB();
+        const now = await stateOfStore();
         if (res.status >= 400) expect(now, `a rejected request wrote: ${show}`).toBe(known);
         known = now;
         // (An id the request itself sent may be echoed back, e.g. in a 404 naming the path.)
-        for (const s of FORBIDDEN)
+        // An admin lists every key: A's key id is not a leak there.
+        for (const s of r.target.admin ? FORBIDDEN.filter((x) => x !== idA) : FORBIDDEN)
           if (!r.target.path.includes(s)) expect(res.text.includes(s), `A's data leaked: ${show}`).toBe(false);
       }),
       { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },

@@ -61,6 +61,30 @@ function files(path: string, problems: ParseProblem[], seen = new Set<string>(),
 }
 
 /**
+ * A large ingest says how far it is on stderr: once after its first batch (so that it is seen to
+ * be working), then at most every PROGRESS_MS, never for the last document (the summary follows).
+ */
+const PROGRESS_MS = 2_000;
+function progressLine(total: number, io: Io): () => void {
+  let stored = 0;
+  let last = 0;
+  let queued = false;
+  const print = () => {
+    queued = false;
+    if (stored === total) return;
+    last = Date.now();
+    io.err(`ingest: ${stored} of ${total} document(s) stored`);
+  };
+  return () => {
+    stored++;
+    // A batch's documents are reported together: the line is printed after the batch's last one.
+    if (queued || (last !== 0 && Date.now() - last < PROGRESS_MS)) return;
+    queued = true;
+    queueMicrotask(print);
+  };
+}
+
+/**
  * Loads the documents under `paths`. `signal` stops it between batches: the documents already
  * stored stay (run it again for the rest; a URL already present is replaced), and it answers 130.
  */
@@ -108,9 +132,11 @@ export async function ingestCommand(
   }
   for (const p of problems) io.err(`skipped ${p.where}: ${p.reason}`);
   let failed = 0;
+  const progress = progressLine(docs.length, io);
   const n = await ingestDocuments(store.db, docs, {
     kbId,
     signal,
+    onStored: progress,
     // Only the SQLSTATE and message: a driver error's full text can carry the query's parameters.
     onError: (doc, error) => {
       if (isStoreUnavailable(error)) throw error;

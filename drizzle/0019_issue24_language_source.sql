@@ -1,0 +1,2 @@
+ALTER TABLE "documents" ADD COLUMN "language_source" text DEFAULT 'explicit' NOT NULL;--> statement-breakpoint
+ALTER TABLE "documents" ADD CONSTRAINT "documents_language_source_ck" CHECK ("documents"."language_source" in ('explicit', 'knowledge_base', 'detected'));
