@@ -16,7 +16,7 @@ import { createApp } from "./app/app.ts";
 import { type Env, optionsFromEnv, tracingFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
-import { seedSampleOnce } from "./knowledge/index.ts";
+import { recutCjkPassagesOnce, seedSampleOnce } from "./knowledge/index.ts";
 import type { ParleyHandle } from "./mod.ts";
 import { type AdminServer, startAdmin } from "./runtime/admin.ts";
 import { consoleAssets } from "./runtime/console-assets.ts";
@@ -150,6 +150,9 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     const seeded = signalled ? 0 : await seedSampleOnce(store.db);
     if (seeded)
       logger.info({ documents: seeded }, "new store: loaded the sample documents about Parley into 'default'");
+    const recut = signalled ? 0 : await recutCjkPassagesOnce(store.db);
+    if (recut)
+      logger.info({ passages: recut }, "re-cut the stored CJK passages into the current terms (once per store)");
     if (!signalled) embeddings = await startEmbeddings(env, store.db, logger);
     // Loads the OpenTelemetry SDK only when an OTLP endpoint is set; `parley.close()` flushes it.
     const tracing = await createTracing(tracingFromEnv(env));

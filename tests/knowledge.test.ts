@@ -220,6 +220,28 @@ describe("ranking (BM25F)", () => {
     expect(hits[0]?.url).toBe(`${u}/answer`);
   });
 
+  test("coverage: question words and the compound of a hyphenated word weigh nothing", async () => {
+    const store = await testStore();
+    const [w, v, u] = [word(), word(), base()];
+    await ingestDocuments(store.db, [
+      {
+        url: `${u}/fr`,
+        title: "Note",
+        content: `Pour ${v} un ${w}, écrivez un fichier. ${filler(10)}`,
+        language: "french",
+      },
+      { url: `${u}/en`, title: "Note", content: `Users who ${w} ${v} see a page. ${filler(10)}` },
+    ]);
+    // French "comment" (how) frames the question: all of its weight is in the passage's words.
+    const fr = await rankPassages(store.db, `Comment ${v} un ${w} ?`, { language: "french" });
+    expect(fr[0]?.url).toBe(`${u}/fr`);
+    expect(fr[0]?.coverage).toBeCloseTo(1, 6);
+    // "w-v" is indexed as w, v and the compound w-v: the compound alone is never held against a passage.
+    const en = await rankPassages(store.db, `Which ${w}-${v} users?`);
+    expect(en[0]?.url).toBe(`${u}/en`);
+    expect(en[0]?.coverage).toBeCloseTo(1, 6);
+  });
+
   test("off-topic questions, stop words alone and punctuation find nothing", async () => {
     const store = await testStore();
     // Made-up words only: the shared store also serves the agent's off-topic questions.
@@ -286,6 +308,7 @@ describe("ranking (BM25F)", () => {
   test("the search statement is exported as text for drivers used directly", () => {
     const { sql: text, params } = searchQueryText("How do I sign cookies?");
     expect(text).toContain("knowledge_terms");
-    expect(params).toEqual(["How do I sign cookies?"]);
+    // The question, and its dictionary words only (the same text when it has no CJK).
+    expect(params).toEqual(["How do I sign cookies?", "How do I sign cookies?"]);
   });
 });

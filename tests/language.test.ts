@@ -1,15 +1,18 @@
 /**
- * Languages: CJK segmentation (the same words at ingest and at query time, bigrams where the
- * dictionary has no word), language detection, per-document text-search configurations, and
- * the abstention rule on a 6-document knowledge base (in-scope answered, off-topic refused).
+ * Languages: CJK segmentation (the same terms at ingest and at query time: the dictionary's
+ * words, bigrams and characters, function words dropped), language detection, per-document
+ * text-search configurations, and the abstention rule on a 6-document knowledge base (in-scope
+ * answered, off-topic refused).
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { openPglite } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { documents } from "../src/db/schema.ts";
-import { detectLanguage, searchableText, segmentCjk } from "../src/knowledge/language.ts";
+import { cjkTerms, segmentCjk } from "../src/knowledge/cjk.ts";
+import { detectLanguage, searchableText, wordsOnlyText } from "../src/knowledge/language.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
+import { CJK_TERMS_MARK, recutCjkPassagesOnce } from "../src/knowledge/reindex.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import { rankPassages } from "../src/knowledge/search.ts";
@@ -28,12 +31,28 @@ describe("CJK segmentation", () => {
     expect(text).not.toContain("响应式系统"); // no run is left uncut
   });
 
-  test("characters the dictionary leaves alone are joined into overlapping bigrams", () => {
-    // ICU cuts 组件 (component) into 组 件: indexed as the bigram 组件.
-    expect(segmentCjk("组件")).toBe("组件");
-    const words = segmentCjk("父组件").split(" ");
-    expect(words).toContain("组件");
-    expect(words.every((w) => [...w].length >= 1)).toBe(true);
+  test("a run gives its dictionary words, every bigram and every character", () => {
+    // ICU cuts 组件 (component) into 组 件: the bigram 组件 is indexed all the same.
+    expect(segmentCjk("组件").split(" ")).toEqual(["组件", "组", "件"]);
+    const { words, bigrams, chars } = cjkTerms("父组件");
+    expect(bigrams).toEqual(["父组", "组件"]);
+    expect(chars).toEqual(["父", "组", "件"]);
+    expect(words.every((w) => [...w].length >= 2)).toBe(true);
+  });
+
+  test("function words are dropped, and no bigram spans one", () => {
+    const terms = segmentCjk("怎么在父组件的模板里传递数据").split(" ");
+    for (const w of ["怎么", "在", "的"]) expect(terms).not.toContain(w);
+    for (const b of ["么在", "在父", "件的", "的模"]) expect(terms).not.toContain(b);
+    expect(terms).toEqual(expect.arrayContaining(["父组", "组件", "模板", "传递", "数据"]));
+  });
+
+  test("wordsOnlyText keeps the dictionary's words and drops bigrams and characters", () => {
+    const words = wordsOnlyText("子组件如何通知父组件").split(/\s+/).filter(Boolean);
+    expect(words).toContain("通知");
+    expect(words).not.toContain("件通");
+    expect(words.every((w) => [...w].length >= 2)).toBe(true);
+    expect(wordsOnlyText("Vue works")).toBe("Vue works");
   });
 
   test("the same text always gives the same words (ingest and query agree)", () => {
@@ -100,6 +119,32 @@ describe("search in other languages", () => {
     expect(hits[0]?.url).toBe("https://zh.test/props");
     const events = await rankPassages(db, "怎么监听子组件的事件？", { language: "chinese" });
     expect(events[0]?.url).toBe("https://zh.test/events");
+  });
+
+  test("passages cut by an older version are re-cut once, in place (ids kept)", async () => {
+    const { db } = await testStore();
+    const url = `https://zh.test/recut-${crypto.randomUUID()}`;
+    await ingestDocuments(db, [
+      { url, title: "异步组件", content: "# 异步组件\n\n按需懒加载一个组件，在需要时才从服务器加载。" },
+    ]);
+    const [doc] = await db.select().from(documents).where(eq(documents.url, url));
+    const before = await db.execute(sql`select id, tsv::text as tsv, len from chunks where document_id = ${doc!.id}`);
+    const rows = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: Record<string, unknown>[] }).rows);
+    // As an older version left it: the run whole, one term, and the store not yet marked.
+    await db.execute(
+      sql`update chunks set tsv = to_tsvector('simple', '异步组件 按需懒加载一个组件') where document_id = ${doc!.id}`,
+    );
+    await db.execute(sql`delete from instance_secrets where name = ${CJK_TERMS_MARK}`);
+    const urls = async () =>
+      (await rankPassages(db, "如何按需懒加载组件？", { language: "chinese" })).map((h) => h.url);
+    expect(await urls()).not.toContain(url);
+
+    expect(await recutCjkPassagesOnce(db)).toBeGreaterThanOrEqual(1);
+    expect(
+      rows(await db.execute(sql`select id, tsv::text as tsv, len from chunks where document_id = ${doc!.id}`)),
+    ).toEqual(rows(before));
+    expect((await urls())[0]).toBe(url);
+    expect(await recutCjkPassagesOnce(db)).toBe(0); // once per store
   });
 
   test("French: the document's language stems its words, so inflected forms match", async () => {

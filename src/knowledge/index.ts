@@ -28,6 +28,7 @@ export {
 export { deleteDocument, getDocument, putDocument } from "./documents.ts";
 export { searchKnowledgeBase } from "./find.ts";
 export { type KnowledgeDoc, type ParseProblem, parseFile, parseJsonl, parseMarkdown } from "./parse.ts";
+export { recutCjkPassagesOnce } from "./reindex.ts";
 export type { KnowledgeDeps } from "./routes.ts";
 export { seedSampleOnce } from "./seed.ts";
 export { countDocuments, ingestDocuments } from "./service.ts";

@@ -4,6 +4,7 @@
  * guessed when none is given. Ingest and search both go through `searchableText`, so a
  * question is cut exactly as the passages were.
  */
+import { CJK_RUN, cjkTerms, HANGUL, KANA, segmentCjk } from "./cjk.ts";
 
 /** Language names accepted by `language` settings, and the text-search configuration of each. */
 export const LANGUAGE_CONFIGS = {
@@ -42,52 +43,35 @@ export const configCaseSql = (column: string) =>
     .map(([l, c]) => `when '${l}' then '${c}'`)
     .join(" ")} else 'english' end`;
 
-// Scripts written without spaces between words.
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
-const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const HANGUL = /\p{Script=Hangul}/u;
-
-const segmenters = new Map<string, Intl.Segmenter | null>();
-function segmenter(locale: string): Intl.Segmenter | null {
-  if (!segmenters.has(locale)) {
-    segmenters.set(
-      locale,
-      typeof Intl.Segmenter === "function" ? new Intl.Segmenter(locale, { granularity: "word" }) : null,
-    );
-  }
-  return segmenters.get(locale)!;
-}
+/** The text handed to `to_tsvector`: unchanged, except that CJK runs are cut into terms (cjk.ts). */
+export const searchableText = (text: string) => text.replace(CJK_RUN, (run) => ` ${segmentCjk(run)} `);
 
 /**
- * Words of one run of CJK characters, space-separated. `Intl.Segmenter` finds the words its
- * dictionary knows; characters it leaves alone (a technical term like 组件 comes out as 组 件)
- * are joined into overlapping bigrams, which is also the whole method when no segmenter
- * exists. The same run always gives the same words, so a question matches the passages.
+ * The same text with CJK runs cut into their dictionary words only, no bigrams: which of a
+ * question's terms are words of it (a bigram spanning two words is an artefact of cutting, so
+ * the abstention rule does not hold it against a passage when the knowledge base lacks it).
  */
-export function segmentCjk(run: string): string {
-  const locale = KANA.test(run) ? "ja" : HANGUL.test(run) ? "ko" : "zh";
-  const seg = segmenter(locale);
-  const words = seg ? [...seg.segment(run)].filter((s) => s.isWordLike).map((s) => s.segment) : [...run];
-  const out: string[] = [];
-  let singles: string[] = [];
-  const flush = () => {
-    if (singles.length === 1) out.push(singles[0]!);
-    for (let i = 0; i + 1 < singles.length; i++) out.push(singles[i]! + singles[i + 1]!);
-    singles = [];
-  };
-  for (const w of words) {
-    if ([...w].length === 1) singles.push(w);
-    else {
-      flush();
-      out.push(w);
-    }
-  }
-  flush();
-  return out.join(" ");
-}
+export const wordsOnlyText = (text: string) => text.replace(CJK_RUN, (run) => ` ${cjkTerms(run).words.join(" ")} `);
 
-/** The text handed to `to_tsvector`: unchanged, except that CJK runs are cut into words. */
-export const searchableText = (text: string) => text.replace(CJK_RUN, (run) => ` ${segmentCjk(run)} `);
+/**
+ * Question words of each language whose text-search configuration keeps them (PostgreSQL's
+ * stop lists drop English "how" and "what", not French "comment" or "pourquoi"): they frame a
+ * question, so search reads a question without them. The question alone: passages keep them.
+ */
+export const QUESTION_WORDS: Partial<Record<Language, string>> = {
+  french: "comment quel quelle quels quelles pourquoi quand combien lequel laquelle lesquels lesquelles où",
+  german: "wie was warum wann wo welche welcher welches wer wieso weshalb",
+  spanish: "cómo qué cuándo dónde cuál cuáles quién quiénes cuánto cuánta",
+  italian: "come cosa perché quando dove quale quali chi quanto quanta",
+  portuguese: "como que porque quando onde qual quais quem quanto quanta",
+  dutch: "hoe wat waarom wanneer waar welke wie",
+};
+
+/** A SQL CASE body mapping a configuration name to its question words (constants only). */
+export const questionWordsCaseSql = (column: string) =>
+  `case ${column} ${Object.entries(QUESTION_WORDS)
+    .map(([l, w]) => `when '${LANGUAGE_CONFIGS[l as Language]}' then '${w}'`)
+    .join(" ")} else '' end`;
 
 // The commonest function words of each language the detector tells apart (Latin script).
 const FUNCTION_WORDS: Partial<Record<Language, string>> = {

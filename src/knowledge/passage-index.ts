@@ -91,7 +91,8 @@ export interface StoredPassage {
  * Rebuilds the tsvectors of stored passages of knowledge base `kbId` with their documents'
  * (new) language: the same fields and cuts as insertPassages, one statement for the batch. The
  * row trigger re-derives `tfs` from each new tsvector (drizzle/0009), the statement trigger
- * moves the statistics; `len` does not depend on the language and stays.
+ * moves the statistics. `len` is rebuilt too: it does not depend on the language, but it does on
+ * how CJK text is cut (reindex.ts re-cuts passages of an older cut with this function).
  */
 export async function reindexPassages(tx: Pick<Db, "execute">, kbId: string, rows: StoredPassage[]) {
   if (!rows.length) return;
@@ -101,19 +102,19 @@ export async function reindexPassages(tx: Pick<Db, "execute">, kbId: string, row
     title: searchableText(r.title),
   }));
   const passages = rows.map((r) => {
-    const { b, body } = indexedFields(r.title, r.heading, r.content);
-    return { id: r.id, document_id: r.documentId, b, body };
+    const { b, body, len } = indexedFields(r.title, r.heading, r.content);
+    return { id: r.id, document_id: r.documentId, b, body, len };
   });
   await tx.execute(sql`
     with d as materialized (
       select d.document_id, d.cfg::regconfig as cfg, setweight(to_tsvector(d.cfg::regconfig, d.title), 'A') as tv
       from json_to_recordset(${JSON.stringify(docs)}::json) as d(document_id text, cfg text, title text)
     ), p as materialized (
-      select p.id, p.document_id,
+      select p.id, p.document_id, p.len,
         d.tv || setweight(to_tsvector(d.cfg, p.b), 'B') || setweight(to_tsvector(d.cfg, p.body), 'C') as tsv
-      from json_to_recordset(${JSON.stringify(passages)}::json) as p(id text, document_id text, b text, body text)
+      from json_to_recordset(${JSON.stringify(passages)}::json) as p(id text, document_id text, b text, body text, len integer)
       join d on d.document_id = p.document_id
     )
-    update chunks c set tsv = p.tsv from p
+    update chunks c set tsv = p.tsv, len = p.len from p
     where c.id = p.id and c.document_id = p.document_id and c.kb_id = ${kbId}`);
 }

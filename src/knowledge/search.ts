@@ -3,8 +3,9 @@
  * PostgreSQL rank identically.
  *
  * - Terms: the question through `to_tsvector(<language's configuration>, …)` after the same CJK
- *   segmentation as ingest (language.ts) — the same parser, stemmer and stop words as the index. Question framing ("how do I", "tell me about") needs no list: stop
- *   words drop out, and the rest weigh what their inverse document frequency says.
+ *   segmentation as ingest (language.ts, cjk.ts) — the same parser, stemmer and stop words as
+ *   the index. Stop words drop out, and the rest score what their inverse document frequency
+ *   says.
  * - Fields: every passage's tsvector holds the document title (weight A), the passage heading
  *   (B) and the body (C); a term's frequency counts each occurrence by its field's weight
  *   (read from `tfs`, the per-field counts a trigger derives from the tsvector at ingest).
@@ -17,92 +18,27 @@
  *   the cost follows the selective terms' postings, not the corpus.
  * - Pages: a page scores its best passage plus a decaying share of its next two, so a page
  *   with several matching passages beats one stray passage of similar strength.
- * - Abstention: `coverage` is the share of the question's IDF mass a passage contains; a term
- *   the knowledge base has never seen weighs as much as the question's rarest known term (with
- *   its own IDF it weighed most: "tell" vetoed "tell me about streaming replies"). When no passage reaches MIN_COVERAGE the
- *   question is not about this knowledge base and search returns nothing.
+ * - Abstention: `coverage` is the share of the question's IDF mass a passage (and its page)
+ *   contains. When no page reaches `minCoverage` and no passage `minPassageCoverage`, the
+ *   question is not about this knowledge base and search returns nothing. In that mass:
+ *   - a term the knowledge base has never seen weighs `unseenWeight` times the question's
+ *     rarest known term (its own BM25 IDF would make "tell" veto "tell me about streaming
+ *     replies"), scaled down in a small knowledge base (`unseenHalfWords`), which has seen
+ *     little of its language;
+ *   - what only frames the question or is an artefact of cutting it weighs nothing: the
+ *     language's question words (French "comment", "pourquoi": QUESTION_WORDS; PostgreSQL's
+ *     English stop list already drops "how" and "what"), single characters, and unseen CJK
+ *     bigrams or hyphenated compounds (whose parts are terms of their own).
+ *   Off-topic questions share a common word or two with the documents and are about a word the
+ *   documents lack ("recette de la ratatouille"); in-scope ones match most of their weight.
  */
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
-import { configCaseSql, LANGUAGE_CONFIGS, type Language, searchableText } from "./language.ts";
+import { configCaseSql, LANGUAGE_CONFIGS, questionWordsCaseSql, searchableText, wordsOnlyText } from "./language.ts";
+import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 
-/** A passage found by search, with the document it comes from. */
-export interface SearchHit {
-  /** The passage's id. */
-  id: string;
-  documentId: string;
-  url: string;
-  title: string;
-  heading: string;
-  content: string;
-  /** The passage's BM25F score. */
-  score: number;
-  /** Its page's score: what results are ordered by. */
-  pageScore: number;
-  /** Share (0–1) of the question's IDF mass the passage contains. */
-  coverage: number;
-}
-
-/** Tuning of the ranking; the defaults are the literature's (k1, b) or chosen once, generally. */
-export interface SearchOptions {
-  /**
-   * Search only this knowledge base (candidates are filtered in the index scan, see
-   * knowledge_candidates_in). Unset: every knowledge base (benchmarks and evaluation only).
-   */
-  kbId?: string;
-  /** Passages returned (after page grouping). */
-  limit?: number;
-  /** Passages returned per page at most. */
-  perPage?: number;
-  k1?: number;
-  b?: number;
-  /** Weight of one occurrence in the title and in a heading; the body counts 1. */
-  titleWeight?: number;
-  headingWeight?: number;
-  /** Share of a page's second passage in its score (its third gets the square). */
-  pageDecay?: number;
-  /**
-   * Abstention: the best page must cover this share of the question's IDF mass (terms in any
-   * of its matching passages)…
-   */
-  minCoverage?: number;
-  /** …and the best passage this share (words of the question near each other, not scattered). */
-  minPassageCoverage?: number;
-  /** Terms in more passages than this only score; they do not bring candidates in. */
-  probeMaxDf?: number;
-  /** Most passages scored per question. */
-  maxCandidates?: number;
-  /**
-   * Weight, in the coverage rule, of a question term the knowledge base has never seen, as a
-   * multiple of the highest (`unseenOf`) IDF of the question's known terms (BM25's own IDF
-   * would make it the heaviest term: "tell" in "tell me about streaming" outweighed the subject).
-   */
-  unseenWeight?: number;
-  /** Which of the known terms' IDFs `unseenWeight` multiplies: their mean or their maximum. */
-  unseenOf?: "mean" | "max";
-  /**
-   * The question's language (its text-search configuration); by default the knowledge base's
-   * `language`, else the language most of its documents are in.
-   */
-  language?: Language | undefined;
-}
-
-export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "kbId" | "language">> = {
-  limit: 8,
-  perPage: 2,
-  k1: 1.2,
-  b: 0.75,
-  titleWeight: 3,
-  headingWeight: 2,
-  pageDecay: 0.5,
-  minCoverage: 0.5,
-  minPassageCoverage: 0.35,
-  probeMaxDf: 500,
-  maxCandidates: 100,
-  unseenWeight: 1,
-  unseenOf: "max",
-};
+export { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
 const MAX_QUESTION_CHARS = 2_000;
@@ -120,6 +56,7 @@ const num = (n: number) => {
 export function searchSql(question: string, options: SearchOptions = {}): SQL {
   const o = { ...SEARCH_DEFAULTS, ...options };
   const q = searchableText(question.slice(0, MAX_QUESTION_CHARS));
+  const words = wordsOnlyText(question.slice(0, MAX_QUESTION_CHARS));
   // Unset: the knowledge base's language, else the language most of its documents are in.
   const byDocuments =
     o.kbId === undefined
@@ -140,21 +77,34 @@ with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
   from knowledge_stats where id = 1
 ),
-ql as (select distinct u.lexeme from unnest(to_tsvector(coalesce(${cfg}, 'english')::regconfig, ${q}::text)) u limit ${num(MAX_TERMS)}),
+qc as (select coalesce(${cfg}, 'english') as cfg),
+-- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
+-- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
+-- coverage. Over MAX_TERMS (a long CJK question: words, bigrams and characters), single
+-- characters go first, then bigrams.
+ql as (
+  select u.lexeme,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${words}::text)) w) as word,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing
+  from (select distinct x.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${q}::text)) x) u
+  order by word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
+),
 qt as (
-  select ql.lexeme, coalesce(t.df, 0) as df,
-    ln(1 + (st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) as idf
+  select ql.lexeme, ql.word, ql.framing, coalesce(t.df, 0) as df, i.idf, case when ql.framing or char_length(ql.lexeme) = 1 then 0 else i.idf end as cw
   from ql cross join st left join knowledge_terms t on t.lexeme = ql.lexeme
+    cross join lateral (select ln(1 + (st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) as idf) i
 ),
 -- Candidates from the GIN index, never from a scan: the postings of each selective term
 -- (in at most probeMaxDf passages; the rarest term alone when every one is common), then the
 -- passages holding the most IDF of them — the coordination level, read from the index alone —
 -- are the ones scored.
--- The question's IDF mass, the denominator of coverage: known terms by their IDF, unseen ones
--- by unseenWeight times the known terms' highest (or mean) IDF (no known term: nothing covers it).
+-- The question's IDF mass, the denominator of coverage: known terms by their IDF, unseen words
+-- by unseenWeight times the known terms' highest (or mean) IDF (no known term: nothing covers
+-- it). Unseen bigrams and hyphenated compounds (logged-in, whose parts are terms too) are
+-- artefacts of cutting and weigh nothing.
 qmass as (
-  select coalesce(sum(idf) filter (where df > 0), 0)
-    + count(*) filter (where df = 0) * ${num(o.unseenWeight)} * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(idf) filter (where df > 0), 0) as m
+  select nullif(coalesce(sum(cw) filter (where df > 0), 0)
+    + count(*) filter (where df = 0 and word and not framing and char_length(lexeme) > 1 and strpos(lexeme, '-') = 0) * ${num(o.unseenWeight)} * (select n * avglen / (n * avglen + ${num(o.unseenHalfWords)}) from st) * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(cw) filter (where df > 0 and cw > 0), 0), 0) as m
   from qt
 ),
 quoted as (
@@ -177,7 +127,7 @@ cand as materialized (
   from cand_ids k join chunks c on c.id = k.id
 ),
 tf as (
-  select c.id, c.document_id, c.len, qt.lexeme, qt.idf,
+  select c.id, c.document_id, c.len, qt.lexeme, qt.idf, qt.cw,
     ${num(o.titleWeight)} * (f.v->>0)::float8 + ${num(o.headingWeight)} * (f.v->>1)::float8 + (f.v->>2)::float8 as w
   from cand c cross join qt cross join lateral (select c.tfs -> qt.lexeme as v) f
   where f.v is not null
@@ -185,7 +135,7 @@ tf as (
 scored as (
   select tf.id, tf.document_id,
     sum(tf.idf * tf.w * ${num(o.k1 + 1)} / (tf.w + ${num(o.k1)} * (1 - ${num(o.b)} + ${num(o.b)} * tf.len / st.avglen))) as score,
-    sum(tf.idf) / (select m from qmass) as coverage
+    coalesce(sum(tf.cw) / (select m from qmass), 0) as coverage
   from tf cross join st
   group by tf.id, tf.document_id
 ),
@@ -193,8 +143,8 @@ ranked as (
   select s.*, row_number() over (partition by s.document_id order by s.score desc, s.id) as nth from scored s
 ),
 page_terms as (
-  select document_id, sum(idf) / (select m from qmass) as coverage
-  from (select distinct document_id, lexeme, idf from tf) x group by document_id
+  select document_id, coalesce(sum(cw) / (select m from qmass), 0) as coverage
+  from (select distinct document_id, lexeme, cw from tf) x group by document_id
 ),
 pages as (
   select r.document_id, sum(r.score * power(${num(o.pageDecay)}, r.nth - 1)) as page_score, min(pt.coverage) as coverage

@@ -1,0 +1,80 @@
+/**
+ * Re-cutting stored passages after the way CJK text is cut into terms changed (cjk.ts: words,
+ * bigrams and characters, function words dropped; before, dictionary words and bigrams of the
+ * characters left alone). Questions are cut the new way at once, so passages indexed the old way
+ * would match them less well until re-cut. A SQL migration cannot do it (the cutting is
+ * `Intl.Segmenter`'s), so the server does it once per store at start, recorded in
+ * instance_secrets.
+ *
+ * In place: each passage holding CJK text gets its tsvector and length rebuilt from its stored
+ * text (the tfs trigger and the statistics triggers follow, in the same transaction). Ids stay,
+ * so embeddings, citations and feedback keep pointing at them. Idempotent: instances starting
+ * together may both do it and reach the same rows.
+ */
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import { instanceSecrets } from "../db/schema.ts";
+import { CJK_RUN } from "./cjk.ts";
+import { isLanguage } from "./language.ts";
+import { reindexPassages } from "./passage-index.ts";
+
+/** The mark a store gets once its CJK passages are cut the current way. */
+export const CJK_TERMS_MARK = "cjk_terms_v2";
+const PAGE = 500;
+const HAS_CJK = new RegExp(CJK_RUN.source, "u");
+
+type Row = {
+  id: string;
+  document_id: string;
+  kb_id: string;
+  title: string;
+  heading: string;
+  content: string;
+  language: string;
+};
+// PGlite returns { rows }, postgres.js the rows themselves.
+const rowsOf = <T>(result: unknown) =>
+  (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
+
+/** Re-cuts the store's CJK passages unless already done; how many were re-cut. */
+export async function recutCjkPassagesOnce(db: Db): Promise<number> {
+  const done = await db.execute(sql`select 1 from instance_secrets where name = ${CJK_TERMS_MARK}`);
+  if (rowsOf(done).length > 0) return 0;
+  let recut = 0;
+  let after = "";
+  for (;;) {
+    // Only passages whose text has a CJK character (the ranges of cjk.ts's scripts) are read.
+    const rows = rowsOf<Row>(
+      await db.execute(sql`
+        select c.id, c.document_id, c.kb_id, d.title, c.heading, c.content, d.language
+        from chunks c join documents d on d.id = c.document_id
+        where c.id > ${after} and (d.title || c.heading || c.content) ~ '[぀-ヿ㐀-䶿一-鿿豈-﫿가-힯ᄀ-ᇿ]'
+        order by c.id limit ${PAGE}`),
+    );
+    if (rows.length === 0) break;
+    after = rows.at(-1)!.id;
+    const byKb = new Map<string, Row[]>();
+    for (const r of rows)
+      if (HAS_CJK.test(`${r.title}${r.heading}${r.content}`)) byKb.set(r.kb_id, [...(byKb.get(r.kb_id) ?? []), r]);
+    for (const [kbId, list] of byKb) {
+      await reindexPassages(
+        db,
+        kbId,
+        list.map((r) => ({
+          id: r.id,
+          documentId: r.document_id,
+          title: r.title,
+          heading: r.heading,
+          content: r.content,
+          language: isLanguage(r.language) ? r.language : "english",
+        })),
+      );
+      recut += list.length;
+    }
+  }
+  await db
+    .insert(instanceSecrets)
+    .values({ name: CJK_TERMS_MARK, value: new Date().toISOString() })
+    .onConflictDoNothing();
+  return recut;
+}
