@@ -14,6 +14,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import type { SearchHit } from "../search-options.ts";
 import type { Embedder } from "./client.ts";
 import { vectorLiteral } from "./store.ts";
 
@@ -81,16 +82,10 @@ export function createSemanticSearch(config: SemanticSearchConfig): SemanticSear
   };
 }
 
-/** A passage from the vector index. */
-export interface Neighbour {
-  id: string;
-  documentId: string;
-  url: string;
-  title: string;
-  heading: string;
-  content: string;
+/** A passage from the vector index: a search hit's passage fields, with its cosine similarity. */
+export type Neighbour = Pick<SearchHit, "id" | "documentId" | "url" | "title" | "heading" | "content"> & {
   similarity: number;
-}
+};
 
 const rowsOf = (r: unknown) => (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as Record<string, unknown>[];
 
