@@ -39,3 +39,26 @@ describe("storage faults", () => {
     }
   });
 });
+
+describe("other database failures that are not server faults", () => {
+  test.each([
+    ["40P01", "deadlock detected"],
+    ["40001", "could not serialize access due to concurrent update"],
+  ])("%s %s (a race the code did not retry) → 503 with Retry-After, not 500", (code, message) => {
+    const api = toApiError(wrapped(pgError(code, message)));
+    expect([api.status, api.code]).toEqual([503, "service_unavailable"]);
+    expect(api.options.headers?.["retry-after"]).toBe("1");
+  });
+
+  test.each([
+    ["22021", 'invalid byte sequence for encoding "UTF8": 0x00'],
+    ["22P05", "unsupported Unicode escape sequence"],
+  ])("%s %s (a NUL the client sent) → 400 invalid_request", (code, message) => {
+    const api = toApiError(wrapped(pgError(code, message)));
+    expect([api.status, api.code]).toEqual([400, "invalid_request"]);
+  });
+
+  test("anything else is still a 500", () => {
+    expect(toApiError(wrapped(pgError("42P01", 'relation "x" does not exist'))).status).toBe(500);
+  });
+});

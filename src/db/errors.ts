@@ -67,6 +67,12 @@ export const SQLSTATE = {
   untranslatableCharacter: "22P05",
 } as const;
 
+/** A deadlock or serialisation failure: the transaction lost a race and may simply run again. */
+export function isTransientConflict(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === SQLSTATE.deadlockDetected || state === SQLSTATE.serializationFailure;
+}
+
 /**
  * Whether the statement failed on text the client sent that PostgreSQL cannot store (a NUL
  * character anywhere in a name, id, URL or JSON value): the request's fault, answered 400.

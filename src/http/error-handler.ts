@@ -5,7 +5,7 @@
 import { ValidationError } from "elysia";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { ErrorBody } from "../contract/errors.ts";
-import { isStorageFault, isStoreUnavailable, isUnstorableText } from "../db/errors.ts";
+import { isStorageFault, isStoreUnavailable, isTransientConflict, isUnstorableText } from "../db/errors.ts";
 import { markStatus } from "./access-log.ts";
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "./errors.ts";
 import { requestIdOf, urlOf } from "./request-id.ts";
@@ -106,6 +106,12 @@ export function toApiError(error: unknown): ApiError {
       headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
     });
   }
+  // A lock cycle or serialisation failure the code did not retry itself: transient, so retryable.
+  if (isTransientConflict(error))
+    return new ApiError("service_unavailable", "A concurrent change got in the way; retry shortly.", {
+      cause: error,
+      headers: { "retry-after": "1" },
+    });
   // Wherever a NUL reached a statement (every text parameter is one way in), the request is at fault.
   if (isUnstorableText(error))
     return new ApiError("invalid_request", "The request contains a character that cannot be stored: NUL (U+0000).");

@@ -10,7 +10,7 @@ import { documents, knowledgeBases } from "../db/schema.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { isId } from "../ids.ts";
 import type { KnowledgeDoc } from "./parse.ts";
-import { type IngestCounter, ingestDocuments } from "./service.ts";
+import { type IngestCounter, ingestDocuments, withDeadlockRetry } from "./service.ts";
 
 const summaryFields = {
   id: documents.id,
@@ -110,13 +110,17 @@ export async function pageDocuments(
  */
 export async function deleteDocument(db: Db, kbId: string, id: string, now = new Date()): Promise<boolean> {
   if (!isId("doc", id)) return false;
-  const rows = (await db.execute(sql`
+  // A concurrent language change re-indexes the knowledge base's passages and takes the locks
+  // the other way round: the database fails one of the two (40P01), and this one runs again.
+  const rows = (await withDeadlockRetry(() =>
+    db.execute(sql`
     with gone as (
       delete from ${documents} where ${documents.kbId} = ${kbId} and ${documents.id} = ${id} returning ${documents.id}
     ), touched as (
       update ${knowledgeBases} set updated_at = ${now.toISOString()}::timestamptz
       where ${knowledgeBases.id} = ${kbId} and exists (select 1 from gone)
     )
-    select id from gone`)) as unknown as { rows?: unknown[] } | unknown[];
+    select id from gone`),
+  )) as unknown as { rows?: unknown[] } | unknown[];
   return (Array.isArray(rows) ? rows : (rows.rows ?? [])).length === 1;
 }
