@@ -15,6 +15,18 @@ const broadcastVerdict = (added: number) => `added p99 ≤ 5 ms: ${goal(added <=
 const before = (x: { before?: { rpsRatio: number } } | undefined) =>
   x?.before ? `; before (same run): ${f(x.before.rpsRatio, 2)}` : "";
 
+/** The line that ends the generated part of bench/results.md. */
+const GENERATED_END = "See bench/README.md for what each figure measures.\n";
+
+/**
+ * The sections after the generated table (other benches' figures, before/after tables, written by
+ * hand from their own runs): kept as they are when `bun run bench` rewrites the table.
+ */
+export function keptSections(previous: string): string {
+  const at = previous.indexOf(GENERATED_END);
+  return at === -1 ? "" : previous.slice(at + GENERATED_END.length);
+}
+
 export function renderMarkdown(r: R): string {
   const s = r.streaming;
   const rows = [
@@ -143,6 +155,5 @@ Query plan of a deep page:
 ${r.pagination.plan.join("\n")}
 \`\`\`
 
-See bench/README.md for what each figure measures.
-`;
+${GENERATED_END}`;
 }

@@ -219,11 +219,13 @@ if (only) {
     sectionsFrom: { ...previous.sectionsFrom, ...Object.fromEntries(Object.keys(results).map((k) => [k, meta])) },
   };
   writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify(merged, null, 2)}\n`);
-  const { renderMarkdown } = await import("./report.ts");
-  writeFileSync(join(ROOT, "bench/results.md"), renderMarkdown(merged));
+  const { renderMarkdown, keptSections } = await import("./report.ts");
+  const resultsMd = join(ROOT, "bench/results.md");
+  writeFileSync(resultsMd, renderMarkdown(merged) + keptSections(await Bun.file(resultsMd).text()));
   process.exit(0);
 }
 writeFileSync(join(ROOT, "bench/results.json"), `${JSON.stringify({ ...meta, ...results }, null, 2)}\n`);
-const { renderMarkdown } = await import("./report.ts");
-writeFileSync(join(ROOT, "bench/results.md"), renderMarkdown({ ...meta, ...results }));
+const { renderMarkdown, keptSections } = await import("./report.ts");
+const resultsMd = join(ROOT, "bench/results.md");
+writeFileSync(resultsMd, renderMarkdown({ ...meta, ...results }) + keptSections(await Bun.file(resultsMd).text()));
 log(`done: bench/results.md, bench/results.json`);
