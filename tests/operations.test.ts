@@ -190,4 +190,36 @@ describe("access log", () => {
     });
     expect(end.duration_ms).toBeGreaterThanOrEqual(first.duration_ms);
   });
+
+  test("a replay of an ended reply and a stream the client left log their end too, counted as written", async () => {
+    const { a, log, key } = await app();
+    const call = (path: string, init: RequestInit = {}) =>
+      a.handle(
+        new Request(`http://localhost${path}`, {
+          ...init,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        }),
+      );
+    const reply = (await (
+      await call("/v1/chat", { method: "POST", body: JSON.stringify({ message: "hi" }) })
+    ).json()) as {
+      id: string;
+      conversation_id: string;
+    };
+    const replay = await call(`/v1/conversations/${reply.conversation_id}/messages/${reply.id}/events?after=2`);
+    const text = (await read(replay)).text;
+    const ends = () => log.entries().filter((e) => e.msg === "stream end");
+    const replayed = await eventually(() => ends().find((e) => e.route.endsWith("/events")));
+    // start and the first token skipped: 2 tokens, sources, end.
+    expect(replayed).toMatchObject({ events: 4, reply_status: "completed", bytes: Buffer.byteLength(text) });
+
+    const left = await call("/v1/chat", { method: "POST", body: JSON.stringify({ message: "hi", stream: true }) });
+    const reader = left.body!.getReader();
+    const first = await reader.read();
+    await reader.cancel();
+    const closed = await eventually(() => ends().find((e) => e.reply_status === "client_closed"));
+    // Bytes written to the response: at least what this client read before it left.
+    expect(closed.bytes).toBeGreaterThanOrEqual(first.value!.byteLength);
+    expect(closed.events).toBeGreaterThanOrEqual(1);
+  });
 });

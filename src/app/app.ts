@@ -15,6 +15,7 @@ import { ApiError } from "../http/errors.ts";
 import { notAllowed, routePatterns } from "../http/fallback.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
+import { type StreamSummary, tallyOf } from "../http/stream-tally.ts";
 import { watchStream } from "../http/stream-watch.ts";
 import { utf8Length } from "../http/text.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
@@ -109,7 +110,7 @@ export function createApp({
       if (!responseValue.headers.get("content-type")?.startsWith("text/event-stream")) return;
       metrics?.openStreams.inc();
       streaming.add(request);
-      return watchStream(responseValue, (end) => {
+      const ended = (end: StreamSummary) => {
         const ms = elapsedMs(request) ?? 0;
         endRequestSpan(request, route, responseValue.status, { "parley.reply_status": end.reply_status });
         metrics?.openStreams.dec();
@@ -118,7 +119,11 @@ export function createApp({
           { request_id: requestIdOf(request), method: request.method, route: route || "*", duration_ms: ms, ...end },
           "stream end",
         );
-      });
+      };
+      // Our producers count as they write (http/stream-tally.ts); any other body is watched.
+      const tally = tallyOf(responseValue);
+      if (!tally) return watchStream(responseValue, ended);
+      tally.onEnd(ended);
     })
     .onAfterResponse(({ request, route, set, responseValue, ...ctx }) => {
       const path = urlOf(request).pathname;

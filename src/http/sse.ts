@@ -19,6 +19,8 @@ export interface SseOptions<E> {
   encode?: (e: E) => { id?: number; data: unknown };
 }
 
+import { StreamTally } from "./stream-tally.ts";
+
 const encoder = new TextEncoder();
 const frame = ({ id, data }: { id?: number; data: unknown }) =>
   encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`);
@@ -31,49 +33,65 @@ export function sseResponse<E>(
 ): Response {
   let unsubscribe = () => {};
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Counted from the first event, which `start` may already deliver (a replay), before `body` exists.
+  const tally = new StreamTally();
   const stop = () => {
     unsubscribe();
     clearTimeout(timer);
   };
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let lastWrite = Date.now();
-      let wrote = false;
-      let closed = false;
-      // One timer per stream, due exactly `keepAliveMs` after the last write: the gap between
-      // two writes never exceeds the interval, however events and pings interleave.
-      const schedule = (delay: number) => {
-        timer = setTimeout(() => {
+  const body = tally.attach(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        let lastWrite = Date.now();
+        let wrote = false;
+        let closed = false;
+        // One timer per stream, due exactly `keepAliveMs` after the last write: the gap between
+        // two writes never exceeds the interval, however events and pings interleave.
+        const schedule = (delay: number) => {
+          timer = setTimeout(() => {
+            if (closed) return;
+            const quietFor = Date.now() - lastWrite;
+            if (quietFor >= keepAliveMs) {
+              controller.enqueue(PING);
+              tally.add(PING.length, 0);
+              lastWrite = Date.now();
+              schedule(keepAliveMs);
+            } else {
+              schedule(keepAliveMs - quietFor);
+            }
+          }, delay);
+        };
+        schedule(keepAliveMs);
+        unsubscribe = source.subscribe((e) => {
           if (closed) return;
-          const quietFor = Date.now() - lastWrite;
-          if (quietFor >= keepAliveMs) {
-            controller.enqueue(PING);
-            lastWrite = Date.now();
-            schedule(keepAliveMs);
-          } else {
-            schedule(keepAliveMs - quietFor);
+          lastWrite = Date.now();
+          wrote = true;
+          const encoded = encode(e);
+          const bytes = frame(encoded);
+          controller.enqueue(bytes);
+          const last = isLast(e);
+          tally.add(bytes.length, 1, last ? encoded.data : undefined);
+          if (last) {
+            closed = true;
+            // The subscription may deliver synchronously, before `unsubscribe` is assigned.
+            queueMicrotask(stop);
+            controller.close();
+            tally.end("incomplete");
           }
-        }, delay);
-      };
-      schedule(keepAliveMs);
-      unsubscribe = source.subscribe((e) => {
-        if (closed) return;
-        lastWrite = Date.now();
-        wrote = true;
-        controller.enqueue(frame(encode(e)));
-        if (isLast(e)) {
-          closed = true;
-          // The subscription may deliver synchronously, before `unsubscribe` is assigned.
-          queueMicrotask(stop);
-          controller.close();
+        });
+        // Bun sends the status and headers with the first bytes: a follower with nothing to replay
+        // (a position past the end of a running reply) would otherwise wait a keep-alive for them.
+        if (!wrote) {
+          controller.enqueue(OPEN);
+          tally.add(OPEN.length, 0);
         }
-      });
-      // Bun sends the status and headers with the first bytes: a follower with nothing to replay
-      // (a position past the end of a running reply) would otherwise wait a keep-alive for them.
-      if (!wrote) controller.enqueue(OPEN);
-    },
-    cancel: stop,
-  });
+      },
+      cancel: () => {
+        stop();
+        tally.end("client_closed");
+      },
+    }),
+  );
   return new Response(body, {
     status: 200,
     headers: {

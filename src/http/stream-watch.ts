@@ -1,16 +1,13 @@
 /**
- * Watches an SSE response to its end, for the access log's second line and the stream metrics:
+ * Watches an SSE response that keeps no tally of its own (stream-tally.ts: another producer's, e.g.
+ * the OpenAI-compatible door's) to its end, for the access log's second line and the stream metrics:
  * the body is passed through unchanged (pull by pull, so back-pressure holds) while counting
  * bytes and events and keeping the last event, whose type says how the reply ended.
  */
 import { SseScanner } from "./sse-scan.ts";
+import type { StreamSummary } from "./stream-tally.ts";
 
-/** How a stream ended. `reply_status`: from its terminal event, or `client_closed` when the client left first. */
-export interface StreamSummary {
-  bytes: number;
-  events: number;
-  reply_status: string;
-}
+export type { StreamSummary };
 
 export function watchStream(response: Response, onEnd: (s: StreamSummary) => void): Response {
   const source = response.body;

@@ -12,6 +12,8 @@
  * pages after their first. Memory: the pages cached (bounded in bytes) plus one page in flight
  * per reader, whatever the reply's length and however many read it.
  */
+import { SseScanner } from "../http/sse-scan.ts";
+import { StreamTally } from "../http/stream-tally.ts";
 import type { readFrames } from "./reads.ts";
 
 /** Reads up to `limit` events of reply `id` after `after`, framed (reads.ts's `readFrames` over a Db). */
@@ -107,6 +109,7 @@ export class ReplayPager {
   response(id: string, after: number): Response {
     let position = after;
     let done = false;
+    const tally = new StreamTally();
     const body = new ReadableStream<Uint8Array>(
       {
         pull: async (controller) => {
@@ -114,16 +117,23 @@ export class ReplayPager {
           // Stored data is the event's JSON already: framed by the database, never parsed here.
           const page = await this.read(id, position);
           if (page.count > 0) controller.enqueue(page.bytes);
+          tally.add(page.bytes.byteLength, page.count);
           position = page.last ?? position;
           if (page.count < page.limit) {
             done = true;
             controller.close();
+            // Only the last page holds the terminal event: its status for the log, read from the bytes.
+            const scan = new SseScanner();
+            scan.push(page.bytes);
+            tally.status = scan.status;
+            tally.end("incomplete");
           }
         },
+        cancel: () => tally.end("client_closed"),
       },
       { highWaterMark: 1 },
     );
-    return new Response(body, {
+    return new Response(tally.attach(body), {
       status: 200,
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
