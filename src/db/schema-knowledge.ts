@@ -86,8 +86,9 @@ export const documents = pgTable(
  * Passages of documents, the unit of retrieval. `tsv` holds three weighted fields — the
  * document's title (A), the passage's heading (B) and its body (C) — written by ingest in the
  * same statement as the row; `len` is the passage's length in words (BM25's length
- * normalisation). Triggers (migration 0005) fill `tfs` from `tsv` and keep knowledge_terms and
- * knowledge_stats in step with every insert, update and delete, in the same transaction, and
+ * normalisation; search reads the per-field term counts from `tsv`). Triggers (migration 0006)
+ * keep knowledge_terms and knowledge_stats in step with every insert, update and delete, in the
+ * same transaction, and
  * turn the GIN index's fastupdate off (a pending list would be scanned by every search).
  */
 export const chunks = pgTable(
@@ -104,8 +105,6 @@ export const chunks = pgTable(
     content: text("content").notNull(),
     tsv: tsvector("tsv").notNull(),
     len: integer("len").notNull().default(0),
-    /** Per lexeme, its occurrences in [title, heading, body]: term frequencies without unnesting `tsv`. */
-    tfs: jsonb("tfs").notNull().default(sql`'{}'::jsonb`),
   },
   (t) => [
     index("chunks_tsv_idx").using("gin", t.tsv),

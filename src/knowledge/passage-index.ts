@@ -26,9 +26,8 @@ function indexedFields(title: string, heading: string, content: string) {
 
 /**
  * One statement for every passage of the batch, its rows as one JSON parameter: each title is
- * tokenised once per document, each passage's tsvector once, and its term frequencies (tfs:
- * {lexeme: [in title, in heading, in body]}, as knowledge_chunk_tfs in drizzle/0006 derives them)
- * from that tsvector in the same statement. Each document's text is cut by its own language's
+ * tokenised once per document, each passage's tsvector once (search reads the per-field term
+ * counts from it, search.ts). Each document's text is cut by its own language's
  * configuration (`cfg`), CJK runs segmented into words first (searchableText, as questions are).
  * The statement-level triggers then update the statistics once for the whole batch.
  */
@@ -67,13 +66,8 @@ export async function insertPassages(
         as p(id text, i integer, ord integer, heading text, b text, body text, content text, len integer)
       join d on d.i = p.i
     )
-    insert into chunks (id, document_id, kb_id, ord, heading, content, tsv, len, tfs)
-    select p.id, p.document_id, ${kbId}, p.ord, p.heading, p.content, p.tsv, p.len, coalesce((
-      select jsonb_object_agg(u.lexeme, jsonb_build_array(
-        cardinality(array_positions(u.weights, 'A')),
-        cardinality(array_positions(u.weights, 'B')),
-        cardinality(u.weights) - cardinality(array_positions(u.weights, 'A')) - cardinality(array_positions(u.weights, 'B'))))
-      from unnest(p.tsv) u), '{}'::jsonb)
+    insert into chunks (id, document_id, kb_id, ord, heading, content, tsv, len)
+    select p.id, p.document_id, ${kbId}, p.ord, p.heading, p.content, p.tsv, p.len
     from p`);
 }
 
@@ -90,8 +84,7 @@ export interface StoredPassage {
 /**
  * Rebuilds the tsvectors of stored passages of knowledge base `kbId` with their documents'
  * (new) language: the same fields and cuts as insertPassages, one statement for the batch. The
- * row trigger re-derives `tfs` from each new tsvector (drizzle/0009), the statement trigger
- * moves the statistics. `len` is rebuilt too: it does not depend on the language, but it does on
+ * statement trigger moves the statistics. `len` is rebuilt too: it does not depend on the language, but it does on
  * how CJK text is cut (reindex.ts re-cuts passages of an older cut with this function).
  */
 export async function reindexPassages(tx: Pick<Db, "execute">, kbId: string, rows: StoredPassage[]) {

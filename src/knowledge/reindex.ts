@@ -7,7 +7,7 @@
  * instance_secrets.
  *
  * In place: each passage holding CJK text gets its tsvector and length rebuilt from its stored
- * text (the tfs trigger and the statistics triggers follow, in the same transaction). Ids stay,
+ * text (the statistics triggers follow, in the same transaction). Ids stay,
  * so embeddings, citations and feedback keep pointing at them. Idempotent: instances starting
  * together may both do it and reach the same rows.
  */
