@@ -10,17 +10,21 @@ import type { BulkItem, BulkResult } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
 import { isStoreUnavailable } from "../db/errors.ts";
 import { type KnowledgeDoc, type ParseProblem, type ParseRules, parseFile, parseJsonLine } from "./parse.ts";
-import { type IngestCounter, ingestDocuments } from "./service.ts";
+import { BATCH_DOCS, type IngestCounter, ingestDocuments, mergePendingIndexEntries } from "./service.ts";
 
-/** Documents stored per ingest call while a stream is read. */
-const BATCH = 50;
+/**
+ * Documents are stored as a stream is read, a batch at a time: at most BATCH_DOCS documents (an
+ * ingest transaction's worth) or PENDING_BYTES of their text, whichever comes first, so memory
+ * stays bounded by the batch whatever the upload's size. It was 50 documents a call, with the
+ * index's pending list merged after each: 4,000 passages/s at 100k (issue 23).
+ */
+const PENDING_BYTES = 8 * 1_048_576;
 
 const failure = (p: Omit<ParseProblem, "where">): BulkItem["error"] => {
   const code: ErrorCode = p.tooLarge ? "payload_too_large" : "invalid_request";
   return { code, message: p.reason, ...(p.param ? { param: p.param } : {}) };
 };
 
-/** Collects items and stores pending documents in batches, each item keeping its place. */
 /** How a bulk upload is stored: its timestamp, what stops it (the client gone), what counts it (metrics). */
 export interface BulkOptions {
   now: Date;
@@ -28,9 +32,11 @@ export interface BulkOptions {
   count?: IngestCounter;
 }
 
+/** Collects items and stores pending documents in batches, each item keeping its place. */
 class Collector {
   readonly items: BulkItem[] = [];
   private pending: { doc: KnowledgeDoc; item: BulkItem }[] = [];
+  private pendingBytes = 0;
   private readonly now: Date;
   private readonly signal?: AbortSignal;
   private readonly count?: IngestCounter;
@@ -53,12 +59,14 @@ class Collector {
     const item: BulkItem = { ...where, url: doc.url, status: "failed" };
     this.items.push(item);
     this.pending.push({ doc, item });
-    if (this.pending.length >= BATCH) await this.flush();
+    this.pendingBytes += doc.content.length + doc.title.length;
+    if (this.pending.length >= BATCH_DOCS || this.pendingBytes >= PENDING_BYTES) await this.flush();
   }
 
   async flush() {
     const batch = this.pending;
     this.pending = [];
+    this.pendingBytes = 0;
     if (batch.length === 0) return;
     // Same URL twice in one batch: ingest keeps the last; each item learns its own outcome.
     const byDoc = new Map(batch.map((p) => [p.doc, p.item]));
@@ -69,6 +77,7 @@ class Collector {
         kbId: this.kbId,
         now: this.now,
         signal: this.signal,
+        mergeIndex: false, // once, at the end of the upload (finish)
         onStored: (doc, s) => {
           Object.assign(byDoc.get(doc)!, { id: s.id, status: s.created ? "created" : "replaced" });
           this.count?.(1, s.passages);
@@ -80,6 +89,15 @@ class Collector {
         },
       },
     );
+  }
+
+  /** Stores what is pending, then merges the index's pending entries once for the whole upload. */
+  async finish(): Promise<void> {
+    try {
+      await this.flush();
+    } finally {
+      await mergePendingIndexEntries(this.db);
+    }
   }
 
   result(): BulkResult {
@@ -144,7 +162,7 @@ export async function ingestNdjson(
     else c.fail({ line: n }, r.problem);
     if (options.signal?.aborted) break;
   }
-  await c.flush();
+  await c.finish();
   return c.result();
 }
 
@@ -192,6 +210,6 @@ export async function ingestFiles(
     if (r.doc) await c.add({ file }, r.doc);
     else c.fail({ file }, r.problem!);
   }
-  await c.flush();
+  await c.finish();
   return c.result();
 }

@@ -29,6 +29,12 @@ export interface IngestOptions {
    * documents already stored is returned (a CLI's Ctrl-C, a server's shutdown).
    */
   signal?: AbortSignal;
+  /**
+   * Merge the GIN index's pending entries when done (default). A caller that ingests in several
+   * calls (a bulk upload read as a stream) merges once at its end instead: merging after every
+   * few dozen documents cost more than storing them.
+   */
+  mergeIndex?: boolean;
 }
 
 // Documents per transaction (at most BATCH_PASSAGES passages). The statistics are updated once
@@ -47,7 +53,7 @@ const BATCH_PASSAGES = 2_000;
 export async function ingestDocuments(
   db: Db,
   docs: KnowledgeDoc[],
-  { now = new Date(), onError, signal, kbId = DEFAULT_KB_ID, onStored }: IngestOptions = {},
+  { now = new Date(), onError, signal, kbId = DEFAULT_KB_ID, onStored, mergeIndex = true }: IngestOptions = {},
 ): Promise<number> {
   const store = (batch: Prepared[]) =>
     withDeadlockRetry(() => storeBatch(db, kbId, batch, now)).then((rows) => {
@@ -56,7 +62,7 @@ export async function ingestDocuments(
   try {
     return await storeAll(docs, store, onError, signal);
   } finally {
-    await mergePendingIndexEntries(db);
+    if (mergeIndex) await mergePendingIndexEntries(db);
   }
 }
 
