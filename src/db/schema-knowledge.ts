@@ -105,6 +105,12 @@ export const chunks = pgTable(
     content: text("content").notNull(),
     tsv: tsvector("tsv").notNull(),
     len: integer("len").notNull().default(0),
+    /**
+     * No longer written or read (search reads term counts from `tsv`, drizzle/0021). Kept for
+     * one release so that instances still running the previous code during a rolling deploy on
+     * one PostgreSQL keep working (their ingest writes it, their search reads it); drop it then.
+     */
+    tfs: jsonb("tfs").notNull().default(sql`'{}'::jsonb`),
   },
   (t) => [
     index("chunks_tsv_idx").using("gin", t.tsv),

@@ -3,6 +3,7 @@
  * generator: bytes are what Deno's server needs (elysia#1845), and `cancel()` tells us the
  * moment a client leaves instead of at the generator's next yield.
  */
+import { StreamTally } from "./stream-tally.ts";
 
 /** A source of events a response can follow: replay-then-live subscription, closed by `isLast`. */
 export interface EventSource<E> {
@@ -18,8 +19,6 @@ export interface SseOptions<E> {
   /** The event's SSE `id:` (for Last-Event-ID) and its `data:` value; by default no id, the event itself. */
   encode?: (e: E) => { id?: number; data: unknown };
 }
-
-import { StreamTally } from "./stream-tally.ts";
 
 const encoder = new TextEncoder();
 const frame = ({ id, data }: { id?: number; data: unknown }) =>

@@ -91,13 +91,19 @@ class Collector {
     );
   }
 
-  /** Stores what is pending, then merges the index's pending entries once for the whole upload. */
-  async finish(): Promise<void> {
+  /**
+   * Runs `fill` (which adds and fails items), stores what is still pending, and merges the
+   * index's pending entries once for the whole upload: also when the body breaks off or the
+   * store fails midway, after the batches already stored.
+   */
+  async collect(fill: () => Promise<void>): Promise<BulkResult> {
     try {
+      await fill();
       await this.flush();
     } finally {
       await mergePendingIndexEntries(this.db);
     }
+    return this.result();
   }
 
   result(): BulkResult {
@@ -149,21 +155,24 @@ export async function ingestNdjson(
 ): Promise<BulkResult> {
   const c = new Collector(db, kbId, options);
   let n = 0;
-  // A line holds the document as JSON: escapes can make it up to 6× its content, plus the other fields.
-  for await (const line of lines(body, rules.maxBytes * 6 + 64 * 1024)) {
-    n++;
-    if (line === null) {
-      c.fail({ line: n }, { reason: `the line is over MAX_DOCUMENT_BYTES (${rules.maxBytes} bytes)`, tooLarge: true });
-      continue;
+  return c.collect(async () => {
+    // A line holds the document as JSON: escapes can make it up to 6× its content, plus the other fields.
+    for await (const line of lines(body, rules.maxBytes * 6 + 64 * 1024)) {
+      n++;
+      if (line === null) {
+        c.fail(
+          { line: n },
+          { reason: `the line is over MAX_DOCUMENT_BYTES (${rules.maxBytes} bytes)`, tooLarge: true },
+        );
+        continue;
+      }
+      if (!line.trim()) continue;
+      const r = parseJsonLine(line.replace(/\r$/, ""), rules);
+      if ("doc" in r) await c.add({ line: n }, r.doc);
+      else c.fail({ line: n }, r.problem);
+      if (options.signal?.aborted) break;
     }
-    if (!line.trim()) continue;
-    const r = parseJsonLine(line.replace(/\r$/, ""), rules);
-    if ("doc" in r) await c.add({ line: n }, r.doc);
-    else c.fail({ line: n }, r.problem);
-    if (options.signal?.aborted) break;
-  }
-  await c.finish();
-  return c.result();
+  });
 }
 
 export const UPLOAD_EXTENSIONS = [".md", ".markdown", ".txt", ".html", ".htm", ".jsonl"];
@@ -179,37 +188,37 @@ export async function ingestFiles(
   const c = new Collector(db, kbId, options);
   const base = form.get("base_url");
   const baseUrl = typeof base === "string" && base.trim() ? base.trim() : undefined;
-  for (const [, value] of form.entries()) {
-    if (typeof value === "string") continue;
-    const part = value as unknown as File;
-    const file = part.name || "upload";
-    const ext = /\.[^./]+$/.exec(file.toLowerCase())?.[0] ?? "";
-    if (!UPLOAD_EXTENSIONS.includes(ext)) {
-      const reason = `unsupported file type '${ext || file}' (use ${UPLOAD_EXTENSIONS.join(", ")}; PDF is not supported)`;
-      c.fail({ file }, { reason }, "unsupported_media_type");
-      continue;
-    }
-    if (ext !== ".jsonl" && part.size > rules.maxBytes * 2 + 64 * 1024) {
-      c.fail(
-        { file },
-        { reason: `over MAX_DOCUMENT_BYTES (${rules.maxBytes} bytes)`, param: "content", tooLarge: true },
-      );
-      continue;
-    }
-    const text = await part.text();
-    if (ext === ".jsonl") {
-      for (const [i, line] of text.split("\n").entries()) {
-        if (!line.trim()) continue;
-        const r = parseJsonLine(line.replace(/\r$/, ""), rules);
-        if ("doc" in r) await c.add({ file, line: i + 1 }, r.doc);
-        else c.fail({ file, line: i + 1 }, r.problem);
+  return c.collect(async () => {
+    for (const [, value] of form.entries()) {
+      if (typeof value === "string") continue;
+      const part = value as unknown as File;
+      const file = part.name || "upload";
+      const ext = /\.[^./]+$/.exec(file.toLowerCase())?.[0] ?? "";
+      if (!UPLOAD_EXTENSIONS.includes(ext)) {
+        const reason = `unsupported file type '${ext || file}' (use ${UPLOAD_EXTENSIONS.join(", ")}; PDF is not supported)`;
+        c.fail({ file }, { reason }, "unsupported_media_type");
+        continue;
       }
-      continue;
+      if (ext !== ".jsonl" && part.size > rules.maxBytes * 2 + 64 * 1024) {
+        c.fail(
+          { file },
+          { reason: `over MAX_DOCUMENT_BYTES (${rules.maxBytes} bytes)`, param: "content", tooLarge: true },
+        );
+        continue;
+      }
+      const text = await part.text();
+      if (ext === ".jsonl") {
+        for (const [i, line] of text.split("\n").entries()) {
+          if (!line.trim()) continue;
+          const r = parseJsonLine(line.replace(/\r$/, ""), rules);
+          if ("doc" in r) await c.add({ file, line: i + 1 }, r.doc);
+          else c.fail({ file, line: i + 1 }, r.problem);
+        }
+        continue;
+      }
+      const r = parseFile(text, file, { ...rules, baseUrl, relativePath: file });
+      if (r.doc) await c.add({ file }, r.doc);
+      else c.fail({ file }, r.problem!);
     }
-    const r = parseFile(text, file, { ...rules, baseUrl, relativePath: file });
-    if (r.doc) await c.add({ file }, r.doc);
-    else c.fail({ file }, r.problem!);
-  }
-  await c.finish();
-  return c.result();
+  });
 }

@@ -43,12 +43,14 @@ export async function recutCjkPassagesOnce(db: Db): Promise<number> {
   let recut = 0;
   let after = "";
   for (;;) {
-    // Only passages whose text has a CJK character (the ranges of cjk.ts's scripts) are read.
+    // Only passages that may hold a CJK character are read: a superset of cjk.ts's scripts (CJK
+    // radicals and symbols through the unified ideographs, compatibility ideographs, Hangul
+    // syllables and jamo, half-width katakana, the supplementary ideograph planes); HAS_CJK decides.
     const rows = rowsOf<Row>(
       await db.execute(sql`
         select c.id, c.document_id, c.kb_id, d.title, c.heading, c.content, d.language
         from chunks c join documents d on d.id = c.document_id
-        where c.id > ${after} and (d.title || c.heading || c.content) ~ '[぀-ヿ㐀-䶿一-鿿豈-﫿가-힯ᄀ-ᇿ]'
+        where c.id > ${after} and (d.title || c.heading || c.content) ~ '[ᄀ-ᇿ⺀-鿿ꥠ-꥿가-퟿豈-﫿｡-ￜ𖿠-𖿿𚿰-𛅿🈀𠀀-𳑿]'
         order by c.id limit ${PAGE}`),
     );
     if (rows.length === 0) break;

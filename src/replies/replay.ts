@@ -33,6 +33,15 @@ export interface ReplayPage {
   readonly count: number;
   /** The number of events the page was asked for: fewer came back when it reached the reply's end. */
   readonly limit: number;
+  /** The terminal status its events name, when the page holds the reply's `end` or `error`. */
+  readonly status: string | undefined;
+}
+
+/** The status a page's terminal event names, read from its bytes once, for every reader (sse-scan.ts). */
+function statusOf(bytes: Uint8Array): string | undefined {
+  const scan = new SseScanner();
+  scan.push(bytes);
+  return scan.status;
 }
 
 interface Entry {
@@ -65,14 +74,17 @@ export class ReplayPager {
     }
     if (hit) this.#drop(key, hit);
     const limit = this.pageEvents - (after % this.pageEvents);
-    const page = this.readPage(id, after, limit).then(
-      (p): ReplayPage => ({ bytes: encoder.encode(p.frames), last: p.last, count: p.count, limit }),
-    );
+    const page = this.readPage(id, after, limit).then((p): ReplayPage => {
+      const bytes = encoder.encode(p.frames);
+      return { bytes, last: p.last, count: p.count, limit, status: statusOf(bytes) };
+    });
     const entry: Entry = { page, at: now, size: 0 };
     this.#entries.set(key, entry);
     page.then(
       (p) => {
         if (this.#entries.get(key) !== entry) return;
+        // The empty page past a reply's end is not kept: it would weigh nothing and never leave.
+        if (p.count === 0) return this.#drop(key, entry);
         entry.size = p.bytes.byteLength;
         this.#bytes += entry.size;
         this.#evict();
@@ -114,18 +126,22 @@ export class ReplayPager {
       {
         pull: async (controller) => {
           if (done) return;
-          // Stored data is the event's JSON already: framed by the database, never parsed here.
-          const page = await this.read(id, position);
+          let page: ReplayPage;
+          try {
+            // Stored data is the event's JSON already: framed by the database, never parsed here.
+            page = await this.read(id, position);
+          } catch (error) {
+            done = true;
+            tally.end("error"); // the stream errors, and an errored stream is never cancelled
+            throw error;
+          }
           if (page.count > 0) controller.enqueue(page.bytes);
           tally.add(page.bytes.byteLength, page.count);
+          if (page.status) tally.status = page.status;
           position = page.last ?? position;
           if (page.count < page.limit) {
             done = true;
             controller.close();
-            // Only the last page holds the terminal event: its status for the log, read from the bytes.
-            const scan = new SseScanner();
-            scan.push(page.bytes);
-            tally.status = scan.status;
             tally.end("incomplete");
           }
         },

@@ -1,5 +1,6 @@
 /** The replay pager over a fake reader of contiguous events: shared, aligned, bounded pages. */
 import { describe, expect, test } from "bun:test";
+import { type StreamSummary, tallyOf } from "../../src/http/stream-tally.ts";
 import { type FrameReader, ReplayPager } from "../../src/replies/replay.ts";
 
 /** A reply of `total` events (seq 1..total) whose reads are recorded; each frame is ~`size` bytes. */
@@ -9,7 +10,8 @@ function fakeReply(total: number, size = 20) {
     reads.push([after, limit]);
     await Promise.resolve();
     const seqs = Array.from({ length: Math.max(0, Math.min(limit, total - after)) }, (_, i) => after + 1 + i);
-    const frames = seqs.map((s) => `id: ${s}\ndata: ${"x".repeat(size)}\n\n`).join("");
+    const data = (s: number) => (s === total ? '{"type":"end","status":"completed"}' : "x".repeat(size));
+    const frames = seqs.map((s) => `id: ${s}\ndata: ${data(s)}\n\n`).join("");
     return { frames, last: seqs.at(-1) ?? null, count: seqs.length };
   };
   return { read, reads };
@@ -45,7 +47,12 @@ describe("ReplayPager", () => {
     await readAll(pager.response("r", 0));
     reads.length = 0;
     expect(await readAll(pager.response("r", 37))).toEqual(range(38, 1_000));
-    expect(reads).toEqual([[37, 63]]); // only its first, partial page was read; then 100, 200, … were cached
+    // Only its first, partial page was read (then 100, 200, … were cached), and the empty page
+    // past the end, which is never kept.
+    expect(reads).toEqual([
+      [37, 63],
+      [1_000, 100],
+    ]);
   });
 
   test("the cache is bounded in bytes; least recently used pages go first", async () => {
@@ -57,6 +64,23 @@ describe("ReplayPager", () => {
     reads.length = 0;
     await readAll(pager.response("r", 0));
     expect(reads.length).toBeGreaterThan(5); // the early pages were evicted and read again
+  });
+
+  test("the stream's tally: every event, and the terminal status even when it ends a full page", async () => {
+    for (const total of [150, 200]) {
+      const { read } = fakeReply(total);
+      const res = new ReplayPager(read, 100).response("r", 0);
+      const ended = new Promise<StreamSummary>((resolve) => tallyOf(res)!.onEnd(resolve));
+      const text = await res.text();
+      expect(await ended).toEqual({ events: total, reply_status: "completed", bytes: Buffer.byteLength(text) });
+    }
+  });
+
+  test("a read that fails ends the stream's tally as an error (an errored stream is never cancelled)", async () => {
+    const res = new ReplayPager(() => Promise.reject(new Error("store down")), 100).response("r", 0);
+    const ended = new Promise<StreamSummary>((resolve) => tallyOf(res)!.onEnd(resolve));
+    await expect(res.text()).rejects.toThrow("store down");
+    expect((await ended).reply_status).toBe("error");
   });
 
   test("a failed read is not cached: the next reader reads again", async () => {

@@ -76,7 +76,7 @@ export function adminTargets(f: Fixture) {
         fc.constantFrom<unknown>(null, "2099-01-01T00:00:00Z", "2000-01-01T00:00:00Z", "tomorrow"),
         text,
       ),
-      knowledge_bases: fc.oneof(fc.array(fc.oneof(kb, text), { maxLength: 3 }), text),
+      knowledge_base_ids: fc.oneof(fc.array(fc.oneof(kb, text), { maxLength: 3 }), text),
     },
     nasty,
   );

@@ -32,7 +32,6 @@ const SECRET = `A-secret-${crypto.randomUUID()}`;
 const keyA = await h.key();
 const keyB = await h.key();
 const idA = await keyIdOf(h.store, keyA);
-const idB = await keyIdOf(h.store, keyB);
 // Key C: an admin, with a knowledge base, a document and a spare key the fuzzer may change.
 const keyC = await h.admin();
 async function created(path: string, json: unknown): Promise<string> {
@@ -89,7 +88,8 @@ async function stateOfStore(): Promise<string> {
       (select count(*) from documents), (select max(updated_at)::text from documents),
       (select md5(string_agg(concat_ws(',', id, name, plan, role, rpm, rpd, tpd, expires_at, revoked_at), ';' order by id))
         from api_keys),
-      (select md5(string_agg(concat_ws(',', message_id, rating, comment), ';' order by message_id)) from message_feedback)
+      (select md5(string_agg(concat_ws(',', message_id, rating, comment), ';' order by message_id)) from message_feedback),
+      (select md5(string_agg(key_id || ',' || kb_id, ';' order by key_id, kb_id)) from key_knowledge_bases)
     ) as n`);
   return String(((res as any).rows ?? res)[0].n);
 }
