@@ -5,6 +5,7 @@
  * (issue 18, item 2). Lines are found with `indexOf` on the bytes; only the first bytes of each
  * line are looked at, and only an `end` or `error` event's line is decoded and parsed.
  */
+import { terminalStatus } from "./stream-tally.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const DATA = enc("data: ");
@@ -18,14 +19,13 @@ function startsWith(bytes: Uint8Array, length: number, prefix: Uint8Array): bool
   return true;
 }
 
-/** The terminal status an `end` or `error` event's data names (tokens are never parsed). */
+/** The terminal status an `end` or `error` event's data names (stream-tally.ts's rule); tokens are never parsed. */
 function statusOf(data: string): string | undefined {
   try {
-    const e = JSON.parse(data) as { type?: string; status?: string; error?: { code?: string } };
-    if (e.type === "end") return e.status ?? "completed";
-    if (e.type === "error") return `failed:${e.error?.code ?? "unknown"}`;
-  } catch {}
-  return undefined;
+    return terminalStatus(JSON.parse(data));
+  } catch {
+    return undefined;
+  }
 }
 
 export class SseScanner {

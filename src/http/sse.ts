@@ -20,6 +20,13 @@ export interface SseOptions<E> {
   encode?: (e: E) => { id?: number; data: unknown };
 }
 
+/** The headers of every SSE response Parley writes (no caching, no proxy buffering). */
+export const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+} as const;
+
 const encoder = new TextEncoder();
 const frame = ({ id, data }: { id?: number; data: unknown }) =>
   encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(data)}\n\n`);
@@ -91,13 +98,5 @@ export function sseResponse<E>(
       },
     }),
   );
-  return new Response(body, {
-    status: 200,
-    headers: {
-      ...headers,
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      "x-accel-buffering": "no",
-    },
-  });
+  return new Response(body, { status: 200, headers: { ...headers, ...SSE_HEADERS } });
 }

@@ -37,18 +37,11 @@ class Collector {
   readonly items: BulkItem[] = [];
   private pending: { doc: KnowledgeDoc; item: BulkItem }[] = [];
   private pendingBytes = 0;
-  private readonly now: Date;
-  private readonly signal?: AbortSignal;
-  private readonly count?: IngestCounter;
   constructor(
     private readonly db: Db,
     private readonly kbId: string,
-    { now, signal, count }: BulkOptions,
-  ) {
-    this.now = now;
-    this.signal = signal;
-    this.count = count;
-  }
+    private readonly options: BulkOptions,
+  ) {}
 
   fail(where: Pick<BulkItem, "line" | "file">, problem: Omit<ParseProblem, "where">, code?: ErrorCode) {
     const error = failure(problem)!;
@@ -75,12 +68,12 @@ class Collector {
       batch.map((p) => p.doc),
       {
         kbId: this.kbId,
-        now: this.now,
-        signal: this.signal,
+        now: this.options.now,
+        signal: this.options.signal,
         mergeIndex: false, // once, at the end of the upload (finish)
         onStored: (doc, s) => {
           Object.assign(byDoc.get(doc)!, { id: s.id, status: s.created ? "created" : "replaced" });
-          this.count?.(1, s.passages);
+          this.options.count?.(1, s.passages);
         },
         onError: (doc, error) => {
           // An outage fails the request (503); a document the database refuses fails alone.

@@ -4,7 +4,7 @@
  */
 import { count, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { SQLSTATE, sqlState } from "../db/errors.ts";
+import { isTransientConflict } from "../db/errors.ts";
 import { chunks, DEFAULT_KB_ID, documents, knowledgeBases } from "../db/schema.ts";
 import { newId } from "../ids.ts";
 import { type Passage, splitIntoPassages } from "./chunk.ts";
@@ -152,8 +152,7 @@ export async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 5): 
     try {
       return await fn();
     } catch (error) {
-      const code = sqlState(error);
-      if (i >= attempts || (code !== SQLSTATE.deadlockDetected && code !== SQLSTATE.serializationFailure)) throw error;
+      if (i >= attempts || !isTransientConflict(error)) throw error;
       await new Promise((r) => setTimeout(r, 10 * i * Math.random()));
     }
   }

@@ -12,6 +12,7 @@
  */
 import type { StreamEvent } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
+import { SSE_HEADERS } from "../http/sse.ts";
 import { Accumulator, annotationsOf, completionId, finishReason, type Outcome } from "./completion.ts";
 import { openAiError } from "./errors.ts";
 
@@ -83,12 +84,7 @@ export function completionStream(feed: EventFeed, o: StreamOptions): Promise<Res
       });
       resolve(
         new Response(body, {
-          headers: {
-            ...o.headers,
-            "content-type": "text/event-stream; charset=utf-8",
-            "cache-control": "no-cache",
-            "x-accel-buffering": "no",
-          },
+          headers: { ...o.headers, ...SSE_HEADERS },
         }),
       );
     };

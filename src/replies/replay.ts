@@ -12,6 +12,7 @@
  * pages after their first. Memory: the pages cached (bounded in bytes) plus one page in flight
  * per reader, whatever the reply's length and however many read it.
  */
+import { SSE_HEADERS } from "../http/sse.ts";
 import { SseScanner } from "../http/sse-scan.ts";
 import { StreamTally } from "../http/stream-tally.ts";
 import type { readFrames } from "./reads.ts";
@@ -149,13 +150,6 @@ export class ReplayPager {
       },
       { highWaterMark: 1 },
     );
-    return new Response(tally.attach(body), {
-      status: 200,
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        "x-accel-buffering": "no",
-      },
-    });
+    return new Response(tally.attach(body), { status: 200, headers: SSE_HEADERS });
   }
 }

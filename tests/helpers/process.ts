@@ -104,46 +104,39 @@ export function launch(cmd: string[], env: Record<string, string>) {
     }
     notify();
   })();
-  const errLines: string[] = [];
+  let errText = "";
   const stderr = (async () => {
-    let all = "";
     const decoder = new TextDecoder();
     for await (const chunk of proc.stderr) {
-      const text = decoder.decode(chunk, { stream: true });
-      all += text;
-      errLines.splice(0, errLines.length, ...all.split("\n").slice(0, -1));
+      errText += decoder.decode(chunk, { stream: true });
       notify();
     }
-    return all + decoder.decode();
+    return errText + decoder.decode();
   })();
   /**
-   * The first log line matching `match`; fails when the process ends (or `ms` pass) without one.
-   * Generous: PGlite's initdb on a new folder takes 3 s on an idle machine, over 15 s on a busy one.
+   * The first thing `find` finds, looked for again at each output; fails when the process ends
+   * (or `ms` pass) without one, printing what it said. Generous by default: PGlite's initdb on a
+   * new folder takes 3 s on an idle machine, over 15 s on a busy one.
    */
-  async function waitLog(match: (l: Log) => unknown, ms = 60_000): Promise<Log> {
+  async function waitFor<T>(find: () => T | undefined, what: string, ms: number): Promise<T> {
     const until = Date.now() + ms;
     for (;;) {
-      const found = logs.find(match);
-      if (found) return found;
+      const found = find();
+      if (found !== undefined) return found;
       if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > until) {
         throw new Error(
-          `no such log line; exit ${proc.exitCode ?? proc.signalCode}\nstdout: ${JSON.stringify(logs)}\nstderr: ${await stderr}`,
+          // What stderr holds so far: awaiting its end would hang on a process still running.
+          `no such ${what}; exit ${proc.exitCode ?? proc.signalCode}\nstdout: ${JSON.stringify(logs)}\nstderr: ${errText}`,
         );
       }
       await Promise.race([new Promise<void>((r) => (notify = r)), proc.exited, Bun.sleep(100)]);
     }
   }
-  /** The first whole stderr line matching `match`; fails when the process ends first. */
-  async function waitErr(match: (line: string) => unknown, ms = 60_000): Promise<string> {
-    const until = Date.now() + ms;
-    for (;;) {
-      const found = errLines.find(match);
-      if (found !== undefined) return found;
-      if (proc.exitCode !== null || proc.signalCode !== null || Date.now() > until)
-        throw new Error(`no such stderr line; exit ${proc.exitCode ?? proc.signalCode}\nstderr: ${await stderr}`);
-      await Promise.race([new Promise<void>((r) => (notify = r)), proc.exited, Bun.sleep(100)]);
-    }
-  }
+  /** The first log line (stdout) matching `match`. */
+  const waitLog = (match: (l: Log) => unknown, ms = 60_000) => waitFor(() => logs.find(match), "log line", ms);
+  /** The first whole stderr line matching `match`. */
+  const waitErr = (match: (line: string) => unknown, ms = 60_000) =>
+    waitFor(() => errText.split("\n").slice(0, -1).find(match), "stderr line", ms);
   const exited = async () => {
     await proc.exited;
     await stdout;
