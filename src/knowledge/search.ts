@@ -37,6 +37,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
+import { preparedRows } from "../db/rows.ts";
 import { configCaseSql, LANGUAGE_CONFIGS, questionWordsCaseSql, searchableText, wordsOnlyText } from "./language.ts";
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 
@@ -176,11 +177,8 @@ export function searchQueryText(question: string, options: SearchOptions = {}): 
 /** One search for `question` alone: the ranked passages, or none (see the module comment). */
 export async function rankPassages(db: Db, question: string, options: SearchOptions = {}): Promise<SearchHit[]> {
   if (!/[\p{L}\p{N}]/u.test(question)) return [];
-  const rows = (await db.execute(searchSql(question, options))) as unknown as
-    | Record<string, unknown>[]
-    | { rows: Record<string, unknown>[] };
-  const list = Array.isArray(rows) ? rows : rows.rows;
-  return list.map((r) => ({
+  const rows = await preparedRows<Record<string, unknown>>(db, searchSql(question, options));
+  return rows.map((r) => ({
     id: String(r.id),
     documentId: String(r.document_id),
     url: String(r.url),

@@ -18,7 +18,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Usage } from "../contract/events.ts";
 import type { Db } from "../db/client.ts";
-import { rowsOf } from "../db/rows.ts";
+import { preparedRows, rowsOf } from "../db/rows.ts";
 import type { StoredEvent } from "./batcher.ts";
 import { CHANNEL, EVENTS_PREFIX, STOP_PREFIX } from "./notify.ts";
 import { ORPHANED_EVENT } from "./terminal.ts";
@@ -53,7 +53,7 @@ export async function createReply(
   db: Db,
   r: { id: string; conversationId: string; createdAt: number; leaseUntil: number; start: string; also: ReplyWrite[] },
 ): Promise<Notified[]> {
-  return rowsOf(
+  return preparedRows(
     db,
     sql`
     with m as (
@@ -79,7 +79,7 @@ export async function flushReply(
   r: { id: string; events: StoredEvent[]; delta: string; lastSeq: number; leaseUntil: number },
 ): Promise<(Notified & { stop_requested: boolean })[]> {
   const any = r.events.length > 0;
-  return rowsOf(
+  return preparedRows(
     db,
     sql`
     with m as (
@@ -98,7 +98,7 @@ export async function renewLeases(
   ids: string[],
   leaseUntil: number,
 ): Promise<{ id: string; stop_requested: boolean }[]> {
-  return rowsOf(
+  return preparedRows(
     db,
     sql`
     update messages set lease_until = ${ts(leaseUntil)}
@@ -121,7 +121,7 @@ export async function finishReply(
     also: ReplyWrite[];
   },
 ): Promise<Notified[]> {
-  return rowsOf(
+  return preparedRows(
     db,
     sql`
     with m as (
