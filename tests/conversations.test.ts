@@ -1,7 +1,9 @@
 /** GET/DELETE /v1/conversations: listing, keyset pagination under change, detail, ownership. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { sql } from "drizzle-orm";
 import type { ChatReply, ConversationDetail, ConversationList, Message } from "../src/contract/index.ts";
 import { addMessage, createConversation } from "../src/conversations/service.ts";
+import { rowsOf } from "../src/db/rows.ts";
 import { encodeCursor } from "../src/http/cursor.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
 
@@ -188,6 +190,43 @@ describe("GET/DELETE /v1/conversations/:id", () => {
     expect(user).toMatchObject({ role: "user", sources: [], status: "completed" });
     expect(assistant.created_at >= user.created_at).toBe(true);
     expect(conv.json.updated_at >= conv.json.created_at).toBe(true);
+  });
+
+  test("DELETE takes the replies' stored events with them (drizzle/0022's trigger), and only theirs", async () => {
+    const key = await h.key();
+    const events = async (conversationId: string) =>
+      Number(
+        (
+          await rowsOf<{ n: number | string }>(
+            h.store.db,
+            sql`select count(*) as n from message_events e join messages m on m.id = e.message_id
+              where m.conversation_id = ${conversationId}`,
+          )
+        )[0]!.n,
+      );
+    const orphans = async () =>
+      Number(
+        (
+          await rowsOf<{ n: number | string }>(
+            h.store.db,
+            sql`select count(*) as n from message_events e where not exists (select 1 from messages m where m.id = e.message_id)`,
+          )
+        )[0]!.n,
+      );
+    const chat = async () =>
+      (await h.call<ChatReply>("POST", "/v1/chat", { key, json: { message: "How do I handle errors?" } })).json;
+    const gone = await chat();
+    const kept = await chat();
+    const second = await h.call<ChatReply>("POST", "/v1/chat", {
+      key,
+      json: { message: "And validation?", conversation_id: gone.conversation_id },
+    });
+    expectStatus(second, 200);
+    const before = await events(kept.conversation_id);
+    expect(await events(gone.conversation_id)).toBeGreaterThan(2);
+    expectStatus(await h.call("DELETE", `/v1/conversations/${gone.conversation_id}`, { key }), 204);
+    expect(await orphans()).toBe(0);
+    expect(await events(kept.conversation_id)).toBe(before);
   });
 
   test("unknown, malformed and other key's ids are 404 (no hint of existence)", async () => {

@@ -156,13 +156,15 @@ export const messages = pgTable(
 /**
  * A reply's SSE events as sent, numbered from 1 (the SSE `id:`), so a client can resume after
  * any id on any instance. `data` is the exact JSON text of the event's `data:` line.
+ * No foreign key (drizzle/0022): a reply stores one row per event, ~60 per chat, and a per-row
+ * key check cost as much as the rows. Every insert takes `message_id` from the messages row the
+ * same statement wrote or locked (replies/statements.ts); deleting messages deletes their
+ * events through a statement trigger (messages_delete_events).
  */
 export const messageEvents = pgTable(
   "message_events",
   {
-    messageId: text("message_id")
-      .notNull()
-      .references(() => messages.id, { onDelete: "cascade" }),
+    messageId: text("message_id").notNull(),
     seq: integer("seq").notNull(),
     data: text("data").notNull(),
   },
