@@ -1,4 +1,4 @@
-import type { SQL } from "drizzle-orm";
+import { type Query, SQL } from "drizzle-orm";
 import type { PgDialect, PgSession } from "drizzle-orm/pg-core";
 import type { Db } from "./client.ts";
 
@@ -22,9 +22,15 @@ interface DrizzleInternals {
  * VALUES list): every shape is a statement held by every connection. PGlite has no named
  * statements to keep; it runs the same text unprepared.
  */
-export async function preparedRows<T>(db: Db, query: SQL): Promise<T[]> {
+export async function preparedRows<T>(
+  db: Db,
+  query: SQL | Query,
+  /** Values of the placeholders (`sql.placeholder`) of a statement built once. */
+  values?: Record<string, unknown>,
+): Promise<T[]> {
   const { dialect, _ } = db as unknown as DrizzleInternals;
-  const prepared = _.session.prepareQuery(dialect.sqlToQuery(query), undefined, "parley_prepared", false);
-  const result = (await prepared.execute()) as unknown as T[] | { rows: T[] };
+  const built = query instanceof SQL ? dialect.sqlToQuery(query) : query;
+  const prepared = _.session.prepareQuery(built, undefined, "parley_prepared", false);
+  const result = (await prepared.execute(values)) as unknown as T[] | { rows: T[] };
   return Array.isArray(result) ? result : result.rows;
 }

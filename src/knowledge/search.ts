@@ -34,7 +34,7 @@
  *   Off-topic questions share a common word or two with the documents and are about a word the
  *   documents lack ("recette de la ratatouille"); in-scope ones match most of their weight.
  */
-import { type SQL, sql } from "drizzle-orm";
+import { fillPlaceholders, type Query, type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
 import { preparedRows } from "../db/rows.ts";
@@ -52,29 +52,32 @@ const num = (n: number) => {
   return sql.raw(String(n));
 };
 
+/** The question's values the statement takes as parameters; everything else shapes its text. */
+const Q = sql.placeholder("q");
+const WORDS = sql.placeholder("words");
+const KB = sql.placeholder("kb");
+const CFG = sql.placeholder("cfg");
+
 /**
- * The search statement for `question` (one round trip). Exported so the benchmark's floor
- * runs the very same SQL; `toQuery` gives it as text and parameters.
+ * The search statement's text for a shape of options (one round trip): the question and the
+ * knowledge base are parameters (`searchValues`), the tuning numbers and the language are text.
  */
-export function searchSql(question: string, options: SearchOptions = {}): SQL {
-  const o = { ...SEARCH_DEFAULTS, ...options };
-  const q = searchableText(question.slice(0, MAX_QUESTION_CHARS));
-  const words = wordsOnlyText(question.slice(0, MAX_QUESTION_CHARS));
+function searchSql(o: Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions): SQL {
   // Unset: the knowledge base's language, else the language most of its documents are in.
   const byDocuments =
     o.kbId === undefined
       ? sql`(select language from documents group by language order by count(*) desc, language limit 1)`
-      : sql`(select language from documents where kb_id = ${o.kbId}::text group by language order by count(*) desc, language limit 1)`;
+      : sql`(select language from documents where kb_id = ${KB}::text group by language order by count(*) desc, language limit 1)`;
   const cfg = o.language
-    ? sql`${LANGUAGE_CONFIGS[o.language]}::text`
+    ? sql`${CFG}::text`
     : o.kbId === undefined
       ? sql`(select ${sql.raw(configCaseSql("l.language"))} from ${byDocuments} l(language))`
-      : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${o.kbId}::text), ${byDocuments})) l(language))`;
+      : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments})) l(language))`;
   // The statistics (IDF, average length) are the whole store's; only candidates are scoped.
   const candidates = (lit: SQL, lim: SQL) =>
     o.kbId === undefined
       ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
-      : sql`knowledge_candidates_in(${lit}::tsquery, ${o.kbId}::text, ${lim})`;
+      : sql`knowledge_candidates_in(${lit}::tsquery, ${KB}::text, ${lim})`;
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
@@ -87,9 +90,9 @@ qc as (select coalesce(${cfg}, 'english') as cfg),
 -- characters go first, then bigrams.
 ql as (
   select u.lexeme,
-    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${words}::text)) w) as word,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text)) w) as word,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing
-  from (select distinct x.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${q}::text)) x) u
+  from (select distinct x.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x) u
   order by word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
 ),
 qt as (
@@ -169,15 +172,48 @@ from best t join chunks c on c.id = t.id join documents d on d.id = t.document_i
 order by t.page_score desc, t.document_id, t.score desc, t.id`;
 }
 
-/** `searchSql` as text with $n parameters, for a driver used directly (the benchmark's floor). */
+const dialect = new PgDialect();
+/**
+ * The statement's text per shape, built once: drizzle composing its ~60 fragments cost a tenth
+ * of a chat's server time. Shapes are few (the options a deployment uses, ~30 languages, with
+ * or without a knowledge base); the bound only guards against a caller sweeping numbers.
+ */
+const statements = new Map<string, Query>();
+const MAX_SHAPES = 256;
+
+function searchStatement(options: SearchOptions): Query {
+  const o = { ...SEARCH_DEFAULTS, ...options };
+  const shape = JSON.stringify({ ...o, kbId: o.kbId !== undefined, language: Boolean(o.language) });
+  let built = statements.get(shape);
+  if (!built) {
+    if (statements.size >= MAX_SHAPES) statements.clear();
+    built = dialect.sqlToQuery(searchSql(o));
+    statements.set(shape, built);
+  }
+  return built;
+}
+
+/** The statement's parameters for `question`. */
+function searchValues(question: string, options: SearchOptions): Record<string, unknown> {
+  const text = question.slice(0, MAX_QUESTION_CHARS);
+  const cfg = options.language ? LANGUAGE_CONFIGS[options.language] : undefined;
+  return { q: searchableText(text), words: wordsOnlyText(text), kb: options.kbId, cfg };
+}
+
+/** The search statement as text with $n parameters, for a driver used directly (the benchmark's floor). */
 export function searchQueryText(question: string, options: SearchOptions = {}): { sql: string; params: unknown[] } {
-  return new PgDialect().sqlToQuery(searchSql(question, options));
+  const { sql: text, params } = searchStatement(options);
+  return { sql: text, params: fillPlaceholders(params, searchValues(question, options)) };
 }
 
 /** One search for `question` alone: the ranked passages, or none (see the module comment). */
 export async function rankPassages(db: Db, question: string, options: SearchOptions = {}): Promise<SearchHit[]> {
   if (!/[\p{L}\p{N}]/u.test(question)) return [];
-  const rows = await preparedRows<Record<string, unknown>>(db, searchSql(question, options));
+  const rows = await preparedRows<Record<string, unknown>>(
+    db,
+    searchStatement(options),
+    searchValues(question, options),
+  );
   return rows.map((r) => ({
     id: String(r.id),
     documentId: String(r.document_id),
