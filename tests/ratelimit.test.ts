@@ -133,6 +133,24 @@ describe("edges", () => {
     for (const r of replies.filter((r) => r.status !== 200)) expectError(r, 429, "daily_quota_exceeded");
   });
 
+  test("an instance whose clock lags counts its requests in the newest bucket: longer, never shorter", async () => {
+    const ahead = { t: NOON };
+    const behind = { t: NOON - 5_000 };
+    const a = await harness({ now: () => ahead.t });
+    const b = await harness({ now: () => behind.t, store: a.store });
+    const key = await a.key("free");
+    for (let i = 0; i < 10; i++) expectStatus(await a.call("GET", list, { key }), 200);
+    for (let i = 0; i < 10; i++) expectStatus(await b.call("GET", list, { key }), 200);
+    expectError(await b.call("GET", list, { key }), 429, "rate_limit_exceeded");
+    // Stamped by b's clock, b's requests would have left a's window at NOON + 55 s; they count
+    // in a's newer bucket, until NOON + 60 s.
+    ahead.t = NOON + 59_999;
+    expectError(await a.call("GET", list, { key }), 429, "rate_limit_exceeded");
+    ahead.t = NOON + 60_000;
+    for (let i = 0; i < 20; i++) expectStatus(await a.call("GET", list, { key }), 200);
+    expectError(await a.call("GET", list, { key }), 429, "rate_limit_exceeded");
+  });
+
   test("a new plan drops the limits the key had under its old one", async () => {
     const { h } = await clocked();
     const key = await h.key("enterprise", { rpm: 5_000, rpd: 9_000_000 });

@@ -17,6 +17,8 @@ import {
   decide,
   EXACT_LOG_MAX,
   emptyState,
+  firstLog,
+  limiterState,
   MINUTE_MS,
   utcDay,
 } from "../ratelimit/service.ts";
@@ -65,7 +67,7 @@ const underBudget = sql`(${apiKeys.tpd} is null or ${tokensTodaySql(p("day"))} <
  */
 const asyncCommit = sql`(select set_config('synchronous_commit', 'off', true)) = 'off'`;
 
-/** Placeholders: hash, now, edge (MINUTE_MS - now), day, freeRpm, freeRpd, proRpm, proRpd. */
+/** Placeholders: hash, now, cut (now - MINUTE_MS), day, freeRpm, freeRpd, proRpm, proRpd. */
 function gateStatement(db: Db) {
   const gateKey = db.$with("gate_key").as(
     db
@@ -81,13 +83,14 @@ function gateStatement(db: Db) {
     .insert(rateLimits)
     .select(
       // The current bucket (1 ms up to EXACT_LOG_MAX per minute, else 1 s), stored as its last ms.
-      sql`select id, array[${now} - ${now} % g + g - 1], array[1], ${day}, 1
+      // Columns in the table's order; the previous release's log columns (hits, counts) stay empty.
+      sql`select id, '{}'::bigint[], '{}'::integer[], ${firstLog(sql`${now} - ${now} % g + g - 1`)}, ${day}, 1
         from gate_key, lateral (select (case when limit_rpm <= ${sql.raw(String(EXACT_LOG_MAX))} then 1 else 1000 end)::bigint as g) bucket`,
     )
     .onConflictDoUpdate(
       admissionUpdate({
-        cur: sql`excluded.hits[1]`,
-        edge: sql`${p("edge")}::bigint`,
+        cur: sql`excluded.ends[1]`,
+        cut: sql`${p("cut")}::bigint`,
         rpm: from("limit_rpm"),
         rpd: from("limit_rpd"),
         day,
@@ -109,7 +112,7 @@ function gateStatement(db: Db) {
       tpd: sql<number | null>`${from("tpd")}`,
       tokensToday: sql<number | null>`${from("tokens_today")}`,
     })
-    .prepare("parley_gate_admit_v4");
+    .prepare("parley_gate_admit_v5");
 }
 
 /**
@@ -136,7 +139,7 @@ const stateStatement = (db: Db) => {
     .from(apiKeys)
     .leftJoin(rateLimits, eq(rateLimits.keyId, apiKeys.id))
     .where(liveKey)
-    .prepare("parley_gate_state_v4");
+    .prepare("parley_gate_state_v5");
 };
 
 const gates = new WeakMap<Db, { admit: ReturnType<typeof gateStatement>; state: ReturnType<typeof stateStatement> }>();
@@ -157,11 +160,13 @@ export async function admitKey(
     proRpm: plans.pro.rpm,
     proRpd: plans.pro.rpd,
   };
-  const [admitted] = await admit.execute({ ...values, now, edge: MINUTE_MS - now });
-  if (admitted) return { apiKey: keyOf(admitted), decision: decide(true, admitted, limitsOf(admitted), now) };
+  const [admitted] = await admit.execute({ ...values, now, cut: now - MINUTE_MS });
+  if (admitted) {
+    return { apiKey: keyOf(admitted), decision: decide(true, limiterState(admitted), limitsOf(admitted), now) };
+  }
   const [row] = await state.execute({ ...values, now });
   if (!row) return null;
-  const counters = row.hits ? { hits: row.hits, counts: row.counts!, day: row.day!, dayCount: row.dayCount! } : null;
+  const counters = row.ends ? limiterState({ ends: row.ends, cum: row.cum!, day: row.day!, dayCount: row.dayCount! }) : null;
   return { apiKey: keyOf(row), decision: decide(false, counters ?? emptyState(now), limitsOf(row), now) };
 }
 

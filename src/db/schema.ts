@@ -80,10 +80,13 @@ export const rateLimits = pgTable("rate_limits", {
   keyId: text("key_id")
     .primaryKey()
     .references(() => apiKeys.id, { onDelete: "cascade" }),
-  /** Each bucket's last millisecond (ms since the epoch); see ratelimit/service.ts. */
-  hits: bigint("hits", { mode: "number" }).array().notNull(),
-  /** Requests admitted in each bucket (parallel to `hits`). */
+  /** The previous release's log (bucket ends, counts): kept one release for rolling deploys (drizzle/0023). */
+  hits: bigint("hits", { mode: "number" }).array().notNull().default(sql`'{}'::bigint[]`),
   counts: integer("counts").array().notNull().default(sql`'{}'::integer[]`),
+  /** Each bucket's last millisecond (ms since the epoch), ascending; see ratelimit/service.ts. */
+  ends: bigint("ends", { mode: "number" }).array().notNull().default(sql`'{}'::bigint[]`),
+  /** Running counts, one longer than `ends`: cum[1] before ends[1], cum[i + 1] through ends[i]. */
+  cum: bigint("cum", { mode: "number" }).array().notNull().default(sql`'{0}'::bigint[]`),
   day: date("day", { mode: "string" }).notNull(),
   dayCount: integer("day_count").notNull(),
 });
