@@ -166,7 +166,9 @@ export async function admitKey(
   }
   const [row] = await state.execute({ ...values, now });
   if (!row) return null;
-  const counters = row.ends ? limiterState({ ends: row.ends, cum: row.cum!, day: row.day!, dayCount: row.dayCount! }) : null;
+  const counters = row.ends
+    ? limiterState({ ends: row.ends, cum: row.cum!, day: row.day!, dayCount: row.dayCount! })
+    : null;
   return { apiKey: keyOf(row), decision: decide(false, counters ?? emptyState(now), limitsOf(row), now) };
 }
 

@@ -80,7 +80,7 @@ export const rateLimits = pgTable("rate_limits", {
   keyId: text("key_id")
     .primaryKey()
     .references(() => apiKeys.id, { onDelete: "cascade" }),
-  /** The previous release's log (bucket ends, counts): kept one release for rolling deploys (drizzle/0023). */
+  /** The previous release's log: kept one release for rolling deploys (drizzle/0023). */
   hits: bigint("hits", { mode: "number" }).array().notNull().default(sql`'{}'::bigint[]`),
   counts: integer("counts").array().notNull().default(sql`'{}'::integer[]`),
   /** Each bucket's last millisecond (ms since the epoch), ascending; see ratelimit/service.ts. */
@@ -158,11 +158,8 @@ export const messages = pgTable(
 
 /**
  * A reply's SSE events as sent, numbered from 1 (the SSE `id:`), so a client can resume after
- * any id on any instance. `data` is the exact JSON text of the event's `data:` line.
- * No foreign key (drizzle/0022): a reply stores one row per event, ~60 per chat, and a per-row
- * key check cost as much as the rows. Every insert takes `message_id` from the messages row the
- * same statement wrote or locked (replies/statements.ts); deleting messages deletes their
- * events through a statement trigger (messages_delete_events).
+ * any id on any instance. `data` is the exact JSON text of the event's `data:` line. No foreign
+ * key: a statement trigger deletes deleted messages' events (drizzle/0022, docs/architecture.md).
  */
 export const messageEvents = pgTable(
   "message_events",
