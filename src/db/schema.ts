@@ -83,9 +83,8 @@ export const rateLimits = pgTable("rate_limits", {
   /** The previous release's log: kept one release for rolling deploys (drizzle/0023). */
   hits: bigint("hits", { mode: "number" }).array().notNull().default(sql`'{}'::bigint[]`),
   counts: integer("counts").array().notNull().default(sql`'{}'::integer[]`),
-  /** Each bucket's last millisecond (ms since the epoch), ascending; see ratelimit/service.ts. */
+  /** Buckets' last ms, ascending, and running counts (one longer): ratelimit/service.ts. */
   ends: bigint("ends", { mode: "number" }).array().notNull().default(sql`'{}'::bigint[]`),
-  /** Running counts, one longer than `ends`: cum[1] before ends[1], cum[i + 1] through ends[i]. */
   cum: bigint("cum", { mode: "number" }).array().notNull().default(sql`'{0}'::bigint[]`),
   day: date("day", { mode: "string" }).notNull(),
   dayCount: integer("day_count").notNull(),
