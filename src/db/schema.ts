@@ -72,9 +72,8 @@ export const keyKnowledgeBases = pgTable(
 );
 
 /**
- * One row per key: the last minute's admitted requests as (time bucket, count) pairs — a sliding
- * log, see ratelimit/service.ts — and the day's count. A single INSERT … ON CONFLICT … DO
- * UPDATE … WHERE decides and records.
+ * One row per key: the last minute's admitted requests (a sliding log, ratelimit/service.ts) and
+ * the day's count. A single INSERT … ON CONFLICT … DO UPDATE … WHERE decides and records.
  */
 export const rateLimits = pgTable("rate_limits", {
   keyId: text("key_id")
