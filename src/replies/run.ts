@@ -13,7 +13,7 @@ import { newId } from "../ids.ts";
 import { type ActiveSpan, inSpan, NOOP_TRACE } from "../tracing/index.ts";
 import { type Batch, WriteBatcher } from "./batcher.ts";
 import { EventLog, type ReplyFeed, type Sequenced } from "./event-log.ts";
-import { type Generated, generate } from "./generate.ts";
+import { type Generated, type GenerateInput, generate } from "./generate.ts";
 import { stopTopic } from "./notify.ts";
 import { type RunInput, type RunOutcome, StopRequest, storedReply, whyEnded } from "./outcome.ts";
 import { replyStatus } from "./reads.ts";
@@ -25,7 +25,11 @@ export class Run implements ReplyFeed {
   readonly done: Promise<RunOutcome>;
   private readonly abort = new AbortController();
   private readonly batcher: WriteBatcher;
-  private readonly unsubscribeStop: () => void;
+  private readonly onStop = () => this.stop();
+  /** Called once when the run is over (the registry's). */
+  ended: ((run: Run) => void) | undefined;
+  /** The run is over (`done` is settling). */
+  finished = false;
 
   /** Stores the reply as `in_progress` with its `start` event, then generates it. */
   static async start(deps: RepliesDeps & Shared, input: RunInput): Promise<Run> {
@@ -69,10 +73,13 @@ export class Run implements ReplyFeed {
       onError: (error) =>
         deps.logger.warn({ message_id: id, error }, "storing part of a reply failed; retrying with the next flush"),
     });
-    this.unsubscribeStop = deps.notifier.on(stopTopic(id), () => this.stop());
+    deps.notifier.on(stopTopic(id), this.onStop);
     // Renews the lease while the agent is silent (a model thinking before its first token).
     deps.leases.add(this);
-    this.done = this.execute(input);
+    // Only what the agent is asked: the input's writes (and the rows they close over) were stored
+    // with the reply, and a run waiting on its model must not keep them (issue 23).
+    const { history, message, knowledgeBaseId, settings } = input;
+    this.done = this.execute({ history, message, knowledgeBaseId, settings, trace: span.trace });
   }
 
   readonly conversationId: string;
@@ -122,69 +129,73 @@ export class Run implements ReplyFeed {
     else if (result === "gone") await this.lost();
   }
 
-  private async execute(input: RunInput): Promise<RunOutcome> {
-    const { agent, logger, store } = this.deps;
-    await Promise.resolve(); // let the caller subscribe before the first token
-    const out: Generated = { content: "", sources: [], usage: null };
-    let failure: ApiError | null = null;
-    let stopped = false;
+  private async execute(ask: GenerateInput): Promise<RunOutcome> {
     try {
-      await generate(agent, { ...input, trace: this.span.trace }, this.abort.signal, out, (text) =>
-        this.emit({ type: "token", content: text }, text),
-      );
-    } catch (error) {
-      const why = whyEnded(error, this.abort.signal.reason, {
-        logger,
-        id: this.id,
-        conversationId: this.conversationId,
+      const { agent, logger, store } = this.deps;
+      await Promise.resolve(); // let the caller subscribe before the first token
+      const out: Generated = { content: "", sources: [], usage: null };
+      let failure: ApiError | null = null;
+      let stopped = false;
+      try {
+        await generate(agent, ask, this.abort.signal, out, (text) => this.emit({ type: "token", content: text }, text));
+      } catch (error) {
+        const why = whyEnded(error, this.abort.signal.reason, {
+          logger,
+          id: this.id,
+          conversationId: this.conversationId,
+        });
+        if (why === "stopped") [stopped, out.sources] = [true, []];
+        else failure = why;
+      }
+      if (!failure && !stopped) this.emit({ type: "sources", sources: out.sources });
+      // Let the sockets take what was just emitted before this run spends CPU on persisting: when
+      // many runs wake at once, their tokens go out first instead of after every run's writes.
+      await new Promise((r) => setTimeout(r, 0));
+      this.deps.leases.remove(this.id);
+      this.deps.notifier.off(stopTopic(this.id), this.onStop);
+      const rest = await this.batcher.close();
+      const ended = stopped ? "stopped" : out.cut ? "length" : "completed";
+      const status = failure ? "failed" : ended;
+      const terminal = () => (failure ? errorEvent(failure) : endEvent(this.id, ended, out.usage));
+      const seq = this.log.lastSeq + 1;
+      try {
+        const events = [...rest.events, { seq, data: JSON.stringify(terminal()) }];
+        const also = [this.deps.touchConversation(this.deps.now())];
+        const { sources, usage } = out;
+        const row: Parameters<typeof store.finish>[0] = {
+          id: this.id,
+          events,
+          delta: rest.delta,
+          lastSeq: seq,
+          status,
+          sources,
+          usage,
+          also,
+        };
+        const stored = await inSpan(this.span.trace, "reply.finish", () => store.finish(row), {
+          "parley.events": events.length,
+          "parley.last_seq": seq,
+          "parley.reply.status": status,
+        });
+        if (!stored) failure ??= replyLost(await replyStatus(store.db, this.id));
+      } catch (error) {
+        logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "storing the reply failed");
+        failure ??= toApiError(error);
+      }
+      this.log.push({ seq, event: terminal() });
+      this.span.set({
+        "parley.reply.status": failure ? "failed" : ended,
+        "parley.reply.events": seq,
+        "gen_ai.usage.input_tokens": out.usage?.input_tokens ?? undefined,
+        "gen_ai.usage.output_tokens": out.usage?.output_tokens ?? undefined,
       });
-      if (why === "stopped") [stopped, out.sources] = [true, []];
-      else failure = why;
+      this.span.end(failure ?? undefined);
+      if (failure) return { ok: false, error: failure };
+      return { ok: true, message: storedReply(this, out, stopped, seq) };
+    } finally {
+      // The registry forgets the run (a callback, not a `done.finally` closure per run: issue 23).
+      this.finished = true;
+      this.ended?.(this);
     }
-    if (!failure && !stopped) this.emit({ type: "sources", sources: out.sources });
-    // Let the sockets take what was just emitted before this run spends CPU on persisting: when
-    // many runs wake at once, their tokens go out first instead of after every run's writes.
-    await new Promise((r) => setTimeout(r, 0));
-    this.deps.leases.remove(this.id);
-    this.unsubscribeStop();
-    const rest = await this.batcher.close();
-    const ended = stopped ? "stopped" : out.cut ? "length" : "completed";
-    const status = failure ? "failed" : ended;
-    const terminal = () => (failure ? errorEvent(failure) : endEvent(this.id, ended, out.usage));
-    const seq = this.log.lastSeq + 1;
-    try {
-      const events = [...rest.events, { seq, data: JSON.stringify(terminal()) }];
-      const also = [this.deps.touchConversation(this.deps.now())];
-      const { sources, usage } = out;
-      const row: Parameters<typeof store.finish>[0] = {
-        id: this.id,
-        events,
-        delta: rest.delta,
-        lastSeq: seq,
-        status,
-        sources,
-        usage,
-        also,
-      };
-      const stored = await inSpan(this.span.trace, "reply.finish", () => store.finish(row), {
-        "parley.events": events.length,
-        "parley.last_seq": seq,
-        "parley.reply.status": status,
-      });
-      if (!stored) failure ??= replyLost(await replyStatus(store.db, this.id));
-    } catch (error) {
-      logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "storing the reply failed");
-      failure ??= toApiError(error);
-    }
-    this.log.push({ seq, event: terminal() });
-    this.span.set({
-      "parley.reply.status": failure ? "failed" : ended,
-      "parley.reply.events": seq,
-      "gen_ai.usage.input_tokens": out.usage?.input_tokens ?? undefined,
-      "gen_ai.usage.output_tokens": out.usage?.output_tokens ?? undefined,
-    });
-    this.span.end(failure ?? undefined);
-    if (failure) return { ok: false, error: failure };
-    return { ok: true, message: storedReply(this, out, stopped, seq) };
   }
 }
