@@ -58,8 +58,20 @@ export function generate(
   return new Promise<void>((resolve, reject) => {
     consume.then(resolve, reject);
     if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    else signal.addEventListener("abort", new RejectOnAbort(signal, reject), { once: true });
   });
+}
+
+/** The abort's listener: an object holding what it needs, not closures over this module's scopes. */
+class RejectOnAbort implements EventListenerObject {
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly reject: (reason: unknown) => void,
+  ) {}
+
+  handleEvent(): void {
+    this.reject(this.signal.reason);
+  }
 }
 
 async function consumeAgent(

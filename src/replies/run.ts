@@ -24,7 +24,8 @@ export class Run implements ReplyFeed {
   private readonly log = new EventLog();
   readonly done: Promise<RunOutcome>;
   private readonly abort = new AbortController();
-  private readonly batcher: WriteBatcher;
+  /** Made at the first event after `start`: a run still waiting for its model holds none (issue 23). */
+  private batcher: WriteBatcher | undefined;
   private readonly onStop = () => this.stop();
   /** Called once when the run is over (the registry's). */
   ended: ((run: Run) => void) | undefined;
@@ -67,12 +68,6 @@ export class Run implements ReplyFeed {
   ) {
     this.conversationId = input.conversationId;
     this.log.push({ seq: 1, event: start });
-    this.batcher = new WriteBatcher((batch) => this.write(batch), {
-      flushMs: deps.options.replyFlushMs,
-      storedSeq: 1,
-      onError: (error) =>
-        deps.logger.warn({ message_id: id, error }, "storing part of a reply failed; retrying with the next flush"),
-    });
     deps.notifier.on(stopTopic(id), this.onStop);
     // Renews the lease while the agent is silent (a model thinking before its first token).
     deps.leases.add(this);
@@ -109,6 +104,15 @@ export class Run implements ReplyFeed {
 
   private emit(event: StreamEvent, text = ""): void {
     const seq = this.log.lastSeq + 1;
+    this.batcher ??= new WriteBatcher((batch) => this.write(batch), {
+      flushMs: this.deps.options.replyFlushMs,
+      storedSeq: 1,
+      onError: (error) =>
+        this.deps.logger.warn(
+          { message_id: this.id, error },
+          "storing part of a reply failed; retrying with the next flush",
+        ),
+    });
     this.batcher.add({ seq, data: JSON.stringify(event) }, text);
     this.log.push({ seq, event });
   }
@@ -131,7 +135,7 @@ export class Run implements ReplyFeed {
 
   private async execute(ask: GenerateInput): Promise<RunOutcome> {
     try {
-      const { agent, logger, store } = this.deps;
+      const { agent, logger } = this.deps;
       await Promise.resolve(); // let the caller subscribe before the first token
       const out: Generated = { content: "", sources: [], usage: null };
       let failure: ApiError | null = null;
@@ -147,55 +151,62 @@ export class Run implements ReplyFeed {
         if (why === "stopped") [stopped, out.sources] = [true, []];
         else failure = why;
       }
-      if (!failure && !stopped) this.emit({ type: "sources", sources: out.sources });
-      // Let the sockets take what was just emitted before this run spends CPU on persisting: when
-      // many runs wake at once, their tokens go out first instead of after every run's writes.
-      await new Promise((r) => setTimeout(r, 0));
-      this.deps.leases.remove(this.id);
-      this.deps.notifier.off(stopTopic(this.id), this.onStop);
-      const rest = await this.batcher.close();
-      const ended = stopped ? "stopped" : out.cut ? "length" : "completed";
-      const status = failure ? "failed" : ended;
-      const terminal = () => (failure ? errorEvent(failure) : endEvent(this.id, ended, out.usage));
-      const seq = this.log.lastSeq + 1;
-      try {
-        const events = [...rest.events, { seq, data: JSON.stringify(terminal()) }];
-        const also = [this.deps.touchConversation(this.deps.now())];
-        const { sources, usage } = out;
-        const row: Parameters<typeof store.finish>[0] = {
-          id: this.id,
-          events,
-          delta: rest.delta,
-          lastSeq: seq,
-          status,
-          sources,
-          usage,
-          also,
-        };
-        const stored = await inSpan(this.span.trace, "reply.finish", () => store.finish(row), {
-          "parley.events": events.length,
-          "parley.last_seq": seq,
-          "parley.reply.status": status,
-        });
-        if (!stored) failure ??= replyLost(await replyStatus(store.db, this.id));
-      } catch (error) {
-        logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "storing the reply failed");
-        failure ??= toApiError(error);
-      }
-      this.log.push({ seq, event: terminal() });
-      this.span.set({
-        "parley.reply.status": failure ? "failed" : ended,
-        "parley.reply.events": seq,
-        "gen_ai.usage.input_tokens": out.usage?.input_tokens ?? undefined,
-        "gen_ai.usage.output_tokens": out.usage?.output_tokens ?? undefined,
-      });
-      this.span.end(failure ?? undefined);
-      if (failure) return { ok: false, error: failure };
-      return { ok: true, message: storedReply(this, out, stopped, seq) };
+      return await this.settle(out, failure, stopped);
     } finally {
       // The registry forgets the run (a callback, not a `done.finally` closure per run: issue 23).
       this.finished = true;
       this.ended?.(this);
     }
+  }
+
+  /** After generation: the terminal event stored and sent, the outcome. (Its own method: the variables
+   * it closes over are not held while the run waits for its model.) */
+  private async settle(out: Generated, failure: ApiError | null, stopped: boolean): Promise<RunOutcome> {
+    const { logger, store } = this.deps;
+    if (!failure && !stopped) this.emit({ type: "sources", sources: out.sources });
+    // Let the sockets take what was just emitted before this run spends CPU on persisting: when
+    // many runs wake at once, their tokens go out first instead of after every run's writes.
+    await new Promise((r) => setTimeout(r, 0));
+    this.deps.leases.remove(this.id);
+    this.deps.notifier.off(stopTopic(this.id), this.onStop);
+    const rest = this.batcher ? await this.batcher.close() : { events: [], delta: "" };
+    const ended = stopped ? "stopped" : out.cut ? "length" : "completed";
+    const status = failure ? "failed" : ended;
+    const terminal = () => (failure ? errorEvent(failure) : endEvent(this.id, ended, out.usage));
+    const seq = this.log.lastSeq + 1;
+    try {
+      const events = [...rest.events, { seq, data: JSON.stringify(terminal()) }];
+      const also = [this.deps.touchConversation(this.deps.now())];
+      const { sources, usage } = out;
+      const row: Parameters<typeof store.finish>[0] = {
+        id: this.id,
+        events,
+        delta: rest.delta,
+        lastSeq: seq,
+        status,
+        sources,
+        usage,
+        also,
+      };
+      const stored = await inSpan(this.span.trace, "reply.finish", () => store.finish(row), {
+        "parley.events": events.length,
+        "parley.last_seq": seq,
+        "parley.reply.status": status,
+      });
+      if (!stored) failure ??= replyLost(await replyStatus(store.db, this.id));
+    } catch (error) {
+      logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "storing the reply failed");
+      failure ??= toApiError(error);
+    }
+    this.log.push({ seq, event: terminal() });
+    this.span.set({
+      "parley.reply.status": failure ? "failed" : ended,
+      "parley.reply.events": seq,
+      "gen_ai.usage.input_tokens": out.usage?.input_tokens ?? undefined,
+      "gen_ai.usage.output_tokens": out.usage?.output_tokens ?? undefined,
+    });
+    this.span.end(failure ?? undefined);
+    if (failure) return { ok: false, error: failure };
+    return { ok: true, message: storedReply(this, out, stopped, seq) };
   }
 }
