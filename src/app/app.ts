@@ -124,11 +124,8 @@ export function createApp({
       // What the stream's end needs, read now: holding the Request and the Response (which
       // Elysia copies before sending) until the end kept both, their headers and the request's
       // body stream alive for every open stream (issue 23).
-      const span = tracing.requestSpan(request);
-      const { method } = request;
-      const { status } = responseValue;
-      const requestId = requestIdOf(request);
-      const startedAt = startOf(request);
+      const [span, requestId, startedAt] = [tracing.requestSpan(request), requestIdOf(request), startOf(request)];
+      const [method, status] = [request.method, responseValue.status];
       const ended = (end: StreamSummary) => {
         const ms = elapsedSince(startedAt) ?? 0;
         endSpan(span, method, route, status, { "parley.reply_status": end.reply_status });
