@@ -95,7 +95,7 @@ try {
   }
 
   if (want("streaming")) {
-    log("3: streaming — one 1,000-token reply; 1,000 idle streams and a broadcast");
+    log("3: streaming — one 1,000-token reply; idle streams (BENCH_STREAMS, 10,000) and a broadcast");
     results.streaming = await benchStreaming(dbUrl, key);
   }
   if (want("pagination")) {

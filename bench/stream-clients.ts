@@ -11,7 +11,7 @@ const n = Number(nArg);
 let opened = 0;
 const delays: number[] = [];
 
-async function one(): Promise<void> {
+async function one(started: () => void): Promise<void> {
   const res = await fetch(`${url}/v1/chat`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -21,7 +21,10 @@ async function one(): Promise<void> {
   const parser = createParser({
     onEvent: (e) => {
       const ev = JSON.parse(e.data);
-      if (ev.type === "start" && ++opened === n) console.log("open");
+      if (ev.type === "start") {
+        started();
+        if (++opened === n) console.log("open");
+      }
       if (ev.type === "token") delays.push(performance.timeOrigin + performance.now() - Number(ev.content));
     },
   });
@@ -29,11 +32,22 @@ async function one(): Promise<void> {
   for await (const chunk of res.body!) parser.feed(decoder.decode(chunk, { stream: true }));
 }
 
-// Open gradually: a burst of N connects at once measures the accept queue, not idle streams.
+// Open gradually, at most OPENING streams waiting for their `start` at a time: a burst of N
+// requests measures the accept queue and the database pool's wait bound (10,000 at once got 503s
+// after 5 s in the pool's queue), not idle streams.
+const OPENING = 64;
+let waiting = 0;
+let wake = () => {};
 const all: Promise<void>[] = [];
 for (let i = 0; i < n; i++) {
-  all.push(one());
-  if (i % 50 === 49) await Bun.sleep(20);
+  while (waiting >= OPENING) await new Promise<void>((r) => (wake = r));
+  waiting++;
+  all.push(
+    one(() => {
+      waiting--;
+      wake();
+    }),
+  );
 }
 await Promise.all(all);
 console.log(JSON.stringify({ delays }));

@@ -1,5 +1,6 @@
 /** POST /v1/chat with stream: true, over a real HTTP connection, read with a real SSE parser. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { KeepAlive } from "../src/http/keep-alive.ts";
 import { sseResponse } from "../src/http/sse.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectStatus, type Harness, harness, listen } from "./helpers/app.ts";
@@ -98,7 +99,7 @@ describe("POST /v1/chat (stream)", () => {
     const interval = 300;
     const listeners = new Set<(e: { n: number }) => void>();
     const source = { subscribe: (l: (e: { n: number }) => void) => (listeners.add(l), () => listeners.delete(l)) };
-    const res = sseResponse(source, { keepAliveMs: interval, isLast: (e) => e.n === 2 });
+    const res = sseResponse(source, { keepAlive: new KeepAlive(interval), isLast: (e) => e.n === 2 });
     const reader = res.body!.getReader();
     const stamps: number[] = [];
     const reading = (async () => {

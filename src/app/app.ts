@@ -7,7 +7,17 @@ import { sql } from "drizzle-orm";
 import { Elysia, t } from "elysia";
 import { createLogger } from "../config/logger.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
-import { elapsedMs, errorBytes, finalStatus, markClient, markStart, markStatus, socketIp } from "../http/access-log.ts";
+import {
+  elapsedMs,
+  elapsedSince,
+  errorBytes,
+  finalStatus,
+  markClient,
+  markStart,
+  markStatus,
+  socketIp,
+  startOf,
+} from "../http/access-log.ts";
 import { clientIp } from "../http/client-ip.ts";
 import { corsAnswerHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
@@ -19,7 +29,7 @@ import { type StreamSummary, tallyOf } from "../http/stream-tally.ts";
 import { watchStream } from "../http/stream-watch.ts";
 import { utf8Length } from "../http/text.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
-import type { Attributes } from "../tracing/index.ts";
+import type { ActiveSpan, Attributes } from "../tracing/index.ts";
 import { type ConsoleAssets, consoleRoutes } from "./console.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
 import { metricsRoute } from "./metrics-route.ts";
@@ -58,10 +68,11 @@ export function createApp({
   /** Requests answered with a stream: their span ends with the stream, not with the headers. */
   const streaming = new WeakSet<Request>();
   /** The request span, named by its route template, ends with the status sent (a stream: at its end). */
-  const endRequestSpan = (request: Request, route: string, status: number, extra: Attributes = {}) => {
-    const span = tracing.requestSpan(request);
+  const endRequestSpan = (request: Request, route: string, status: number, extra: Attributes = {}) =>
+    endSpan(tracing.requestSpan(request), request.method, route, status, extra);
+  const endSpan = (span: ActiveSpan | undefined, method: string, route: string, status: number, extra: Attributes) => {
     if (!span) return;
-    span.rename(`${request.method} ${route || "*"}`);
+    span.rename(`${method} ${route || "*"}`);
     span.set({ "http.route": route || "*", "http.response.status_code": status, ...extra });
     span.end(status >= 500 ? { code: `http_${status}` } : undefined);
   };
@@ -110,15 +121,17 @@ export function createApp({
       if (!responseValue.headers.get("content-type")?.startsWith("text/event-stream")) return;
       metrics?.openStreams.inc();
       streaming.add(request);
+      // What the stream's end needs, read now: holding the Request and the Response (which
+      // Elysia copies before sending) until the end kept both, their headers and the request's
+      // body stream alive for every open stream (issue 23).
+      const [span, requestId, startedAt] = [tracing.requestSpan(request), requestIdOf(request), startOf(request)];
+      const [method, status] = [request.method, responseValue.status];
       const ended = (end: StreamSummary) => {
-        const ms = elapsedMs(request) ?? 0;
-        endRequestSpan(request, route, responseValue.status, { "parley.reply_status": end.reply_status });
+        const ms = elapsedSince(startedAt) ?? 0;
+        endSpan(span, method, route, status, { "parley.reply_status": end.reply_status });
         metrics?.openStreams.dec();
         metrics?.streamDuration.observe(ms / 1000);
-        logger.info(
-          { request_id: requestIdOf(request), method: request.method, route: route || "*", duration_ms: ms, ...end },
-          "stream end",
-        );
+        logger.info({ request_id: requestId, method, route: route || "*", duration_ms: ms, ...end }, "stream end");
       };
       // Our producers count as they write (http/stream-tally.ts); any other body is watched.
       const tally = tallyOf(responseValue);

@@ -19,10 +19,15 @@ export const socketIp = (request: Request) => clients.get(request);
 /** Body bytes of an answer the error handler built, if it built one. */
 export const errorBytes = (request: Request) => bytes.get(request);
 
+/** When `markStart` saw the request (performance.now()), for a caller that must not keep the Request. */
+export const startOf = (request: Request) => started.get(request);
+
 /** Milliseconds since `markStart`, to 0.1 ms. */
-export function elapsedMs(request: Request): number | undefined {
-  const t = started.get(request);
-  return t === undefined ? undefined : Math.round((performance.now() - t) * 10) / 10;
+export const elapsedMs = (request: Request): number | undefined => elapsedSince(started.get(request));
+
+/** Milliseconds since `startedAt` (a `startOf` reading), to 0.1 ms. */
+export function elapsedSince(startedAt: number | undefined): number | undefined {
+  return startedAt === undefined ? undefined : Math.round((performance.now() - startedAt) * 10) / 10;
 }
 
 /** The status the client got: the error handler's, else the returned Response's, else `set.status`. */

@@ -17,6 +17,15 @@ export interface Generated {
   cut?: boolean;
 }
 
+/** What the agent is asked. */
+export interface GenerateInput {
+  history: ChatTurn[];
+  message: string;
+  knowledgeBaseId: string | null;
+  settings?: GenerationSettings;
+  trace?: Trace;
+}
+
 /** A reported token count as the database can hold it (int4), or null. */
 const count = (n: unknown): number | null =>
   Number.isSafeInteger(n) && (n as number) >= 0 && (n as number) <= 2_147_483_647 ? (n as number) : null;
@@ -31,53 +40,68 @@ export const storable = (v: unknown): string =>
     .toWellFormed()
     .replaceAll("\0", "\uFFFD");
 
-/** Feeds the agent's output into `out`, calling `onText` for each piece of text; throws the signal's reason when aborted. */
-export async function generate(
+/**
+ * Feeds the agent's output into `out`, calling `onText` for each piece of text; rejects with the
+ * signal's reason when aborted, without waiting for the agent.
+ */
+export function generate(
   agent: Agent,
-  input: {
-    history: ChatTurn[];
-    message: string;
-    knowledgeBaseId: string | null;
-    settings?: GenerationSettings;
-    trace?: Trace;
-  },
+  input: GenerateInput,
   signal: AbortSignal,
   out: Generated,
   onText: (text: string) => void,
 ): Promise<void> {
-  const consume = (async () => {
-    const { history, message, knowledgeBaseId, settings, trace } = input;
-    for await (const chunk of agent.respond({
-      history,
-      message,
-      knowledgeBaseId,
-      signal,
-      ...(settings ? { settings } : {}),
-      ...(trace ? { trace } : {}),
-    })) {
-      if (signal.aborted) return; // leaving the loop calls the agent's return()
-      if (chunk.type === "token") {
-        const text = storable(chunk.content);
-        if (!text) continue;
-        out.content += text;
-        onText(text);
-      } else if (chunk.type === "usage") {
-        const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
-        out.usage = u.input_tokens === null && u.output_tokens === null ? null : u;
-      } else if (chunk.type === "finish") {
-        out.cut = true;
-      } else if (Array.isArray(chunk.sources)) {
-        out.sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
-      }
-    }
-  })();
-  const aborted = new Promise<never>((_, reject) => {
-    const fail = () => reject(signal.reason);
-    if (signal.aborted) fail();
-    else signal.addEventListener("abort", fail, { once: true });
+  const consume = consumeAgent(agent, input, signal, out, onText);
+  // One promise settles with whichever comes first, the agent's end or the abort; the other's
+  // outcome lands on a settled promise, so it never becomes an unhandled rejection. (A race of
+  // two promises, each with a catch, was a dozen more objects per waiting run: issue 23.)
+  return new Promise<void>((resolve, reject) => {
+    consume.then(resolve, reject);
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener("abort", new RejectOnAbort(signal, reject), { once: true });
   });
-  // Whichever loses the race settles unobserved; neither may become an unhandled rejection.
-  consume.catch(() => {});
-  aborted.catch(() => {});
-  await Promise.race([consume, aborted]);
+}
+
+/** The abort's listener: an object holding what it needs, not closures over this module's scopes. */
+class RejectOnAbort implements EventListenerObject {
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly reject: (reason: unknown) => void,
+  ) {}
+
+  handleEvent(): void {
+    this.reject(this.signal.reason);
+  }
+}
+
+async function consumeAgent(
+  agent: Agent,
+  { history, message, knowledgeBaseId, settings, trace }: GenerateInput,
+  signal: AbortSignal,
+  out: Generated,
+  onText: (text: string) => void,
+): Promise<void> {
+  for await (const chunk of agent.respond({
+    history,
+    message,
+    knowledgeBaseId,
+    signal,
+    ...(settings ? { settings } : {}),
+    ...(trace ? { trace } : {}),
+  })) {
+    if (signal.aborted) return; // leaving the loop calls the agent's return()
+    if (chunk.type === "token") {
+      const text = storable(chunk.content);
+      if (!text) continue;
+      out.content += text;
+      onText(text);
+    } else if (chunk.type === "usage") {
+      const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
+      out.usage = u.input_tokens === null && u.output_tokens === null ? null : u;
+    } else if (chunk.type === "finish") {
+      out.cut = true;
+    } else if (Array.isArray(chunk.sources)) {
+      out.sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
+    }
+  }
 }

@@ -6,6 +6,7 @@
  * stop (below, `stop`), notify (notify.ts), terminal events (terminal.ts).
  */
 import type { MessageRow } from "../db/schema.ts";
+import { KeepAlive } from "../http/keep-alive.ts";
 import { COMPACT_BATCH } from "./compact.ts";
 import type { Sequenced } from "./event-log.ts";
 import { streamOf, waitForEnd } from "./feed.ts";
@@ -39,6 +40,8 @@ export function createReplies(deps: RepliesDeps) {
   const shared = { ...deps, store, notifier, leases };
   const tails = new Tails(shared);
   const registry = new RunRegistry();
+  // One keep-alive timer for every stream of these replies, not one per stream (http/keep-alive.ts).
+  const keepAlive = new KeepAlive(deps.options.keepAliveMs);
   const replays = new ReplayPager((id, after, limit) => readFrames(deps.db, id, after, limit));
 
   /** The reply's events: the local run when it is generated here, else a tail of the database. */
@@ -62,7 +65,7 @@ export function createReplies(deps: RepliesDeps) {
     },
     feed,
     /** The SSE response of reply `id` after event `after`, up to and including its terminal event. */
-    stream: (id: string, after = 0) => streamOf(feed(id), after, deps.options.keepAliveMs),
+    stream: (id: string, after = 0) => streamOf(feed(id), after, keepAlive),
     /**
      * A reconnection's answer: the stream after `after`, or null when the client is at or past
      * the terminal event of an ended reply (answer 204: EventSource stops reconnecting). A swept
@@ -75,7 +78,7 @@ export function createReplies(deps: RepliesDeps) {
       }
       // An ended reply's events are all stored: paged from the database as the client reads.
       if (reply.status !== "in_progress" && after < reply.lastSeq) return replays.response(reply.id, after);
-      return streamOf(feed(reply.id), after, deps.options.keepAliveMs);
+      return streamOf(feed(reply.id), after, keepAlive);
     },
     /**
      * The stop protocol: set the reply's stop flag (one conditional UPDATE that also NOTIFYs
@@ -131,11 +134,12 @@ export function createReplies(deps: RepliesDeps) {
     },
     /** Shutdown: lets runs finish for `graceMs`, then cuts the rest off (see docs/architecture.md). */
     drain: (graceMs: number, storeMs?: number) => registry.drain(graceMs, storeMs),
-    /** Ends the lifetimes: runs drained at once, tails and the lease timer stopped, LISTEN ended. */
+    /** Ends the lifetimes: runs drained at once, tails, the lease and keep-alive timers stopped, LISTEN ended. */
     async close(): Promise<void> {
       await registry.drain(0);
       tails.close();
       leases.close();
+      keepAlive.close();
       await notifier.close();
       replays.clear();
     },

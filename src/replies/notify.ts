@@ -26,8 +26,9 @@ export const eventsTopic = (id: string) => `${EVENTS_PREFIX}${id}`;
 export const stopTopic = (id: string) => `${STOP_PREFIX}${id}`;
 
 export interface Notifier {
-  /** Calls `fn` on every notification of `topic`; returns the unsubscribe. */
-  on(topic: string, fn: () => void): () => void;
+  /** Calls `fn` on every notification of `topic`, until `off(topic, fn)`. */
+  on(topic: string, fn: () => void): void;
+  off(topic: string, fn: () => void): void;
   /** Resolves once notifications are being received (the LISTEN is in place). */
   readonly ready: Promise<void>;
   /** After a statement that notified `topic`: reaches this notifier's subscribers where LISTEN does not. */
@@ -51,12 +52,16 @@ export function listenerOf(db: Db): PgListen | null {
 }
 
 export function createNotifier(pg: PgListen | null): Notifier {
-  const subs = new Map<string, Set<() => void>>();
+  // A topic's one subscriber (the usual case: a run's stop, a tail's events) is kept as it is, a
+  // Set only for more: thousands of waiting runs each had a Set and an unsubscribe closure (issue 23).
+  const subs = new Map<string, (() => void) | Set<() => void>>();
   let listening: Promise<{ unlisten(): Promise<unknown> }> | undefined;
   let closed = false;
 
   const dispatch = (topic: string) => {
-    for (const fn of [...(subs.get(topic) ?? [])]) {
+    const found = subs.get(topic);
+    if (!found) return;
+    for (const fn of typeof found === "function" ? [found] : [...found]) {
       try {
         fn();
       } catch {
@@ -77,13 +82,18 @@ export function createNotifier(pg: PgListen | null): Notifier {
     },
     on(topic, fn) {
       void notifier.ready.catch(() => {});
-      const set = subs.get(topic) ?? new Set<() => void>();
-      subs.set(topic, set);
-      set.add(fn);
-      return () => {
-        set.delete(fn);
-        if (set.size === 0 && subs.get(topic) === set) subs.delete(topic);
-      };
+      const found = subs.get(topic);
+      if (!found) subs.set(topic, fn);
+      else if (typeof found === "function") subs.set(topic, new Set([found, fn]));
+      else found.add(fn);
+    },
+    off(topic, fn) {
+      const found = subs.get(topic);
+      if (found === fn) subs.delete(topic);
+      else if (typeof found === "object") {
+        found.delete(fn);
+        if (found.size === 0) subs.delete(topic);
+      }
     },
     local(topic) {
       if (!pg) dispatch(topic);

@@ -8,9 +8,13 @@ export class RunRegistry {
   private readonly runs = new Map<string, Run>();
   private cutOff: ApiError | null = null;
 
+  /** One function for every run, not a closure per run. */
+  private readonly forget = (run: Run) => void this.runs.delete(run.id);
+
   track(run: Run): Run {
+    if (run.finished) return run;
     this.runs.set(run.id, run);
-    void run.done.finally(() => this.runs.delete(run.id));
+    run.ended = this.forget;
     // A request already inside the handler when shutdown cut runs off still gets cut off.
     if (this.cutOff) run.cancel(this.cutOff);
     return run;

@@ -13,7 +13,7 @@ import { newId } from "../ids.ts";
 import { type ActiveSpan, inSpan, NOOP_TRACE } from "../tracing/index.ts";
 import { type Batch, WriteBatcher } from "./batcher.ts";
 import { EventLog, type ReplyFeed, type Sequenced } from "./event-log.ts";
-import { type Generated, generate } from "./generate.ts";
+import { type Generated, type GenerateInput, generate } from "./generate.ts";
 import { stopTopic } from "./notify.ts";
 import { type RunInput, type RunOutcome, StopRequest, storedReply, whyEnded } from "./outcome.ts";
 import { replyStatus } from "./reads.ts";
@@ -24,8 +24,13 @@ export class Run implements ReplyFeed {
   private readonly log = new EventLog();
   readonly done: Promise<RunOutcome>;
   private readonly abort = new AbortController();
-  private readonly batcher: WriteBatcher;
-  private readonly unsubscribeStop: () => void;
+  /** Made at the first event after `start`: a run still waiting for its model holds none (issue 23). */
+  private batcher: WriteBatcher | undefined;
+  private readonly onStop = () => this.stop();
+  /** Called once when the run is over (the registry's). */
+  ended: ((run: Run) => void) | undefined;
+  /** The run is over (`done` is settling). */
+  finished = false;
 
   /** Stores the reply as `in_progress` with its `start` event, then generates it. */
   static async start(deps: RepliesDeps & Shared, input: RunInput): Promise<Run> {
@@ -63,16 +68,13 @@ export class Run implements ReplyFeed {
   ) {
     this.conversationId = input.conversationId;
     this.log.push({ seq: 1, event: start });
-    this.batcher = new WriteBatcher((batch) => this.write(batch), {
-      flushMs: deps.options.replyFlushMs,
-      storedSeq: 1,
-      onError: (error) =>
-        deps.logger.warn({ message_id: id, error }, "storing part of a reply failed; retrying with the next flush"),
-    });
-    this.unsubscribeStop = deps.notifier.on(stopTopic(id), () => this.stop());
+    deps.notifier.on(stopTopic(id), this.onStop);
     // Renews the lease while the agent is silent (a model thinking before its first token).
     deps.leases.add(this);
-    this.done = this.execute(input);
+    // Only what the agent is asked: the input's writes (and the rows they close over) were stored
+    // with the reply, and a run waiting on its model must not keep them (issue 23).
+    const { history, message, knowledgeBaseId, settings } = input;
+    this.done = this.execute({ history, message, knowledgeBaseId, settings, trace: span.trace });
   }
 
   readonly conversationId: string;
@@ -102,6 +104,15 @@ export class Run implements ReplyFeed {
 
   private emit(event: StreamEvent, text = ""): void {
     const seq = this.log.lastSeq + 1;
+    this.batcher ??= new WriteBatcher((batch) => this.write(batch), {
+      flushMs: this.deps.options.replyFlushMs,
+      storedSeq: 1,
+      onError: (error) =>
+        this.deps.logger.warn(
+          { message_id: this.id, error },
+          "storing part of a reply failed; retrying with the next flush",
+        ),
+    });
     this.batcher.add({ seq, data: JSON.stringify(event) }, text);
     this.log.push({ seq, event });
   }
@@ -122,32 +133,43 @@ export class Run implements ReplyFeed {
     else if (result === "gone") await this.lost();
   }
 
-  private async execute(input: RunInput): Promise<RunOutcome> {
-    const { agent, logger, store } = this.deps;
-    await Promise.resolve(); // let the caller subscribe before the first token
-    const out: Generated = { content: "", sources: [], usage: null };
-    let failure: ApiError | null = null;
-    let stopped = false;
+  private async execute(ask: GenerateInput): Promise<RunOutcome> {
     try {
-      await generate(agent, { ...input, trace: this.span.trace }, this.abort.signal, out, (text) =>
-        this.emit({ type: "token", content: text }, text),
-      );
-    } catch (error) {
-      const why = whyEnded(error, this.abort.signal.reason, {
-        logger,
-        id: this.id,
-        conversationId: this.conversationId,
-      });
-      if (why === "stopped") [stopped, out.sources] = [true, []];
-      else failure = why;
+      const { agent, logger } = this.deps;
+      await Promise.resolve(); // let the caller subscribe before the first token
+      const out: Generated = { content: "", sources: [], usage: null };
+      let failure: ApiError | null = null;
+      let stopped = false;
+      try {
+        await generate(agent, ask, this.abort.signal, out, (text) => this.emit({ type: "token", content: text }, text));
+      } catch (error) {
+        const why = whyEnded(error, this.abort.signal.reason, {
+          logger,
+          id: this.id,
+          conversationId: this.conversationId,
+        });
+        if (why === "stopped") [stopped, out.sources] = [true, []];
+        else failure = why;
+      }
+      return await this.settle(out, failure, stopped);
+    } finally {
+      // The registry forgets the run (a callback, not a `done.finally` closure per run: issue 23).
+      this.finished = true;
+      this.ended?.(this);
     }
+  }
+
+  /** After generation: the terminal event stored and sent, the outcome. (Its own method: the variables
+   * it closes over are not held while the run waits for its model.) */
+  private async settle(out: Generated, failure: ApiError | null, stopped: boolean): Promise<RunOutcome> {
+    const { logger, store } = this.deps;
     if (!failure && !stopped) this.emit({ type: "sources", sources: out.sources });
     // Let the sockets take what was just emitted before this run spends CPU on persisting: when
     // many runs wake at once, their tokens go out first instead of after every run's writes.
     await new Promise((r) => setTimeout(r, 0));
     this.deps.leases.remove(this.id);
-    this.unsubscribeStop();
-    const rest = await this.batcher.close();
+    this.deps.notifier.off(stopTopic(this.id), this.onStop);
+    const rest = this.batcher ? await this.batcher.close() : { events: [], delta: "" };
     const ended = stopped ? "stopped" : out.cut ? "length" : "completed";
     const status = failure ? "failed" : ended;
     const terminal = () => (failure ? errorEvent(failure) : endEvent(this.id, ended, out.usage));

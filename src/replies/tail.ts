@@ -54,7 +54,7 @@ class Tail implements ReplyFeed {
   private again = false;
   private quietPolls = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
-  private unsubscribe = () => {};
+  private readonly onEvents = () => void this.read();
 
   constructor(
     private readonly deps: TailDeps,
@@ -75,7 +75,7 @@ class Tail implements ReplyFeed {
     if (this.started) return;
     this.started = true;
     const { notifier } = this.deps;
-    this.unsubscribe = notifier.on(eventsTopic(this.id), () => void this.read());
+    notifier.on(eventsTopic(this.id), this.onEvents);
     this.timer = setInterval(() => void this.poll(), POLL_MS);
     // Read once LISTEN is in place, so nothing written meanwhile can slip between read and notification.
     void notifier.ready.then(
@@ -87,7 +87,7 @@ class Tail implements ReplyFeed {
   close(): void {
     this.closed = true;
     clearInterval(this.timer);
-    this.unsubscribe();
+    this.deps.notifier.off(eventsTopic(this.id), this.onEvents);
     this.release();
   }
 

@@ -25,14 +25,15 @@ describe("notifier", () => {
   test("without LISTEN (PGlite), local() reaches the subscribers of that topic only", async () => {
     const n = createNotifier(null);
     const seen: string[] = [];
-    const off = n.on(eventsTopic("a"), () => seen.push("a"));
+    const a = () => void seen.push("a");
+    n.on(eventsTopic("a"), a);
     n.on(eventsTopic("b"), () => seen.push("b"));
     n.on(eventsTopic("a"), () => {
       throw new Error("one subscriber's failure is its own");
     });
     await n.ready;
     n.local(eventsTopic("a"));
-    off();
+    n.off(eventsTopic("a"), a);
     n.local(eventsTopic("a"));
     expect(seen).toEqual(["a"]);
   });
