@@ -195,8 +195,8 @@ export async function benchChatFloor(
     const conv = `conv_7${String(i).padStart(25, "0")}`;
     const now = new Date();
     const search = searches[i % searches.length]!;
-    // Prepared, as Parley runs it (db/rows.ts preparedRows): the floor is the best use of the driver.
-    await sql.unsafe(search.sql, search.params as string[], { prepare: true });
+    // Unprepared, as Parley runs it (db/rows.ts: its plan must follow the data's size).
+    await sql.unsafe(search.sql, search.params as string[]);
     await sql`insert into conversations (id, key_id, title, created_at, updated_at) values (${conv}, ${keyId}, 'floor', ${now}, ${now})`;
     await sql`insert into messages (id, conversation_id, role, content, sources, status, created_at) values (${`msg_a${i}`}, ${conv}, 'user', 'q', '[]', 'completed', ${now})`;
     await sql`update conversations set updated_at = ${now} where id = ${conv}`;

@@ -37,7 +37,7 @@
 import { fillPlaceholders, type Query, type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
-import { preparedRows } from "../db/rows.ts";
+import { builtRows } from "../db/rows.ts";
 import { configCaseSql, LANGUAGE_CONFIGS, questionWordsCaseSql, searchableText, wordsOnlyText } from "./language.ts";
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 
@@ -209,11 +209,8 @@ export function searchQueryText(question: string, options: SearchOptions = {}): 
 /** One search for `question` alone: the ranked passages, or none (see the module comment). */
 export async function rankPassages(db: Db, question: string, options: SearchOptions = {}): Promise<SearchHit[]> {
   if (!/[\p{L}\p{N}]/u.test(question)) return [];
-  const rows = await preparedRows<Record<string, unknown>>(
-    db,
-    searchStatement(options),
-    searchValues(question, options),
-  );
+  // Not prepared: its plan must follow the knowledge base's size (db/rows.ts).
+  const rows = await builtRows<Record<string, unknown>>(db, searchStatement(options), searchValues(question, options));
   return rows.map((r) => ({
     id: String(r.id),
     documentId: String(r.document_id),
