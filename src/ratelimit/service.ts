@@ -48,7 +48,6 @@ export interface Decision {
 export const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** Milliseconds from `now` to the end of the UTC day `day` (YYYY-MM-DD). */
 const untilEndOf = (day: string, now: number) => Date.parse(`${day}T00:00:00Z`) + DAY_MS - now;
-export const bucketMs = (rpm: number) => (rpm <= EXACT_LOG_MAX ? 1 : 1_000);
 
 /** The SQL values one admission is decided with (the current bucket, the window's edge, the limits, the day). */
 export interface AdmissionInputs {

@@ -24,10 +24,6 @@ import {
 
 setDefaultTimeout(120_000);
 const hasChromium = existsSync(CHROMIUM);
-// Usage and feedback are issue 21's API (src/usage/): until it is merged, the flows that need it are skipped, saying so.
-const hasOperations = existsSync(join(import.meta.dir, "../../src/usage"));
-if (!hasOperations)
-  console.warn("console-browser.test.ts: feedback, keyboard rating and usage flows skipped: no src/usage (issue 21)");
 if (!hasChromium)
   console.warn(`console-browser.test.ts: skipped, ${CHROMIUM} is missing (apt-get install -y chromium)`);
 
@@ -138,7 +134,7 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
         await check(p, `${width} playground`, width === 1280 ? "playground.png" : "playground-375.png");
       });
 
-      test.skipIf(!hasOperations)("keyboard only: reach the composer, send, rate the answer, sign out", async () => {
+      test("keyboard only: reach the composer, send, rate the answer, sign out", async () => {
         const p = await page(width, server.chatKey); // signIn itself uses only Tab, typing and Enter
         /** Presses Tab until `accessibleName` has focus (at most 40 times); the number of presses. */
         const tabTo = async (test: () => Promise<boolean>) => {
@@ -254,7 +250,7 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
         );
       });
 
-      test.skipIf(!hasOperations)("feedback: thumbs down with a comment is stored (i21's API)", async () => {
+      test("feedback: thumbs down with a comment is stored", async () => {
         const p = await page(width, server.chatKey);
         await p.getByLabel("Message").fill("Rate me");
         await p.keyboard.press("Enter");
@@ -364,42 +360,39 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
         );
       });
 
-      test.skipIf(!hasOperations)(
-        "usage and feedback: per-day charts per key, down-voted answers with question and sources",
-        async () => {
-          // A down-voted answer of its own, over the API (the page must list it with its question).
-          const headers = { authorization: `Bearer ${server.chatKey}`, "content-type": "application/json" };
-          const question = `Usage question at ${width} px`;
-          const chat = await fetch(`${server.url}/v1/chat`, {
-            method: "POST",
+      test("usage and feedback: per-day charts per key, down-voted answers with question and sources", async () => {
+        // A down-voted answer of its own, over the API (the page must list it with its question).
+        const headers = { authorization: `Bearer ${server.chatKey}`, "content-type": "application/json" };
+        const question = `Usage question at ${width} px`;
+        const chat = await fetch(`${server.url}/v1/chat`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ message: question }),
+        });
+        const reply = await chat.json();
+        expect(chat.status).toBe(200);
+        const rated = await fetch(
+          `${server.url}/v1/conversations/${reply.conversation_id}/messages/${reply.id}/feedback`,
+          {
+            method: "PUT",
             headers,
-            body: JSON.stringify({ message: question }),
-          });
-          const reply = await chat.json();
-          expect(chat.status).toBe(200);
-          const rated = await fetch(
-            `${server.url}/v1/conversations/${reply.conversation_id}/messages/${reply.id}/feedback`,
-            {
-              method: "PUT",
-              headers,
-              body: JSON.stringify({ rating: "down", comment: "Too vague" }),
-            },
-          );
-          expect(rated.status).toBe(200);
-          const p = await page(width, server.adminKey);
-          await p.getByRole("link", { name: "Usage and feedback" }).click();
-          // A day without use draws a bar of height 0 (hidden to Playwright): wait for a drawn one.
-          await p.locator("svg rect.bar:not([height='0'])").first().waitFor();
-          const charts = await p.getByRole("img").count();
-          const down = p.locator(".downs > li", { hasText: question });
-          await down.waitFor();
-          expect(await down.textContent()).toContain("Too vague");
-          note(
-            `${width} usage: ${charts} charts (requests and tokens per key); down-voted answers listed with their question`,
-          );
-          await check(p, `${width} usage and feedback`, width === 1280 ? "usage.png" : undefined);
-        },
-      );
+            body: JSON.stringify({ rating: "down", comment: "Too vague" }),
+          },
+        );
+        expect(rated.status).toBe(200);
+        const p = await page(width, server.adminKey);
+        await p.getByRole("link", { name: "Usage and feedback" }).click();
+        // A day without use draws a bar of height 0 (hidden to Playwright): wait for a drawn one.
+        await p.locator("svg rect.bar:not([height='0'])").first().waitFor();
+        const charts = await p.getByRole("img").count();
+        const down = p.locator(".downs > li", { hasText: question });
+        await down.waitFor();
+        expect(await down.textContent()).toContain("Too vague");
+        note(
+          `${width} usage: ${charts} charts (requests and tokens per key); down-voted answers listed with their question`,
+        );
+        await check(p, `${width} usage and feedback`, width === 1280 ? "usage.png" : undefined);
+      });
 
       async function startConsoleServerKeyOnly() {
         const { createKey } = await import("../../src/auth/keys-admin.ts");
