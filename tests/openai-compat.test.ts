@@ -7,8 +7,8 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
-import OpenAI from "openai";
 import { sql } from "drizzle-orm";
+import OpenAI from "openai";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { rowsOf } from "../src/db/rows.ts";
 import { createKnowledgeBase, DEFAULT_KB_ID, ingestDocuments } from "../src/knowledge/index.ts";
@@ -489,9 +489,16 @@ describe("long histories", () => {
     expect(row!.n).toBe(MAX_COMPLETION_MESSAGES); // the history, then the reply
     // Once a history took a bind parameter per column and row: past 65,535 (about 16,400 turns), a 503 or a 500.
     for (const n of [MAX_COMPLETION_MESSAGES + 1, 17_001]) {
-      const over = await h.call("POST", "/v1/chat/completions", { key, json: { model: "default", messages: turns(n) } });
+      const over = await h.call("POST", "/v1/chat/completions", {
+        key,
+        json: { model: "default", messages: turns(n) },
+      });
       expect({ n, status: over.status }).toEqual({ n, status: 400 });
-      expect(over.json.error).toMatchObject({ type: "invalid_request_error", code: "invalid_request", param: "messages" });
+      expect(over.json.error).toMatchObject({
+        type: "invalid_request_error",
+        code: "invalid_request",
+        param: "messages",
+      });
       expect(over.headers.get("retry-after")).toBeNull();
     }
   });

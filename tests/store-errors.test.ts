@@ -92,7 +92,10 @@ describe("a statement past the protocol's 65,535 bind parameters", () => {
     const values = Array.from({ length: 70_000 }, (_, i) => sql`(${i})`);
     const error = await h.store.db
       .execute(sql`select count(*) from (values ${sql.join(values, sql`, `)}) as v(x)`)
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(error).not.toBeNull();
     // PGlite answers 08P01 (a connection-exception class); postgres.js refuses it before sending.
     expect(isTooManyParameters(error)).toBe(true);
