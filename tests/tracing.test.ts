@@ -6,6 +6,7 @@
  */
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { llmAgent } from "../src/agent/llm/index.ts";
+import { createLogger } from "../src/config/logger.ts";
 import { createTracing, NOOP_TRACING } from "../src/tracing/index.ts";
 import { expectStatus, harness } from "./helpers/app.ts";
 import { startFakeOpenAI } from "./helpers/fake-openai.ts";
@@ -177,12 +178,11 @@ test("without an endpoint, tracing is the no-op and nothing of OpenTelemetry is 
 test("a failed model call: the AI SDK's spans carry the error's class, never its message, a stack or a server path", async () => {
   const failing = startFakeOpenAI({ status: 400, errorMessage: "bad things" });
   const store = await testStore();
-  const agent = llmAgent(store.db, {
-    provider: "openai-compatible",
-    model: "test-model-7b",
-    baseUrl: `${failing.url}/v1`,
-    apiKey: PROVIDER_KEY,
-  });
+  const agent = llmAgent(
+    store.db,
+    { provider: "openai-compatible", model: "test-model-7b", baseUrl: `${failing.url}/v1`, apiKey: PROVIDER_KEY },
+    { logger: createLogger("silent") },
+  );
   const tracing = await createTracing({ endpoint: receiver.url, scheduledDelayMs: 20 });
   const h = await harness({ store, agent, tracing, options: { replyFlushMs: 10 } });
   const key = await h.key();
