@@ -170,7 +170,20 @@ const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
   method: "tools/call",
   params: { name, arguments: args },
 });
-type RpcAnswer = { id: number; result?: { isError?: boolean }; error?: { code: number; message: string; data?: any } };
+/** A refused call's `error.data`: the API's error, with its headers. */
+type Refusal = {
+  type: string;
+  code: string;
+  status: number;
+  retry_after?: number;
+  headers: Record<string, string>;
+  request_id: string;
+};
+type RpcAnswer = {
+  id: number;
+  result?: { isError?: boolean };
+  error?: { code: number; message: string; data?: Refusal };
+};
 const today = () => new Date().toISOString().slice(0, 10);
 
 describe("MCP JSON-RPC batches: each call is a request of its own", () => {
@@ -189,9 +202,9 @@ describe("MCP JSON-RPC batches: each call is a request of its own", () => {
       expect(a.result).toBeUndefined();
       expect(a.error?.message).toStartWith("rate_limit_exceeded:");
       expect(a.error?.data).toMatchObject({ code: "rate_limit_exceeded", type: "rate_limit_error" });
-      expect(a.error?.data.retry_after).toBeGreaterThan(0);
-      expect(a.error?.data.request_id).toBe(r.headers.get("x-request-id"));
-      expect(a.error?.data.headers.ratelimit).toContain('"minute";r=0');
+      expect(a.error?.data?.retry_after).toBeGreaterThan(0);
+      expect<string | null | undefined>(a.error?.data?.request_id).toBe(r.headers.get("x-request-id"));
+      expect(a.error?.data?.headers.ratelimit).toContain('"minute";r=0');
     }
     // The minute is spent for every door, and the refused calls count as refusals.
     expectError(await h.call("GET", "/v1/conversations", { key: limited }), 429, "rate_limit_exceeded");

@@ -357,7 +357,12 @@ async function send(r: Req): Promise<Reply> {
 
 const hasApiError = (json: unknown) => typeof (json as { error?: { code?: unknown } })?.error?.code === "string";
 
-type RpcAnswer = { jsonrpc?: unknown; id?: unknown; result?: unknown; error?: { code?: unknown; data?: any } };
+type RpcAnswer = {
+  jsonrpc?: unknown;
+  id?: unknown;
+  result?: unknown;
+  error?: { code?: unknown; data?: { code?: unknown; request_id?: unknown } };
+};
 
 /**
  * An MCP batch's answers: each a JSON-RPC response (a result, or an error with a numeric code);
