@@ -6,10 +6,12 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Agent, AgentChunk } from "../src/agent/types.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { DEFAULT_KB_ID } from "../src/db/schema.ts";
 import { createKnowledgeBase, ingestDocuments } from "../src/knowledge/index.ts";
-import { expectStatus, type Harness, harness, listen } from "./helpers/app.ts";
+import { usageOf } from "../src/usage/service.ts";
+import { expectError, expectStatus, type Harness, harness, keyIdOf, listen, send } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000);
 
@@ -156,5 +158,101 @@ describe("MCP over Streamable HTTP", () => {
     expect(error?.code).toBe(429);
     expect(error?.message).toContain("rate_limit_exceeded");
     await client.close();
+  });
+});
+
+/** A JSON-RPC POST to /mcp as a client that batches (older MCP revisions allowed arrays). */
+const rpc = (app: Harness["app"], secret: string, body: unknown) =>
+  send(app, "POST", "/mcp", { key: secret, json: body, headers: { accept: "application/json, text/event-stream" } });
+const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+/** A refused call's `error.data`: the API's error, with its headers. */
+type Refusal = {
+  type: string;
+  code: string;
+  status: number;
+  retry_after?: number;
+  headers: Record<string, string>;
+  request_id: string;
+};
+type RpcAnswer = {
+  id: number;
+  result?: { isError?: boolean };
+  error?: { code: number; message: string; data?: Refusal };
+};
+const today = () => new Date().toISOString().slice(0, 10);
+
+describe("MCP JSON-RPC batches: each call is a request of its own", () => {
+  test("over the key's minute, the calls past it get a JSON-RPC error with the rate limit; the others answer", async () => {
+    const limited = await h.key("enterprise", { rpm: 5, rpd: 1000 });
+    const batch = Array.from({ length: 8 }, (_, i) => toolCall(i + 1, "search", { query: "validate", limit: 1 }));
+    const r = await rpc(h.app, limited, batch);
+    expectStatus(r, 200);
+    const answers = r.json as RpcAnswer[];
+    expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // The answer's rate-limit headers are those of the last call admitted.
+    expect(r.headers.get("x-ratelimit-remaining")).toBe("0");
+    // The POST was the first request of the minute; each further call counted as one more.
+    for (const a of answers.slice(0, 5)) expect(a.result?.isError).toBeFalsy();
+    for (const a of answers.slice(5)) {
+      expect(a.result).toBeUndefined();
+      expect(a.error?.message).toStartWith("rate_limit_exceeded:");
+      expect(a.error?.data).toMatchObject({ code: "rate_limit_exceeded", type: "rate_limit_error" });
+      expect(a.error?.data?.retry_after).toBeGreaterThan(0);
+      expect<string | null | undefined>(a.error?.data?.request_id).toBe(r.headers.get("x-request-id"));
+      expect(a.error?.data?.headers.ratelimit).toContain('"minute";r=0');
+    }
+    // The minute is spent for every door, and the refused calls count as refusals.
+    expectError(await h.call("GET", "/v1/conversations", { key: limited }), 429, "rate_limit_exceeded");
+    const [usage] = await usageOf(h.store.db, [await keyIdOf(h.store, limited)], today(), today());
+    expect(usage!.days[0]).toMatchObject({ requests: 5, refusals: 4 });
+  });
+
+  test("a batch of ask calls stops at the key's daily token budget", async () => {
+    // Each reply reports 10 + 5 tokens, as a model provider would.
+    const metered: Agent = {
+      async *respond(): AsyncIterable<AgentChunk> {
+        yield { type: "token", content: "ok" };
+        yield { type: "usage", usage: { input_tokens: 10, output_tokens: 5 } };
+        yield { type: "sources", sources: [] };
+      },
+    };
+    const m = await harness({ agent: metered, store: h.store });
+    const { secret, id } = await createKey(m.store.db, { name: "budget", plan: "pro", tpd: 30 });
+    const batch = Array.from({ length: 6 }, (_, i) => toolCall(i + 1, "ask", { question: `question ${i}` }));
+    const r = await rpc(m.app, secret, batch);
+    expectStatus(r, 200);
+    const answers = r.json as RpcAnswer[];
+    // Asked one after the other, as separate requests would be: two replies reach the budget.
+    expect(answers.filter((a) => a.result && !a.result.isError).map((a) => a.id)).toEqual([1, 2]);
+    for (const a of answers.slice(2)) expect(a.error?.data?.code).toBe("token_quota_exceeded");
+    const [usage] = await usageOf(m.store.db, [id], today(), today());
+    expect(usage!.days[0]).toMatchObject({ chat_turns: 2, input_tokens: 20, output_tokens: 10 });
+  });
+
+  test("a batch the transport refuses runs nothing, and a batch of one call is counted once", async () => {
+    const limited = await h.key("enterprise", { rpm: 3, rpd: 1000 });
+    // An initialize inside a batch is refused whole (400), before any call.
+    const refused = await rpc(h.app, limited, [
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      },
+      toolCall(2, "search", { query: "validate" }),
+    ]);
+    expect(refused.status).toBe(400);
+    const one = await rpc(h.app, limited, [toolCall(1, "search", { query: "validate", limit: 1 })]);
+    expectStatus(one, 200);
+    // (The SDK's transport answers a batch of one with the answer alone.)
+    expect([one.json as RpcAnswer].flat()[0]!.result?.isError).toBeFalsy();
+    // Two requests so far: one more is admitted.
+    expectStatus(await h.call("GET", "/v1/conversations", { key: limited }), 200);
+    expectError(await h.call("GET", "/v1/conversations", { key: limited }), 429, "rate_limit_exceeded");
   });
 });

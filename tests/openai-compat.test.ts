@@ -7,9 +7,12 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, streamText } from "ai";
+import { sql } from "drizzle-orm";
 import OpenAI from "openai";
 import { createKey } from "../src/auth/keys-admin.ts";
+import { rowsOf } from "../src/db/rows.ts";
 import { createKnowledgeBase, DEFAULT_KB_ID, ingestDocuments } from "../src/knowledge/index.ts";
+import { MAX_COMPLETION_MESSAGES } from "../src/openai-compat/request.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectStatus, type Harness, harness, listen } from "./helpers/app.ts";
 
@@ -464,6 +467,40 @@ describe("stream edges (scripted agents)", () => {
     const conv = await s.call("GET", `/v1/conversations/${conversation}`, { key: secret });
     expect(conv.json.messages[1]).toMatchObject({ status: "stopped", content: text });
     expect(text.length).toBeLessThan(tokens.join("").length);
+  });
+});
+
+describe("long histories", () => {
+  /** `n` alternating turns, the last (n odd) from the user. */
+  const turns = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `turn ${i}` }));
+
+  test(`up to ${MAX_COMPLETION_MESSAGES} messages are stored whole; more → 400 naming messages, never a 5xx`, async () => {
+    const at = await h.call("POST", "/v1/chat/completions", {
+      key,
+      json: { model: "default", messages: turns(MAX_COMPLETION_MESSAGES - 1) },
+    });
+    expectStatus(at, 200);
+    const conversation = at.headers.get("x-parley-conversation-id")!;
+    const [row] = await rowsOf<{ n: number }>(
+      h.store.db,
+      sql`select count(*)::int as n from messages where conversation_id = ${conversation}`,
+    );
+    expect(row!.n).toBe(MAX_COMPLETION_MESSAGES); // the history, then the reply
+    // Once a history took a bind parameter per column and row: past 65,535 (about 16,400 turns), a 503 or a 500.
+    for (const n of [MAX_COMPLETION_MESSAGES + 1, 17_001]) {
+      const over = await h.call("POST", "/v1/chat/completions", {
+        key,
+        json: { model: "default", messages: turns(n) },
+      });
+      expect({ n, status: over.status }).toEqual({ n, status: 400 });
+      expect(over.json.error).toMatchObject({
+        type: "invalid_request_error",
+        code: "invalid_request",
+        param: "messages",
+      });
+      expect(over.headers.get("retry-after")).toBeNull();
+    }
   });
 });
 

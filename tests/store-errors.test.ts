@@ -10,7 +10,9 @@ import { hashSecret } from "../src/auth/keys.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { describeError } from "../src/config/logger.ts";
 import { openPostgres } from "../src/db/client.ts";
+import { isStoreUnavailable, isTooManyParameters } from "../src/db/errors.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { toApiError } from "../src/http/error-handler.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";
@@ -82,6 +84,27 @@ describe("a failing statement", () => {
     // And the happy path still creates exactly one.
     expectStatus(await h.call("POST", "/v1/chat", { key, json: { message: "hello" } }), 200);
     expect(await countConversations(hash)).toBe(1);
+  });
+});
+
+describe("a statement past the protocol's 65,535 bind parameters", () => {
+  test("is the request's size (413), never an outage (503 with Retry-After, retried for ever)", async () => {
+    const values = Array.from({ length: 70_000 }, (_, i) => sql`(${i})`);
+    const error = await h.store.db
+      .execute(sql`select count(*) from (values ${sql.join(values, sql`, `)}) as v(x)`)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(error).not.toBeNull();
+    // PGlite answers 08P01 (a connection-exception class); postgres.js refuses it before sending.
+    expect(isTooManyParameters(error)).toBe(true);
+    expect(isStoreUnavailable(error)).toBe(false);
+    const api = toApiError(error);
+    expect(api.code).toBe("payload_too_large");
+    expect(api.options.headers?.["retry-after"]).toBeUndefined();
+    // The store is still there.
+    expectStatus(await h.call("GET", "/v1/conversations", { key: await h.key() }), 200);
   });
 });
 

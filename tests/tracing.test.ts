@@ -6,10 +6,11 @@
  */
 import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { llmAgent } from "../src/agent/llm/index.ts";
+import { createLogger } from "../src/config/logger.ts";
 import { createTracing, NOOP_TRACING } from "../src/tracing/index.ts";
 import { expectStatus, harness } from "./helpers/app.ts";
 import { startFakeOpenAI } from "./helpers/fake-openai.ts";
-import { type ReceivedSpan, startOtlpReceiver, treeOf } from "./helpers/otlp.ts";
+import { decodeExport, type ReceivedSpan, startOtlpReceiver, treeOf } from "./helpers/otlp.ts";
 import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000);
@@ -172,4 +173,37 @@ test("without an endpoint, tracing is the no-op and nothing of OpenTelemetry is 
   expect(seen.enabled).toBe(false);
   expect(seen.loaded).toEqual([]);
   expect(seen.modules).toBeGreaterThan(100); // the check saw the library's modules at all
+});
+
+test("a failed model call: the AI SDK's spans carry the error's class, never its message, a stack or a server path", async () => {
+  const failing = startFakeOpenAI({ status: 400, errorMessage: "bad things" });
+  const store = await testStore();
+  const agent = llmAgent(
+    store.db,
+    { provider: "openai-compatible", model: "test-model-7b", baseUrl: `${failing.url}/v1`, apiKey: PROVIDER_KEY },
+    { logger: createLogger("silent") },
+  );
+  const tracing = await createTracing({ endpoint: receiver.url, scheduledDelayMs: 20 });
+  const h = await harness({ store, agent, tracing, options: { replyFlushMs: 10 } });
+  const key = await h.key();
+  const before = receiver.bodies.length;
+  const r = await h.call("POST", "/v1/chat", { key, json: { message: QUESTION } });
+  expect(r.status).toBe(502);
+  await h.app.parley.close();
+  await failing.stop();
+  const bodies = receiver.bodies.slice(before);
+  const exported = bodies.join("\n");
+  // The AI SDK recorded its failure: an error status and the error's class, nothing more.
+  const model = bodies
+    .flatMap((b) => decodeExport(JSON.parse(b)))
+    .filter((s) => s.attributes["gen_ai.request.model"] === "test-model-7b" && s.status.code === 2);
+  expect(model.length).toBeGreaterThan(0);
+  for (const span of model) {
+    expect(span.attributes["error.type"]).toBe("Error");
+    expect(span.status.message).toBe("Error");
+  }
+  expect(exported).toContain('"key":"exception.type"');
+  for (const leak of ["exception.stacktrace", "exception.message", "operation failed", "node_modules", "    at "])
+    expect(exported).not.toContain(leak);
+  expect(exported).not.toContain(import.meta.dir.replace(/\/tests$/, "")); // the server's own path
 });

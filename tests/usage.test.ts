@@ -1,11 +1,13 @@
 /** Usage by UTC day (GET /v1/usage), counted by the database, and the daily token budget. */
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { llmAgent } from "../src/agent/llm/index.ts";
 import type { Agent, AgentChunk } from "../src/agent/types.ts";
 import { createKey, updateKey } from "../src/auth/keys-admin.ts";
 import { duration } from "../src/ratelimit/tokens.ts";
 import { usageOf } from "../src/usage/service.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
+import { startFakeOpenAI } from "./helpers/fake-openai.ts";
 import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000);
@@ -144,5 +146,34 @@ describe("daily token budget (tpd)", () => {
     const key = await h.key();
     const res = await h.call("GET", "/v1/conversations", { key });
     expect(res.headers.get("x-ratelimit-limit-tokens")).toBeNull();
+  });
+});
+
+describe("replies cut by the local output cap", () => {
+  // A provider that ignores max_tokens: it would stream 3,000 tokens, then report them.
+  const tokens = Array.from({ length: 3_000 }, (_, i) => ` w${i}`);
+  const fake = startFakeOpenAI({ tokens, usage: { input: 40, output: 3_000 } });
+  afterAll(() => fake.stop());
+
+  test("count what Parley streamed (the provider's counts never come: the request was aborted)", async () => {
+    const store = await testStore();
+    const agent = llmAgent(store.db, {
+      provider: "openai-compatible",
+      model: "test-model-7b",
+      baseUrl: `${fake.url}/v1`,
+      apiKey: "sk-test",
+      maxOutputTokens: 50,
+    });
+    const h = await harness({ store, agent });
+    const { secret: key, id } = await createKey(h.store.db, { name: "cut", plan: "pro", tpd: 40 });
+    const r = await h.call("POST", "/v1/chat", { key, json: chat });
+    expectStatus(r, 200);
+    expect(r.json.status).toBe("length");
+    // 50 text pieces streamed, each counted as one token (the cap's own unit); no input count was reported.
+    expect(r.json.usage).toEqual({ input_tokens: null, output_tokens: 50 });
+    const [usage] = await usageOf(h.store.db, [id], day(Date.now()), day(Date.now()));
+    expect(usage!.days[0]).toMatchObject({ chat_turns: 1, input_tokens: 0, output_tokens: 50 });
+    // Those tokens count against the budget: the key is over it now.
+    expectError(await h.call("POST", "/v1/chat", { key, json: chat }), 429, "token_quota_exceeded");
   });
 });

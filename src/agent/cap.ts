@@ -7,6 +7,10 @@
  * inner stream early closes it, which aborts the upstream request.
  * A text piece counts as one token: providers stream about one token per piece (OpenAI) or a
  * few (Anthropic), so this cap is never tighter than the provider's own count.
+ * Cutting aborts the upstream request before the provider's final counts arrive, so a cut reply
+ * reports what it streamed: `output_tokens` = the pieces sent (a lower bound of the provider's
+ * count, in the cap's own unit), `input_tokens` null (unknown). It counts in usage and against
+ * the key's token budget like any reply's.
  */
 import type { AgentChunk } from "./types.ts";
 
@@ -19,24 +23,33 @@ export interface ReplyLimits {
 export async function* capReply(chunks: AsyncIterable<AgentChunk>, limits: ReplyLimits): AsyncGenerator<AgentChunk> {
   let tokens = 0;
   let bytes = 0;
+  let reported = false;
   const encoder = new TextEncoder();
+  const cut = (): AgentChunk[] => [
+    ...(reported ? [] : [{ type: "usage" as const, usage: { input_tokens: null, output_tokens: tokens } }]),
+    { type: "finish", reason: "length" },
+  ];
   for await (const chunk of chunks) {
     if (chunk.type !== "token") {
+      if (chunk.type === "usage") reported = true;
       yield chunk;
       continue;
     }
     const size = encoder.encode(chunk.content).length;
     if (bytes + size > limits.maxBytes) {
       const head = utf8Prefix(chunk.content, limits.maxBytes - bytes);
-      if (head) yield { type: "token", content: head };
-      yield { type: "finish", reason: "length" };
+      if (head) {
+        tokens++;
+        yield { type: "token", content: head };
+      }
+      yield* cut();
       return;
     }
     bytes += size;
     tokens++;
     yield chunk;
     if (tokens >= limits.maxTokens) {
-      yield { type: "finish", reason: "length" };
+      yield* cut();
       return;
     }
   }

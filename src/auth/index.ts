@@ -78,6 +78,78 @@ async function admit({ db, options, now }: GuardDeps, request: Request) {
   return { apiKey: admission.apiKey, decision: admission.decision as Decision | undefined, at };
 }
 
+type Gate = Awaited<ReturnType<typeof admit>>;
+
+/** The gate's statement for one request; one span with tracing on (the lookup and the admission are one statement). */
+const gateOf = ({ db, options, now, tracing }: GuardDeps, request: Request): Promise<Gate> =>
+  !tracing?.enabled
+    ? admit({ db, options, now }, request)
+    : inSpan(tracing.of(request), "auth+ratelimit", async (span) => {
+        const gate = await admit({ db, options, now }, request);
+        span.set({
+          "parley.key_id": gate.apiKey.id,
+          "parley.ratelimit": gate.decision ? "on" : "off",
+          "parley.ratelimit.allowed": gate.decision?.allowed,
+        });
+        return gate;
+      });
+
+/**
+ * The token budget, then the limiter's decision, for a request the gate read: their headers go
+ * into `headers`, a refusal throws its 429. A key at or over its budget was not admitted
+ * (auth/admit.ts), so it spent none of its request limits; its refusal was counted by the
+ * gate's second statement.
+ */
+async function enforce(
+  { db, metrics }: Pick<GuardDeps, "db" | "metrics">,
+  { apiKey, decision, at }: Gate,
+  headers: Record<string, string | number>,
+): Promise<void> {
+  const budget = tokenBudget(apiKey, at);
+  if (budget) {
+    const tokens = tokenHeaders(budget);
+    if (budget.exceeded) {
+      metrics?.refusals.inc({ window: "tokens" });
+      // Without the limiter there is no gate statement to fold the count into.
+      if (!decision) await countRefusal(db, apiKey.id, utcDay(at)).catch(() => {});
+      throw new ApiError(
+        "token_quota_exceeded",
+        `Daily token budget of ${budget.limit} tokens reached; it resets at midnight UTC.`,
+        { headers: tokens },
+      );
+    }
+    Object.assign(headers, tokens);
+  }
+  if (!decision) return;
+  const limits = rateLimitHeaders(decision, at);
+  if (!decision.allowed) {
+    metrics?.refusals.inc({ window: decision.refusedBy ?? "minute" });
+    throw decision.refusedBy === "day"
+      ? new ApiError(
+          "daily_quota_exceeded",
+          `Daily quota of ${decision.day.limit} requests reached; it resets at midnight UTC.`,
+          { headers: limits },
+        )
+      : new ApiError(
+          "rate_limit_exceeded",
+          `Rate limit of ${decision.minute.limit} requests per minute exceeded; retry after ${limits["retry-after"]} s.`,
+          { headers: limits },
+        );
+  }
+  Object.assign(headers, limits);
+}
+
+/**
+ * One more request of the caller of `request`, looked up, counted and limited like a request
+ * of its own: each call of an MCP JSON-RPC batch after the first (mcp/batch.ts). Returns the
+ * headers it would answer with; throws the 401/429 that refuses it.
+ */
+export async function admitAnother(deps: GuardDeps, request: Request): Promise<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  await enforce(deps, await gateOf(deps, request), headers);
+  return headers;
+}
+
 /**
  * Auth and the limiter are `derive`s on purpose, not `resolve`s: a derive runs in the transform
  * stage, before schema validation (a resolve runs after it), and body problems found while
@@ -86,57 +158,11 @@ async function admit({ db, options, now }: GuardDeps, request: Request) {
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const guard = ({ db, options, now, metrics, tracing }: GuardDeps, need: { role?: "admin" } = {}) =>
+export const guard = (deps: GuardDeps, need: { role?: "admin" } = {}) =>
   new Elysia()
-    // One span: with the limiter on, the key lookup and the admission are one statement.
-    .derive({ as: "scoped" }, ({ request }) =>
-      !tracing?.enabled
-        ? admit({ db, options, now }, request)
-        : inSpan(tracing.of(request), "auth+ratelimit", async (span) => {
-            const gate = await admit({ db, options, now }, request);
-            span.set({
-              "parley.key_id": gate.apiKey.id,
-              "parley.ratelimit": gate.decision ? "on" : "off",
-              "parley.ratelimit.allowed": gate.decision?.allowed,
-            });
-            return gate;
-          }),
-    )
+    .derive({ as: "scoped" }, ({ request }) => gateOf(deps, request))
     .derive({ as: "scoped" }, async ({ apiKey, decision, at, set }) => {
-      // The token budget: a key at or over it was not admitted (auth/admit.ts), so it spent
-      // none of its request limits; its refusal was counted by the gate's second statement.
-      const budget = tokenBudget(apiKey, at);
-      if (budget) {
-        const headers = tokenHeaders(budget);
-        if (budget.exceeded) {
-          metrics?.refusals.inc({ window: "tokens" });
-          // Without the limiter there is no gate statement to fold the count into.
-          if (!decision) await countRefusal(db, apiKey.id, utcDay(at)).catch(() => {});
-          throw new ApiError(
-            "token_quota_exceeded",
-            `Daily token budget of ${budget.limit} tokens reached; it resets at midnight UTC.`,
-            { headers },
-          );
-        }
-        Object.assign(set.headers, headers);
-      }
-      if (!decision) return {};
-      const headers = rateLimitHeaders(decision, at);
-      if (!decision.allowed) {
-        metrics?.refusals.inc({ window: decision.refusedBy ?? "minute" });
-        throw decision.refusedBy === "day"
-          ? new ApiError(
-              "daily_quota_exceeded",
-              `Daily quota of ${decision.day.limit} requests reached; it resets at midnight UTC.`,
-              { headers },
-            )
-          : new ApiError(
-              "rate_limit_exceeded",
-              `Rate limit of ${decision.minute.limit} requests per minute exceeded; retry after ${headers["retry-after"]} s.`,
-              { headers },
-            );
-      }
-      Object.assign(set.headers, headers);
+      await enforce(deps, { apiKey, decision, at }, set.headers);
       return {};
     })
     .derive({ as: "scoped" }, ({ apiKey }) => {

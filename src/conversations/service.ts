@@ -70,17 +70,21 @@ export const insertUserMessage =
  * A new conversation's earlier turns, as a client that sends its own history had them (a Chat
  * Completions `messages` array), stored before its first message a millisecond apart, so the
  * conversation reads back as the client had it. Written in the reply's statement, like the rest.
+ * The turns go as ONE JSON parameter, whatever their number: a row of bind parameters per turn
+ * passed the protocol's 65,535 at about 16,400 turns (the door bounds them far below that too).
  */
 export const insertEarlierTurns =
   (conversationId: string, turns: readonly { role: "user" | "assistant"; content: string }[], at: Date): ReplyWrite =>
   () => {
-    const values = turns.map((t, i) => {
-      const created = new Date(at.getTime() - (turns.length - i)).toISOString();
-      return sql`(${newId("msg")}, ${t.role}, ${t.content}, ${created}::timestamptz)`;
-    });
+    const rows = turns.map((t, i) => ({
+      id: newId("msg"),
+      role: t.role,
+      content: t.content,
+      created_at: new Date(at.getTime() - (turns.length - i)).toISOString(),
+    }));
     return sql`insert into ${messages} (id, conversation_id, role, content, sources, status, created_at)
       select v.id, ${conversationId}, v.role, v.content, '[]'::jsonb, 'completed', v.created_at
-      from (values ${sql.join(values, sql`, `)}) as v(id, role, content, created_at)`;
+      from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, role text, content text, created_at timestamptz)`;
   };
 
 export async function findConversation(db: Db, keyId: string, id: string): Promise<ConversationRow | null> {

@@ -5,7 +5,24 @@
  * any failure to obtain or keep a connection is a 503, never a 500.
  */
 export function isStoreUnavailable(error: unknown): boolean {
+  if (isTooManyParameters(error)) return false;
   for (const e of causes(error)) if (unavailable(e)) return true;
+  return false;
+}
+
+/**
+ * A statement with more bind parameters than the wire protocol carries (65,535): the request's
+ * size, not an outage. postgres.js refuses it before sending; PGlite sends it and answers
+ * 08P01, a connection-exception class that must not read as "the store is away" (a 503 with
+ * Retry-After would have the client send the same request for ever).
+ */
+export function isTooManyParameters(error: unknown): boolean {
+  for (const e of causes(error)) {
+    const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+    if (code === "MAX_PARAMETERS_EXCEEDED") return true;
+    if (code === "08P01" && /bind message has \d+ parameter formats but \d+ parameters/.test(String(message)))
+      return true;
+  }
   return false;
 }
 

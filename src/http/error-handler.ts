@@ -5,7 +5,13 @@
 import { ValidationError } from "elysia";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { ErrorBody } from "../contract/errors.ts";
-import { isStorageFault, isStoreUnavailable, isTransientConflict, isUnstorableText } from "../db/errors.ts";
+import {
+  isStorageFault,
+  isStoreUnavailable,
+  isTooManyParameters,
+  isTransientConflict,
+  isUnstorableText,
+} from "../db/errors.ts";
 import { markStatus } from "./access-log.ts";
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "./errors.ts";
 import { requestIdOf, urlOf } from "./request-id.ts";
@@ -111,6 +117,12 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError("service_unavailable", "A concurrent change got in the way; retry shortly.", {
       cause: error,
       headers: { "retry-after": "1" },
+    });
+  // Every write that grows with the request is bounded below this; reaching it anyway is still
+  // the request's size, and retrying the same request cannot help.
+  if (isTooManyParameters(error))
+    return new ApiError("payload_too_large", "The request holds too many items to store at once; send fewer.", {
+      cause: error,
     });
   // Wherever a NUL reached a statement (every text parameter is one way in), the request is at fault.
   if (isUnstorableText(error))

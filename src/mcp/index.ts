@@ -3,7 +3,8 @@
  * Web-standard Request/Response (so it runs on Bun, in the binary and on Deno). Stateless: each
  * POST gets its own server and transport (no session to keep, any instance answers), JSON
  * answers rather than an SSE stream. Auth and limits are the API's: the same Bearer key,
- * counted like any request (docs/api.md#mcp).
+ * counted like any request, and each call of a JSON-RPC batch like a request of its own
+ * (batch.ts; docs/api.md#mcp).
  */
 // The SDK's "./*" export maps types to "*.d.ts" of the ".js" name, which Deno's checker takes literally.
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
@@ -14,9 +15,22 @@ import type { ChatDeps } from "../chat/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { requestIdOf } from "../http/request-id.ts";
+import { batchOf, runBatch } from "./batch.ts";
 import { mcpServer } from "./tools.ts";
 
-async function handle(deps: ChatDeps, request: Request, apiKey: Parameters<typeof mcpServer>[1], body: unknown) {
+type Key = Parameters<typeof mcpServer>[1];
+
+/** A batch holding several requests is admitted and run call by call (batch.ts); anything else as it came. */
+async function handle(deps: ChatDeps, request: Request, apiKey: Key, body: unknown): Promise<Response> {
+  const batch = batchOf(body);
+  const response = batch
+    ? await runBatch(deps, request, batch, (message) => serve(deps, request, apiKey, message))
+    : await serve(deps, request, apiKey, body);
+  return withRequestId(response, request);
+}
+
+/** One POST (or GET, DELETE) through a server and transport of its own. */
+async function serve(deps: ChatDeps, request: Request, apiKey: Key, body: unknown): Promise<Response> {
   const server = mcpServer(deps, apiKey, deps.tracing?.of(request));
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -24,10 +38,7 @@ async function handle(deps: ChatDeps, request: Request, apiKey: Parameters<typeo
   });
   await server.connect(transport);
   try {
-    return withRequestId(
-      await transport.handleRequest(request, body === undefined ? {} : { parsedBody: body }),
-      request,
-    );
+    return await transport.handleRequest(request, body === undefined ? {} : { parsedBody: body });
   } finally {
     // With JSON answers the response is complete here: nothing outlives the request.
     void server.close().catch(() => {});

@@ -10,6 +10,13 @@ import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
 import { messageProblem } from "../chat/index.ts";
 import { ApiError } from "../http/errors.ts";
 
+/**
+ * The most `messages` one request may carry. A client's own history is stored with the new
+ * conversation, in the statement that starts the reply: bounded so that one request's write
+ * stays small (the agent reads only the most recent turns that fit its budget anyway).
+ */
+export const MAX_COMPLETION_MESSAGES = 2_048;
+
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T, error: string, description?: string) =>
   t.Optional(t.Union([s, t.Null()], { error, ...(description ? { description } : {}) }));
 
@@ -76,6 +83,11 @@ const refuse = (param: string, message: string) => new ApiError("invalid_request
 
 /** The question, history and settings of a valid body; 400 naming the param otherwise. */
 export function readCompletion(body: Body, maxMessageChars: number): CompletionRequest {
+  if (body.messages.length > MAX_COMPLETION_MESSAGES)
+    throw refuse(
+      "messages",
+      `At most ${MAX_COMPLETION_MESSAGES} messages are accepted (got ${body.messages.length}); send the most recent ones, or continue the stored conversation with X-Parley-Conversation-Id.`,
+    );
   if (body.n != null && body.n > 1) throw refuse("n", "Only n = 1 is supported: Parley gives one reply.");
   if (body.tools?.length)
     throw refuse("tools", "Tools are not supported: Parley's agent answers from its knowledge base.");

@@ -8,11 +8,14 @@
 import { OpenTelemetry } from "@ai-sdk/otel";
 import {
   type Context,
+  type Exception,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
   type SpanOptions,
+  type SpanStatus,
   SpanStatusCode,
+  type TimeInput,
   type Tracer,
   trace,
 } from "@opentelemetry/api";
@@ -22,15 +25,53 @@ import { BatchSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { FetchSpanExporter } from "./exporter.ts";
 import { type ActiveSpan, type Attributes, errorType, type Trace, type Tracing, type TracingConfig } from "./index.ts";
 
-/** A tracer whose spans, when not given a parent, start under `parent` (there is no active context). */
+/**
+ * A span of the AI SDK's integration with a failure kept to its class, as Parley's own spans
+ * do: its `recordException` would add an event with the error's message and stack (server
+ * paths), and `setStatus` the message. They become `exception.type` and `error.type`, and the
+ * class as the status message. Everything else goes to the span as it is.
+ */
+function classOnly(span: Span): Span {
+  let type: string | undefined;
+  const wrapped: Span = new Proxy(span, {
+    get(target, prop) {
+      if (prop === "recordException")
+        return (exception: Exception, time?: TimeInput) => {
+          type = errorType(exception);
+          target.setAttribute("error.type", type);
+          target.addEvent("exception", { "exception.type": type }, time);
+        };
+      if (prop === "setStatus")
+        return (status: SpanStatus) => {
+          target.setStatus(
+            status.code === SpanStatusCode.ERROR ? { code: status.code, ...(type ? { message: type } : {}) } : status,
+          );
+          return wrapped;
+        };
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      // Chained calls (setAttribute(…).setStatus(…)) stay on the wrapper.
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        return result === target ? wrapped : result;
+      };
+    },
+  });
+  return wrapped;
+}
+
+/**
+ * A tracer whose spans, when not given a parent, start under `parent` (there is no active
+ * context), and record failures by class only (`classOnly`).
+ */
 function parentedTracer(tracer: Tracer, parent: Context): Tracer {
   return {
     startSpan: (name: string, options?: SpanOptions, context?: Context) =>
-      tracer.startSpan(name, options, context ?? parent),
+      classOnly(tracer.startSpan(name, options, context ?? parent)),
     startActiveSpan: ((name: string, ...rest: unknown[]) => {
       const fn = rest.pop() as (span: Span) => unknown;
       const [options = {}, context = parent] = rest as [SpanOptions?, Context?];
-      return tracer.startActiveSpan(name, options, context, fn);
+      return tracer.startActiveSpan(name, options, context, ((span: Span) => fn(classOnly(span))) as typeof fn);
     }) as Tracer["startActiveSpan"],
   };
 }

@@ -105,27 +105,6 @@ export function adminTargets(f: Fixture) {
     },
     nasty,
   );
-  const rpc = objectBody(
-    {
-      jsonrpc: fc.oneof(fc.constant<unknown>("2.0"), text),
-      id: fc.oneof(fc.integer(), text),
-      method: fc.oneof(fc.constantFrom<unknown>("initialize", "tools/list", "tools/call", "ping", "nope"), text),
-      params: fc.oneof(
-        fc.record(
-          {
-            name: fc.oneof(fc.constantFrom<unknown>("search", "ask", "list_knowledge_bases"), text),
-            arguments: fc.oneof(
-              objectBody({ query: text, question: text, knowledge_base: kb }, nasty).map((s) => JSON.parse(s)),
-              text,
-            ),
-          },
-          { requiredKeys: [] },
-        ),
-        fc.jsonValue({ maxDepth: 2 }),
-      ),
-    },
-    nasty,
-  );
   const arm = (weight: number, method: string, path: fc.Arbitrary<string>, body?: fc.Arbitrary<string>) => ({
     weight,
     arbitrary: fc.record({
@@ -239,11 +218,105 @@ export function adminTargets(f: Fixture) {
         fc.oneof(kb, id).map((m) => `/v1/models/${m}`),
       ),
     ),
-    arm(2, "POST", fc.constant("/mcp"), rpc),
+    mcpTargets(f, text, kb),
     arm(
       1,
       "GET",
       fc.constantFrom("/v1/openapi.json", "/docs", "/healthz", "/readyz", "/metrics", "/console", "/console/"),
     ),
   );
+}
+
+/** The Accept the MCP transport wants (both types), most of the time; else what a careless client sends. */
+const mcpAccept = fc.oneof(
+  { weight: 4, arbitrary: fc.constant("application/json, text/event-stream") },
+  { weight: 1, arbitrary: fc.constantFrom("application/json", "text/event-stream", "*/*") },
+);
+
+/**
+ * /mcp: single JSON-RPC messages and batches (arrays of up to a few calls, sometimes past the
+ * transport's 100) mixing tool calls (search, ask, list_knowledge_bases), resource reads,
+ * notifications, a stray initialize, duplicate ids and garbage. A third of the batches are sent
+ * as key D, whose 10 requests a minute a batch soon spends: each call past them must be its own
+ * JSON-RPC error while the others answer.
+ */
+export function mcpTargets(f: Fixture, text: fc.Arbitrary<unknown>, kb: fc.Arbitrary<string>) {
+  const { nasty } = f;
+  const args = fc.oneof(
+    objectBody({ query: text, question: text, knowledge_base: kb, limit: fc.integer({ min: -2, max: 30 }) }, nasty).map(
+      (s) => JSON.parse(s) as unknown,
+    ),
+    text,
+  );
+  // Valid JSON-RPC (a batch of them runs), with tool names and arguments good and bad.
+  const toolCall = fc.record({
+    jsonrpc: fc.constant("2.0"),
+    id: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer(), fc.string({ maxLength: 8 })),
+    method: fc.constant("tools/call"),
+    params: fc.record(
+      {
+        name: fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom<unknown>("search", "ask", "list_knowledge_bases") },
+          { weight: 1, arbitrary: fc.oneof(fc.constant<unknown>("nope"), text) },
+        ),
+        arguments: args,
+      },
+      { requiredKeys: ["name"] },
+    ),
+  });
+  const otherValid = fc.constantFrom<unknown>(
+    { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    { jsonrpc: "2.0", id: 2, method: "ping" },
+    { jsonrpc: "2.0", id: 3, method: "resources/list" },
+    { jsonrpc: "2.0", id: 4, method: "resources/read", params: { uri: "https://fuzz.example/doc" } },
+    { jsonrpc: "2.0", id: 5, method: "nope" },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+    { jsonrpc: "2.0", id: 9, result: {} },
+  );
+  const clean = fc.oneof({ weight: 4, arbitrary: toolCall }, { weight: 2, arbitrary: otherValid });
+  // What the transport refuses a whole batch for: not JSON-RPC, or an initialize among others.
+  const broken = fc.oneof(
+    fc.constantFrom<unknown>(
+      { jsonrpc: "2.0", id: 1.5, method: "ping" },
+      { jsonrpc: "1.0", id: 1, method: "ping" },
+      { id: 1, method: "tools/call" },
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } },
+      },
+    ),
+    fc.jsonValue({ maxDepth: 2 }),
+  );
+  const message = fc.oneof({ weight: 6, arbitrary: clean }, { weight: 1, arbitrary: broken });
+  const batch = fc.oneof(
+    { weight: 8, arbitrary: fc.array(clean, { minLength: 1, maxLength: 8 }) },
+    { weight: 2, arbitrary: fc.array(message, { minLength: 2, maxLength: 6 }) },
+    {
+      weight: 1,
+      arbitrary: fc.constant(Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "ping" }))),
+    },
+  );
+  const body = fc.oneof(
+    { weight: 2, arbitrary: message.map((m) => JSON.stringify(m)) },
+    { weight: 6, arbitrary: batch.map((b) => JSON.stringify(b)) },
+    { weight: 1, arbitrary: nasty },
+  );
+  return {
+    weight: 12,
+    arbitrary: fc.record({
+      method: fc.constant("POST"),
+      path: fc.constant("/mcp"),
+      body: fc.option(body, { nil: undefined, freq: 8 }),
+      admin: fc.boolean(),
+      accept: mcpAccept,
+      contentType: fc.oneof(
+        { weight: 6, arbitrary: fc.constant("application/json") },
+        { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/json; charset=utf-8") },
+      ),
+      limited: fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    }),
+  };
 }

@@ -10,8 +10,9 @@
  * Every route: chat, the conversation list, one conversation, its messages, delete, a reply's
  * events (resume) and stop, plus unknown routes and methods; and (fuzz-targets.ts, sent mostly
  * as the admin key C) knowledge bases, documents, search, keys, feedback, usage, the
- * OpenAI-compatible door, MCP and the operational routes. "Writes nothing" then covers every
- * table a request can change.
+ * OpenAI-compatible door, MCP (single messages and JSON-RPC batches, some as a key whose minute
+ * a batch runs past) and the operational routes. "Writes nothing" then covers every table a
+ * request can change. MCP batch answers are each checked as a JSON-RPC response, and tallied.
  * FUZZ_RUNS sets the number of cases (default 500, to keep `bun test` fast; .ci/run sets 10,000
  * for each store); a failure prints the shrunk request.
  */
@@ -34,6 +35,8 @@ const keyB = await h.key();
 const idA = await keyIdOf(h.store, keyA);
 // Key C: an admin, with a knowledge base, a document and a spare key the fuzzer may change.
 const keyC = await h.admin();
+// Key D: 10 requests a minute, for MCP batches that run past it (fuzz-targets.ts).
+const keyD = await h.key("enterprise", { rpm: 10, rpd: 1_000_000 });
 async function created(path: string, json: unknown): Promise<string> {
   const r = await h.call("POST", path, { key: keyC, json });
   if (r.status !== 201 && r.status !== 200) throw new Error(`seed ${path} failed: ${r.text}`);
@@ -319,10 +322,19 @@ async function send(r: Req): Promise<Reply> {
   const { method, path } = r.target;
   const headers = new Headers();
   for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headers.set(k, v);
-  // The admin routes' cases act as C where the others act as B (same header shapes).
-  const authorization = r.target.admin ? r.authorization?.replace(keyB, keyC) : r.authorization;
+  // The admin routes' cases act as C where the others act as B (same header shapes); some MCP
+  // batches as D. MCP cases bring their own Accept.
+  const target = r.target as { admin: boolean; limited?: boolean; accept?: string; contentType?: string };
+  const { admin, limited, accept } = target;
+  const authorization = limited
+    ? r.authorization?.replace(keyB, keyD)
+    : admin
+      ? r.authorization?.replace(keyB, keyC)
+      : r.authorization;
   if (authorization !== undefined) headers.set("authorization", authorization);
-  if (r.contentType !== undefined) headers.set("content-type", r.contentType);
+  if (accept !== undefined) headers.set("accept", accept);
+  const contentType = target.contentType ?? r.contentType;
+  if (contentType !== undefined) headers.set("content-type", contentType);
   const body = r.target.body ?? r.body;
   const withBody = body !== undefined && method !== "GET" && method !== "HEAD";
   const res = await h.app.handle(
@@ -345,12 +357,36 @@ async function send(r: Req): Promise<Reply> {
 
 const hasApiError = (json: unknown) => typeof (json as { error?: { code?: unknown } })?.error?.code === "string";
 
+type RpcAnswer = {
+  jsonrpc?: unknown;
+  id?: unknown;
+  result?: unknown;
+  error?: { code?: unknown; data?: { code?: unknown; request_id?: unknown } };
+};
+
+/**
+ * An MCP batch's answers: each a JSON-RPC response (a result, or an error with a numeric code);
+ * a call refused by the key's limits carries the API's code and the request id. Tallied by
+ * outcome: `result`, a JSON-RPC error code, or the API code of a refused call.
+ */
+function checkBatch(answers: RpcAnswer[], res: Reply, show: string, tally: Map<string, number>) {
+  for (const a of answers) {
+    expect(a?.jsonrpc, show).toBe("2.0");
+    const refused = typeof a.error?.data?.code === "string" ? (a.error.data.code as string) : undefined;
+    if (refused) expect(a.error?.data?.request_id, show).toBe(res.headers.get("x-request-id"));
+    if (!("result" in a)) expect(typeof a.error?.code, show).toBe("number");
+    const outcome = "result" in a ? "result" : (refused ?? `rpc ${String(a.error?.code)}`);
+    tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
+  }
+}
+
 describe("fuzz", () => {
   test(`${RUNS} generated requests keep every invariant`, async () => {
     let cases = 0;
     // B's rows after the previous case: one count per case instead of two.
     let known = await stateOfStore();
     const statuses = new Map<number, number>();
+    const batches = { mcp: 0, sent: 0, statuses: new Map<number, number>(), answers: new Map<string, number>() };
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         cases++;
@@ -358,6 +394,13 @@ describe("fuzz", () => {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         const show = `${r.target.method} ${r.target.path} → ${res.status} ${res.text.slice(0, 300)}`;
         expect(res.status, show).toBeLessThan(500);
+        const body = r.target.body ?? r.body;
+        if (r.target.path === "/mcp") batches.mcp++;
+        if (r.target.path === "/mcp" && body?.startsWith("[")) {
+          batches.sent++;
+          batches.statuses.set(res.status, (batches.statuses.get(res.status) ?? 0) + 1);
+          if (res.status === 200 && Array.isArray(res.json)) checkBatch(res.json, res, show, batches.answers);
+        }
         if (res.status >= 300 && r.target.method !== "HEAD" && r.target.path === "/mcp" && !hasApiError(res.json)) {
           // The MCP transport's own refusals are JSON-RPC errors, the request id in error.data.
           const rpc = res.json as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown; data?: any } };
@@ -386,8 +429,11 @@ describe("fuzz", () => {
       }),
       { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
     );
+    const sorted = <K extends number | string>(m: Map<K, number>) =>
+      JSON.stringify(Object.fromEntries([...m].sort((a, b) => (a[0] < b[0] ? -1 : 1))));
+    console.log(`fuzz: ${cases} cases run; statuses ${sorted(statuses)}`);
     console.log(
-      `fuzz: ${cases} cases run; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`,
+      `fuzz: ${batches.mcp} MCP requests, ${batches.sent} of them batches; statuses ${sorted(batches.statuses)}; their answers ${sorted(batches.answers)}`,
     );
     expect(cases).toBeGreaterThanOrEqual(RUNS);
   });
