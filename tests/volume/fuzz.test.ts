@@ -13,8 +13,8 @@
  * OpenAI-compatible door, MCP (single messages and JSON-RPC batches, some as a key whose minute
  * a batch runs past) and the operational routes. "Writes nothing" then covers every table a
  * request can change. MCP batch answers are each checked as a JSON-RPC response, and tallied.
- * FUZZ_RUNS sets the number of cases (default 500, to keep `bun test` fast; .ci/run sets 10,000
- * for each store); a failure prints the shrunk request.
+ * FUZZ_RUNS sets the number of cases (default 500, to keep `bun test` fast; .ci/run sets 2,000
+ * for each store; README gives the 10,000-case command); a failure prints the shrunk request.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
