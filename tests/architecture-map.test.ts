@@ -8,8 +8,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { getTableName, is } from "drizzle-orm";
 import { PgTable } from "drizzle-orm/pg-core";
-import * as knowledgeSchema from "../src/db/schema-knowledge.ts";
 import * as schema from "../src/db/schema.ts";
+import * as knowledgeSchema from "../src/db/schema-knowledge.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const MAP = readFileSync(join(ROOT, "docs/architecture.md"), "utf8");
@@ -82,9 +82,10 @@ describe("docs/architecture.md", () => {
 
   test("each rule fails on a deliberate breach", () => {
     const files = ["src/auth/admit.ts", "docs/api.md", "README.md"];
-    expect(missingPaths("see `auth/admit.ts`, [api](../docs/api.md) and `http/gone.ts`, `nowhere.ts`", files)).toEqual(
-      ["http/gone.ts", "nowhere.ts"],
-    );
+    expect(missingPaths("see `auth/admit.ts`, [api](../docs/api.md) and `http/gone.ts`, `nowhere.ts`", files)).toEqual([
+      "http/gone.ts",
+      "nowhere.ts",
+    ]);
     expect(undescribedFolders("auth/ and chat/", ["auth", "chat", "mcp"])).toEqual(["mcp"]);
     const doc = "## Tables and their writers\n- `messages`: replies/\n## Next\n`usage_daily`";
     expect(undescribedTables(doc, ["messages", "usage_daily"])).toEqual(["usage_daily"]);

@@ -2,9 +2,9 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createClient, ParleyError } from "../src/client/index.ts";
 import type { ChatEvent } from "../src/client/types.ts";
-import { createConversation } from "../src/conversations/service.ts";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
 import { type Harness, harness, keyIdOf } from "./helpers/app.ts";
+import { createConversation } from "./helpers/conversations.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 

@@ -2,10 +2,10 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { ChatReply, ConversationDetail, ConversationList, Message } from "../src/contract/index.ts";
-import { addMessage, createConversation } from "../src/conversations/service.ts";
 import { rowsOf } from "../src/db/rows.ts";
 import { encodeCursor } from "../src/http/cursor.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
+import { addMessage, createConversation } from "./helpers/conversations.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 

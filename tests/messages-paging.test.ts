@@ -1,10 +1,11 @@
 /** GET /v1/conversations/:id is bounded; older messages are paged by signed cursor via /messages. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Agent, ChatTurn } from "../src/agent/types.ts";
-import { createConversation, MESSAGES_CAP } from "../src/conversations/service.ts";
+import { MESSAGES_CAP } from "../src/conversations/service.ts";
 import { messages } from "../src/db/schema.ts";
 import { newId } from "../src/ids.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
+import { createConversation } from "./helpers/conversations.ts";
 
 setDefaultTimeout(30_000);
 

@@ -34,19 +34,6 @@ export function titleFrom(message: string): string {
     .trimEnd()}…`;
 }
 
-/** An empty conversation (tests and tools; chat writes its own with the reply: `insertConversation`). */
-export async function createConversation(
-  db: Db,
-  keyId: string,
-  title: string,
-  at: Date,
-  kbId: string | null = null,
-): Promise<ConversationRow> {
-  const row = { id: newId("conv"), keyId, kbId, title, createdAt: at, updatedAt: at };
-  await db.insert(conversations).values(row);
-  return row;
-}
-
 /**
  * A chat turn's own rows as parts of the statement that creates the reply (replies/statements.ts):
  * the conversation when the turn starts one, and the user message. One statement writes the
@@ -200,44 +187,6 @@ export async function deleteConversation(db: Db, keyId: string, id: string): Pro
     .where(and(eq(conversations.id, id), eq(conversations.keyId, keyId)))
     .returning({ id: conversations.id });
   return rows.length === 1;
-}
-
-/** Stores a message and moves the conversation's updated_at forward, in one round trip each. */
-export async function addMessage(
-  db: Db,
-  m: Omit<
-    MessageRow,
-    | "id"
-    | "sources"
-    | "inputTokens"
-    | "outputTokens"
-    | "leaseUntil"
-    | "stopRequested"
-    | "lastSeq"
-    | "tokenOffsets"
-    | "compactedEvents"
-  > &
-    Partial<Pick<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens">>,
-): Promise<MessageRow> {
-  // The run columns (lease, stop flag, last event) only matter to replies being generated (replies/).
-  const row: MessageRow = {
-    ...m,
-    id: m.id ?? newId("msg"),
-    sources: m.sources ?? [],
-    inputTokens: m.inputTokens ?? null,
-    outputTokens: m.outputTokens ?? null,
-    leaseUntil: null,
-    stopRequested: false,
-    lastSeq: 0,
-    tokenOffsets: null,
-    compactedEvents: null,
-  };
-  await db.insert(messages).values(row);
-  await db
-    .update(conversations)
-    .set({ updatedAt: sql`greatest(${conversations.updatedAt}, ${m.createdAt.toISOString()}::timestamptz)` })
-    .where(eq(conversations.id, m.conversationId));
-  return row;
 }
 
 /**
