@@ -4,9 +4,8 @@
  * database). Opaque to clients; anything the server did not produce — a hand-edited position
  * included — is a 400, never a query.
  */
-import { eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { instanceSecrets } from "../db/schema.ts";
+import { sharedValue } from "../db/instance-values.ts";
 import { ApiError } from "../http/errors.ts";
 import { type IdPrefix, isId } from "../ids.ts";
 
@@ -43,9 +42,8 @@ function signingKey(db: Db): Promise<CryptoKey> {
   if (!key) {
     key = (async () => {
       const fresh = toB64url(crypto.getRandomValues(new Uint8Array(32)));
-      await db.insert(instanceSecrets).values({ name: "cursor_hmac", value: fresh }).onConflictDoNothing();
-      const [row] = await db.select().from(instanceSecrets).where(eq(instanceSecrets.name, "cursor_hmac"));
-      return crypto.subtle.importKey("raw", fromB64url(row!.value), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+      const value = await sharedValue(db, "cursor_hmac", fresh);
+      return crypto.subtle.importKey("raw", fromB64url(value), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     })();
     // A failed read (database down) must not stick: the next request tries again.
     key.catch(() => keys.delete(db));

@@ -13,7 +13,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { instanceSecrets } from "../db/schema.ts";
+import { claimMark, hasMark } from "../db/instance-values.ts";
 import { CJK_RUN } from "./cjk.ts";
 import { isLanguage } from "./language.ts";
 import { reindexPassages } from "./passage-index.ts";
@@ -38,8 +38,7 @@ const rowsOf = <T>(result: unknown) =>
 
 /** Re-cuts the store's CJK passages unless already done; how many were re-cut. */
 export async function recutCjkPassagesOnce(db: Db): Promise<number> {
-  const done = await db.execute(sql`select 1 from instance_secrets where name = ${CJK_TERMS_MARK}`);
-  if (rowsOf(done).length > 0) return 0;
+  if (await hasMark(db, CJK_TERMS_MARK)) return 0;
   let recut = 0;
   let after = "";
   for (;;) {
@@ -74,9 +73,6 @@ export async function recutCjkPassagesOnce(db: Db): Promise<number> {
       recut += list.length;
     }
   }
-  await db
-    .insert(instanceSecrets)
-    .values({ name: CJK_TERMS_MARK, value: new Date().toISOString() })
-    .onConflictDoNothing();
+  await claimMark(db, CJK_TERMS_MARK);
   return recut;
 }

@@ -1,7 +1,8 @@
 /** The sample documents go into the `default` knowledge base of a new store, once. */
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { DEFAULT_KB_ID, instanceSecrets, knowledgeBases } from "../db/schema.ts";
+import { claimMark } from "../db/instance-values.ts";
+import { DEFAULT_KB_ID, knowledgeBases } from "../db/schema.ts";
 import { SAMPLE_DOCS } from "./sample.ts";
 import { countDocuments, ingestDocuments } from "./service.ts";
 
@@ -18,11 +19,6 @@ export async function seedSampleOnce(db: Db): Promise<number> {
     .from(knowledgeBases)
     .where(eq(knowledgeBases.id, DEFAULT_KB_ID));
   if (!kb) return 0;
-  const claimed = await db
-    .insert(instanceSecrets)
-    .values({ name: "sample_seeded", value: new Date().toISOString() })
-    .onConflictDoNothing()
-    .returning({ name: instanceSecrets.name });
-  if (claimed.length === 0) return 0;
+  if (!(await claimMark(db, "sample_seeded"))) return 0;
   return ingestDocuments(db, SAMPLE_DOCS, { kbId: DEFAULT_KB_ID });
 }
