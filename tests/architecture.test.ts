@@ -43,6 +43,7 @@ export function layerOf(path: string): Layer {
     top === "metrics" ||
     top === "tracing" ||
     path === "ids.ts" ||
+    path === "bytes.ts" ||
     path === "memo.ts"
   )
     return "base";

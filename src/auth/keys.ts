@@ -2,29 +2,21 @@
  * The API key format. Secrets are `prl_` + 32 random bytes (base64url); only their SHA-256 is
  * stored, with the first characters kept as a display prefix so people can tell keys apart.
  */
+import { sha256Hex, toBase64url } from "../bytes.ts";
 
 const SECRET_RE = /^prl_[A-Za-z0-9_-]{43}$/;
 /** How much of the secret `keys list` shows. */
 export const DISPLAY_PREFIX_LENGTH = 12;
 
-function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
 /** A new random secret, shown to its owner once. */
 export function generateSecret(): string {
-  return `prl_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+  return `prl_${toBase64url(crypto.getRandomValues(new Uint8Array(32)))}`;
 }
 
 export const isWellFormedSecret = (secret: string): boolean => SECRET_RE.test(secret);
 
 /** Hex SHA-256 of the secret: what the database stores and looks up by. */
-export async function hashSecret(secret: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+export const hashSecret = (secret: string): Promise<string> => sha256Hex(secret);
 
 /** Extracts the secret from `Authorization: Bearer <secret>`; null when absent or malformed. */
 export function bearerSecret(header: string | null | undefined): string | null {

@@ -5,6 +5,7 @@
  * record: the same body → the same reply (or the same early error); another body → 422.
  */
 import { and, eq, sql } from "drizzle-orm";
+import { sha256Hex } from "../bytes.ts";
 import type { ErrorPayload } from "../contract/errors.ts";
 import type { Db } from "../db/client.ts";
 import { idempotencyKeys } from "../db/schema.ts";
@@ -40,7 +41,7 @@ export function idempotencyKeyOf(request: Request): string | null {
 }
 
 /** SHA-256 of what decides the reply: the message, the conversation and the response form. */
-export async function bodyHash(body: {
+export function bodyHash(body: {
   message: string;
   conversation_id?: string | null;
   stream?: boolean;
@@ -49,9 +50,7 @@ export async function bodyHash(body: {
   const fields = [body.message, body.conversation_id ?? null, body.stream ?? false];
   // Only when given, so the hashes of requests without it stay what they were.
   if (body.knowledge_base_id !== undefined) fields.push(body.knowledge_base_id);
-  const canonical = JSON.stringify(fields);
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonical));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return sha256Hex(JSON.stringify(fields));
 }
 
 /** What the record says about this request. */

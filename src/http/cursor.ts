@@ -4,6 +4,7 @@
  * database). Opaque to clients; anything the server did not produce — a hand-edited position
  * included — is a 400, never a query.
  */
+import { fromBase64url, toBase64url } from "../bytes.ts";
 import type { Db } from "../db/client.ts";
 import { sharedValue } from "../db/instance-values.ts";
 import { ApiError } from "../http/errors.ts";
@@ -26,14 +27,6 @@ const TAG_BYTES = 16;
 // 9999-12-31T23:59:59.999Z: later instants have no four-digit-year ISO form the database accepts.
 const MAX_TIME = 253402300799999;
 
-const toB64url = (bytes: Uint8Array) =>
-  btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join(""))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-const fromB64url = (s: string) =>
-  Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
-
 const keys = new WeakMap<Db, Promise<CryptoKey>>();
 
 /** The shared signing key: created by the first instance to need it, then read by all. */
@@ -41,9 +34,9 @@ function signingKey(db: Db): Promise<CryptoKey> {
   let key = keys.get(db);
   if (!key) {
     key = (async () => {
-      const fresh = toB64url(crypto.getRandomValues(new Uint8Array(32)));
+      const fresh = toBase64url(crypto.getRandomValues(new Uint8Array(32)));
       const value = await sharedValue(db, "cursor_hmac", fresh);
-      return crypto.subtle.importKey("raw", fromB64url(value), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+      return crypto.subtle.importKey("raw", fromBase64url(value), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     })();
     // A failed read (database down) must not stick: the next request tries again.
     key.catch(() => keys.delete(db));
@@ -63,7 +56,7 @@ export async function encodeCursor(db: Db, c: Cursor, scope?: string): Promise<s
   const out = new Uint8Array(payload.length + TAG_BYTES);
   out.set(payload);
   out.set(await tag(db, payload), payload.length);
-  return toB64url(out);
+  return toBase64url(out);
 }
 
 const invalid = () =>
@@ -79,7 +72,7 @@ export async function decodeCursor(db: Db, raw: string, kind: CursorKind = { pre
   if (raw.length === 0 || raw.length > 256 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw invalid();
   let bytes: Uint8Array;
   try {
-    bytes = fromB64url(raw);
+    bytes = fromBase64url(raw);
   } catch {
     throw invalid();
   }

@@ -6,6 +6,7 @@
  */
 import { Elysia, t } from "elysia";
 import { guard } from "../auth/index.ts";
+import { sha256Hex } from "../bytes.ts";
 import { type ChatDeps, IDEMPOTENCY_PARAMETER, idempotencyKeyOf, startReply } from "../chat/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
@@ -45,11 +46,6 @@ const modelObject = (m: KnowledgeModel) => ({
   created: m.created,
   owned_by: "parley" as const,
 });
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** The reply's events folded to their outcome; throws the reply's error. */
 function collect(feed: EventFeed): Promise<Outcome> {
@@ -97,7 +93,7 @@ export const openAiRoutes = (deps: ChatDeps) =>
           stream,
           trace: deps.tracing?.of(request),
           idempotency: idemKey
-            ? { key: idemKey, hash: await sha256(JSON.stringify(["chat.completions", body, continued])) }
+            ? { key: idemKey, hash: await sha256Hex(JSON.stringify(["chat.completions", body, continued])) }
             : undefined,
         }).catch((error) => {
           if (error instanceof ApiError && error.options.param === "knowledge_base_id")
