@@ -36,7 +36,7 @@ const server = Bun.serve({
     const hash = hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
     const now = Date.now();
     const day = new Date(now).toISOString().slice(0, 10);
-    // The key lookup and the limiter's admission in one statement, as src/auth/admit.ts builds
+    // The key lookup and the limiter's admission in one statement, as src/ratelimit/admit.ts builds
     // it (1 s buckets: the keys' limits are high; the bench's keys have their own limits).
     const cut = now - 60_000;
     const [rl] = await sql`

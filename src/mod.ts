@@ -22,7 +22,7 @@ import { createMetrics, type Metrics } from "./metrics/index.ts";
 import { openAiRoutes } from "./openai-compat/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
 import { NOOP_TRACING, type Tracing } from "./tracing/index.ts";
-import { usageRoutes } from "./usage/index.ts";
+import { refusalCount, usageRoutes } from "./usage/index.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -73,6 +73,8 @@ export function createParley(config: ParleyConfig) {
           : config.metrics,
     tracing: config.tracing ?? NOOP_TRACING,
     options,
+    // usage/ counts the requests the gate refuses, in the gate's own statement.
+    refusals: refusalCount,
   };
   const replies = createReplies({ ...base, touchConversation });
   const deps = { ...base, replies };

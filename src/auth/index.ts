@@ -11,15 +11,21 @@ import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "../http/errors.ts";
 import { urlOf } from "../http/request-id.ts";
 import { clip } from "../http/text.ts";
 import type { Metrics } from "../metrics/index.ts";
-import { rateLimitHeaders } from "../ratelimit/headers.ts";
-import { type Decision, utcDay } from "../ratelimit/service.ts";
-import { tokenBudget, tokenHeaders } from "../ratelimit/tokens.ts";
+import {
+  type ApiKeyInfo,
+  admitKey,
+  type Decision,
+  type RefusalCount,
+  rateLimitHeaders,
+  tokenBudget,
+  tokenHeaders,
+  utcDay,
+} from "../ratelimit/index.ts";
 import { inSpan, type Tracing } from "../tracing/index.ts";
-import { admitKey, countRefusal } from "./admit.ts";
-import { bearerSecret } from "./keys.ts";
-import { type ApiKeyInfo, findKeyBySecret, touchKey } from "./lookup.ts";
+import { bearerSecret, hashSecret } from "./keys.ts";
+import { findKeyBySecret, touchKey } from "./lookup.ts";
 
-export type { ApiKeyInfo } from "./lookup.ts";
+export type { ApiKeyInfo } from "../ratelimit/index.ts";
 
 /** What the gate needs. */
 export interface GuardDeps {
@@ -29,6 +35,8 @@ export interface GuardDeps {
   tracing?: Tracing;
   options: ParleyOptions;
   now: () => number;
+  /** usage/'s part of the gate: counting refused requests (composition passes usage/'s). */
+  refusals: RefusalCount;
 }
 
 const unauthorized = (message: string) =>
@@ -48,7 +56,7 @@ async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> 
 }
 
 /** The key behind the request's Bearer secret, admitted by its limits (the decision says; undefined with the limiter off). */
-async function admit({ db, options, now }: GuardDeps, request: Request) {
+async function admit({ db, options, now, refusals }: GuardDeps, request: Request) {
   const header = request.headers.get("authorization");
   if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
   const secret = bearerSecret(header);
@@ -60,11 +68,11 @@ async function admit({ db, options, now }: GuardDeps, request: Request) {
     await checkLive(db, apiKey, at);
     return { apiKey, decision: undefined as Decision | undefined, at };
   }
-  // With the limiter on, the key lookup and the admission are one statement (auth/admit.ts).
+  // With the limiter on, the key lookup and the admission are one statement (ratelimit/admit.ts).
   const at = now();
   let admission: Awaited<ReturnType<typeof admitKey>>;
   try {
-    admission = await admitKey(db, secret, options.plans, at);
+    admission = await admitKey(db, await hashSecret(secret), options.plans, at, refusals);
   } catch (error) {
     // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
     // is never served, and the next request tries the store again.
@@ -81,11 +89,11 @@ async function admit({ db, options, now }: GuardDeps, request: Request) {
 type Gate = Awaited<ReturnType<typeof admit>>;
 
 /** The gate's statement for one request; one span with tracing on (the lookup and the admission are one statement). */
-const gateOf = ({ db, options, now, tracing }: GuardDeps, request: Request): Promise<Gate> =>
-  !tracing?.enabled
-    ? admit({ db, options, now }, request)
-    : inSpan(tracing.of(request), "auth+ratelimit", async (span) => {
-        const gate = await admit({ db, options, now }, request);
+const gateOf = (deps: GuardDeps, request: Request): Promise<Gate> =>
+  !deps.tracing?.enabled
+    ? admit(deps, request)
+    : inSpan(deps.tracing.of(request), "auth+ratelimit", async (span) => {
+        const gate = await admit(deps, request);
         span.set({
           "parley.key_id": gate.apiKey.id,
           "parley.ratelimit": gate.decision ? "on" : "off",
@@ -97,11 +105,11 @@ const gateOf = ({ db, options, now, tracing }: GuardDeps, request: Request): Pro
 /**
  * The token budget, then the limiter's decision, for a request the gate read: their headers go
  * into `headers`, a refusal throws its 429. A key at or over its budget was not admitted
- * (auth/admit.ts), so it spent none of its request limits; its refusal was counted by the
+ * (ratelimit/admit.ts), so it spent none of its request limits; its refusal was counted by the
  * gate's second statement.
  */
 async function enforce(
-  { db, metrics }: Pick<GuardDeps, "db" | "metrics">,
+  { db, metrics, refusals }: Pick<GuardDeps, "db" | "metrics" | "refusals">,
   { apiKey, decision, at }: Gate,
   headers: Record<string, string | number>,
 ): Promise<void> {
@@ -111,7 +119,7 @@ async function enforce(
     if (budget.exceeded) {
       metrics?.refusals.inc({ window: "tokens" });
       // Without the limiter there is no gate statement to fold the count into.
-      if (!decision) await countRefusal(db, apiKey.id, utcDay(at)).catch(() => {});
+      if (!decision) await refusals.one(db, apiKey.id, utcDay(at)).catch(() => {});
       throw new ApiError(
         "token_quota_exceeded",
         `Daily token budget of ${budget.limit} tokens reached; it resets at midnight UTC.`,

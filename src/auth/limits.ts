@@ -26,4 +26,4 @@ export function checkLimits({ plan, rpm, rpd, tpd }: KeyLimits): void {
   }
 }
 
-// Which limits apply to a key (its own, else its plan's) is resolved inside the gate's statement: auth/admit.ts.
+// Which limits apply to a key (its own, else its plan's) is resolved inside the gate's statement: ratelimit/admit.ts.

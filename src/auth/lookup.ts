@@ -1,35 +1,10 @@
-/** The hot path: the live key behind a request's secret. Plain arguments in, plain rows out. */
+/** The key lookup with the limiter off: the live key behind a request's secret. Plain arguments in, plain rows out. */
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
-import type { KeyRole } from "../contract/keys.ts";
-import type { Plan } from "../contract/plans.ts";
 import type { Db } from "../db/client.ts";
-import { apiKeys, usageDaily } from "../db/schema.ts";
+import { apiKeys } from "../db/schema.ts";
 import { memo } from "../memo.ts";
+import { type ApiKeyInfo, tokensTodaySql } from "../ratelimit/index.ts";
 import { hashSecret } from "./keys.ts";
-
-/** What an authenticated request knows about its caller. */
-export interface ApiKeyInfo {
-  id: string;
-  name: string;
-  plan: Plan;
-  rpm: number | null;
-  rpd: number | null;
-  role: KeyRole;
-  /** The knowledge bases a chat key may use; an admin key may use every one. */
-  knowledgeBaseIds: string[];
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-  /** Daily token budget (input + output, UTC day), or null. */
-  tpd: number | null;
-  /** Tokens used on the request's UTC day, read only for a key with a budget (else null). */
-  tokensToday: number | null;
-}
-
-/** Today's tokens of a key with a budget, folded into the statement that reads the key (no round trip). */
-export const tokensTodaySql = (day: ReturnType<typeof sql.placeholder>) =>
-  sql<number | null>`case when ${apiKeys.tpd} is null then null else coalesce((
-    select sum(${usageDaily.inputTokens} + ${usageDaily.outputTokens}) from ${usageDaily}
-    where ${usageDaily.keyId} = ${apiKeys.id} and ${usageDaily.day} = ${day}::date), 0) end`;
 
 /** Every request runs this lookup: prepared once per database, so only the hash is bound. */
 const lookups = new WeakMap<Db, ReturnType<typeof lookupStatement>>();

@@ -65,7 +65,7 @@ export const firstLog = (cur: SQL) => sql`array[${cur}]::bigint[], '{0,1}'::bigi
 
 /**
  * The ON CONFLICT DO UPDATE of an admission: its SET and the WHERE that makes it conditional.
- * The gate runs it in one statement with the key lookup (auth/admit.ts).
+ * The gate runs it in one statement with the key lookup (ratelimit/admit.ts).
  */
 export function admissionUpdate({ cur, cut, rpm, rpd, day }: AdmissionInputs) {
   const { ends, cum } = rateLimits;

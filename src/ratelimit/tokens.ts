@@ -5,7 +5,16 @@
  * midnight UTC, and a reply admitted under it runs to its end and counts in full (so a day can
  * overrun by what the replies running at that moment use; docs/api.md#token-budget).
  */
+import { sql } from "drizzle-orm";
+import { apiKeys, usageDaily } from "../db/schema.ts";
+
 const DAY_MS = 86_400_000;
+
+/** Today's tokens of a key with a budget, folded into the statement that reads the key (no round trip). */
+export const tokensTodaySql = (day: ReturnType<typeof sql.placeholder>) =>
+  sql<number | null>`case when ${apiKeys.tpd} is null then null else coalesce((
+    select sum(${usageDaily.inputTokens} + ${usageDaily.outputTokens}) from ${usageDaily}
+    where ${usageDaily.keyId} = ${apiKeys.id} and ${usageDaily.day} = ${day}::date), 0) end`;
 
 /** The budget's state for one request, or null for a key without one. */
 export interface TokenBudget {

@@ -1,7 +1,8 @@
 /**
  * GET /v1/usage: a key's usage by UTC day (requests, chat turns, tokens, refusals). Admins may
  * read another key's (`key_id`) or every key's (`key_id=all`). The counting itself happens in
- * the database, inside statements requests already run (db/schema.ts `usageDaily`).
+ * the database, inside statements requests already run: usage/ owns `usage_daily`, its triggers
+ * and the refusal count it gives the gate (counts.ts).
  */
 import { Elysia } from "elysia";
 import { type GuardDeps, guard } from "../auth/index.ts";
@@ -13,6 +14,8 @@ import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { UsageQuery, UsageReport } from "./model.ts";
 import { keyExists, usageOf, utcDay } from "./service.ts";
+
+export { refusalCount } from "./counts.ts";
 
 /** The longest range one request may ask for. */
 export const MAX_USAGE_DAYS = 366;

@@ -1,4 +1,4 @@
-/** Reads of usage_daily (written by triggers, see db/schema.ts `usageDaily`) and the limiter's day counts. Plain rows out. */
+/** Reads of usage_daily (its writes: counts.ts) and the limiter's day counts. Plain rows out. */
 import { eq, inArray, sql } from "drizzle-orm";
 import type { UsageDay, UsageTotals } from "../contract/operate.ts";
 import type { Db } from "../db/client.ts";

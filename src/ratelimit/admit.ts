@@ -1,14 +1,17 @@
 /**
  * The gate's hot path in ONE statement: the live key behind the secret's hash, and the limiter's
- * admission for it (ratelimit/service.ts), so an authenticated request costs one round trip
- * before its own work. The key's limits (its own, else its plan's) are resolved inside the
+ * admission for it (service.ts), so an authenticated request costs one round trip before its
+ * own work. ratelimit/ writes `rate_limits`; auth/ calls this with the secret's hash, and
+ * usage/ gives its part (`RefusalCount`) for the refusals it counts. The key's limits (its own, else its plan's) are resolved inside the
  * statement from the plan defaults bound as values. A request it does not admit (no such key,
  * or refused) reads the key and its counters once more to tell 401 from 429 and say for how long.
  */
-import { and, eq, isNull, type SQLWrapper, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, type SQLWrapper, sql, type WithSubquery } from "drizzle-orm";
 import type { ParleyOptions, PlanLimits } from "../config/options.ts";
+import type { KeyRole } from "../contract/keys.ts";
+import type { Plan } from "../contract/plans.ts";
 import type { Db } from "../db/client.ts";
-import { apiKeys, rateLimits, usageDaily, usageShard } from "../db/schema.ts";
+import { apiKeys, rateLimits } from "../db/schema.ts";
 import { memo } from "../memo.ts";
 import {
   admissionReturning,
@@ -21,9 +24,34 @@ import {
   limiterState,
   MINUTE_MS,
   utcDay,
-} from "../ratelimit/service.ts";
-import { hashSecret } from "./keys.ts";
-import { type ApiKeyInfo, tokensTodaySql } from "./lookup.ts";
+} from "./service.ts";
+import { tokensTodaySql } from "./tokens.ts";
+
+/** What an authenticated request knows about its caller. */
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  plan: Plan;
+  rpm: number | null;
+  rpd: number | null;
+  role: KeyRole;
+  /** The knowledge bases a chat key may use; an admin key may use every one. */
+  knowledgeBaseIds: string[];
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  /** Daily token budget (input + output, UTC day), or null. */
+  tpd: number | null;
+  /** Tokens used on the request's UTC day, read only for a key with a budget (else null). */
+  tokensToday: number | null;
+}
+
+/** usage/'s part: counting a refused request in `usage_daily`, which usage/ owns (usage/counts.ts). */
+export interface RefusalCount {
+  /** The count as a data-modifying CTE for the live key `keyFilter` selects, on `day`. */
+  inStatement(db: Db, keyFilter: SQL, day: SQL): WithSubquery;
+  /** The count on its own, for a refusal decided without the gate's statement. */
+  one(db: Db, keyId: string, day: string): Promise<void>;
+}
 
 const p = (name: string) => sql.placeholder(name);
 
@@ -120,19 +148,8 @@ function gateStatement(db: Db) {
  * key that was not admitted was refused (limiter or token budget): the same statement counts the
  * refusal in its usage (a data-modifying CTE), so refusals cost no extra round trip either.
  */
-const stateStatement = (db: Db) => {
-  const refusal = db.$with("refusal").as(
-    db
-      .insert(usageDaily)
-      .select(
-        sql`select ${apiKeys.id}, ${p("day")}::date, 0, 0, 0, 0, 1, ${usageShard} from ${apiKeys} where ${and(liveKey, unexpired, asyncCommit)}`,
-      )
-      .onConflictDoUpdate({
-        target: [usageDaily.keyId, usageDaily.day, usageDaily.shard],
-        set: { refusals: sql`${usageDaily.refusals} + 1` },
-      })
-      .returning({ keyId: usageDaily.keyId }),
-  );
+const stateStatement = (db: Db, refusals: RefusalCount) => {
+  const refusal = refusals.inStatement(db, and(liveKey, unexpired, asyncCommit)!, sql`${p("day")}::date`);
   return db
     .with(refusal)
     .select({ ...keyColumns, ...admissionReturning })
@@ -144,16 +161,17 @@ const stateStatement = (db: Db) => {
 
 const gates = new WeakMap<Db, { admit: ReturnType<typeof gateStatement>; state: ReturnType<typeof stateStatement> }>();
 
-/** The live key behind `secret` and the limiter's decision for this request; null when no live key has it. */
+/** The live key whose secret hashes to `hash` and the limiter's decision for this request; null when no live key has it. */
 export async function admitKey(
   db: Db,
-  secret: string,
+  hash: string,
   plans: ParleyOptions["plans"],
   now: number,
+  refusals: RefusalCount,
 ): Promise<{ apiKey: ApiKeyInfo; decision: Decision } | null> {
-  const { admit, state } = memo(gates, db, () => ({ admit: gateStatement(db), state: stateStatement(db) }));
+  const { admit, state } = memo(gates, db, () => ({ admit: gateStatement(db), state: stateStatement(db, refusals) }));
   const values = {
-    hash: await hashSecret(secret),
+    hash,
     day: utcDay(now),
     freeRpm: plans.free.rpm,
     freeRpd: plans.free.rpd,
@@ -201,14 +219,3 @@ const limitsOf = (row: { limitRpm: number; limitRpd: number }): PlanLimits => ({
   rpm: row.limitRpm,
   rpd: row.limitRpd,
 });
-
-/** Counts a refusal decided without the gate statement (the token budget with the limiter off). */
-export async function countRefusal(db: Db, keyId: string, day: string): Promise<void> {
-  await db
-    .insert(usageDaily)
-    .values({ keyId, day, refusals: 1, shard: usageShard })
-    .onConflictDoUpdate({
-      target: [usageDaily.keyId, usageDaily.day, usageDaily.shard],
-      set: { refusals: sql`${usageDaily.refusals} + 1` },
-    });
-}
