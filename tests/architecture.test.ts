@@ -6,6 +6,10 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { getTableName, is } from "drizzle-orm";
+import { PgTable } from "drizzle-orm/pg-core";
+import * as schema from "../src/db/schema.ts";
+import * as knowledgeSchema from "../src/db/schema-knowledge.ts";
 
 const SRC = join(import.meta.dir, "../src");
 
@@ -29,6 +33,55 @@ const FEATURES = [
 
 /** Feature folders whose only door for other folders is their index.ts. */
 const FRONT_DOORS = ["replies"];
+
+/**
+ * Each table's one writer folder (docs/architecture.md, "Tables and their writers"). A write that
+ * must be atomic with another folder's statement is that owner's fragment, passed in: `ReplyWrite`
+ * (conversations/ and chat/ into replies/'s statements) and `RefusalCount` (usage/ into the gate).
+ */
+const TABLE_WRITERS: Record<string, string[]> = {
+  api_keys: ["auth"],
+  key_knowledge_bases: ["auth"],
+  rate_limits: ["ratelimit"],
+  usage_daily: ["usage"],
+  conversations: ["conversations"],
+  // User messages (conversations/), assistant messages and their run columns (replies/).
+  messages: ["conversations", "replies"],
+  message_events: ["replies"],
+  message_feedback: ["feedback"],
+  idempotency_keys: ["chat"],
+  instance_secrets: ["db"],
+  knowledge_bases: ["knowledge"],
+  documents: ["knowledge"],
+  chunks: ["knowledge"],
+  // Kept by triggers on chunks (drizzle/0006), in knowledge/'s own statements.
+  knowledge_terms: ["knowledge"],
+  knowledge_stats: ["knowledge"],
+};
+
+/** The schema's tables by the name of their drizzle variable. */
+const TABLE_VARS = new Map(
+  Object.entries({ ...schema, ...knowledgeSchema })
+    .filter(([, v]) => is(v, PgTable))
+    .map(([name, v]) => [name, getTableName(v as PgTable)]),
+);
+
+/** The tables `source` writes: drizzle's insert/update/delete on a table, or SQL naming one. */
+export function tablesWritten(source: string): string[] {
+  const found = new Set<string>();
+  for (const m of source.matchAll(/\.(?:insert|update|delete)\(\s*(\w+)\s*\)/g)) found.add(TABLE_VARS.get(m[1]!) ?? "");
+  for (const m of source.matchAll(/\b(?:insert\s+into|update|delete\s+from)\s+(?:\$\{\s*(\w+)\s*\}|"?(\w+)"?)/gi))
+    found.add(m[1] ? (TABLE_VARS.get(m[1]) ?? "") : m[2]!);
+  return [...found].filter((t) => Object.hasOwn(TABLE_WRITERS, t)).sort();
+}
+
+/** What is wrong with src/`file` writing its tables, if anything. */
+export function writerViolations(file: string, source: string): string[] {
+  const folder = file.split("/")[0]!;
+  return tablesWritten(source)
+    .filter((t) => !TABLE_WRITERS[t]!.includes(folder))
+    .map((t) => `src/${file} writes ${t}, owned by ${TABLE_WRITERS[t]!.join(", ")}/`);
+}
 
 /** The most lines a file under src/ may have (docs/architecture.md: files of one job). */
 const MAX_LINES = 250;
@@ -140,6 +193,30 @@ describe("dependency direction", () => {
     expect(violation("runtime/admin.ts", "../app/app.ts")).toBeNull();
     expect(violation("chat/run.ts", "../replies/index.ts")).toBeNull();
     expect(violation("http/errors.ts", "../contract/errors.ts")).toBeNull();
+  });
+});
+
+describe("table writers", () => {
+  test("every table of the schema has its owner listed", () => {
+    expect([...TABLE_VARS.values()].filter((t) => !Object.hasOwn(TABLE_WRITERS, t))).toEqual([]);
+  });
+
+  test("each table is written only by its owner folder", () => {
+    const problems = files
+      .filter((f) => !f.endsWith(".gen.ts"))
+      .flatMap((f) => writerViolations(f, readFileSync(join(SRC, f), "utf8")));
+    expect(problems).toEqual([]);
+  });
+
+  test("the rule sees a breach: drizzle calls and SQL text alike", () => {
+    expect(writerViolations("http/cursor.ts", "await db.insert(instanceSecrets).values(x)")).toEqual([
+      "src/http/cursor.ts writes instance_secrets, owned by db/",
+    ]);
+    expect(writerViolations("auth/x.ts", "sql`update ${rateLimits} set n = 1`; sql`delete from usage_daily`")).toEqual([
+      "src/auth/x.ts writes rate_limits, owned by ratelimit/",
+      "src/auth/x.ts writes usage_daily, owned by usage/",
+    ]);
+    expect(writerViolations("usage/counts.ts", "db.insert(usageDaily)")).toEqual([]);
   });
 });
 
