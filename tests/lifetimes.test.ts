@@ -88,6 +88,9 @@ describe("createParley lifetimes", () => {
       // A generates; B follows it from the database while it runs; both see the same events.
       const head = await readEvents(await post(a, key, "/v1/chat", { message: "one", stream: true }), 2);
       const { conversation_id: convId, message_id: msgId } = head[0]!.data;
+      // Positive control: while a reply runs, the tracker sees src/'s timers (the lease keeper,
+      // the sweeper, the write batcher), so the empty list after close() means something.
+      expect(timers.live().length).toBeGreaterThan(0);
       const path = `/v1/conversations/${convId}/messages/${msgId}`;
       const followed = await readEvents(await get(b, key, `${path}/events`));
       expect(followed.at(-1)!.data).toMatchObject({ type: "end", status: "completed" });
