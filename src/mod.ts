@@ -73,6 +73,7 @@ export function createParley(config: ParleyConfig) {
           : config.metrics,
     tracing: config.tracing ?? NOOP_TRACING,
     options,
+    writesRefused: () => config.store.writesRefused?.(),
   };
   const replies = createReplies({ ...base, touchConversation });
   const deps = { ...base, replies };
