@@ -6,7 +6,8 @@
  * BEAT_MS; when it has not moved for `ms`, the worker writes one log line (stderr, the logger's
  * format) and kills the process with SIGKILL, the one signal that needs no JavaScript to act. A
  * supervisor (systemd, Docker's restart policy, Kubernetes) starts it again; PGlite then replays
- * its WAL as after any kill -9, so nothing acknowledged is lost.
+ * its WAL as after any kill -9, so nothing acknowledged is lost. A pause of the whole process
+ * (SIGSTOP, a suspended host) holds the worker too: it notices its own late tick and starts over.
  * The worker's code is inline (a Blob URL): the compiled binary carries no separate file.
  * Bun-only (Worker with Bun's process object).
  */
@@ -20,14 +21,19 @@ const { writeSync } = require("node:fs");
 self.onmessage = ({ data: { beat, ms, format, every } }) => {
   let seen = Atomics.load(beat, 0);
   let since = Date.now();
+  let ticked = since;
   setInterval(() => {
+    const at = Date.now();
+    // This thread was held too (SIGSTOP, docker pause, a suspended host): the time does not count.
+    if (at - ticked > 4 * every) since = at;
+    ticked = at;
     const now = Atomics.load(beat, 0);
     if (now !== seen) {
       seen = now;
-      since = Date.now();
+      since = at;
       return;
     }
-    const stalled = Date.now() - since;
+    const stalled = at - since;
     if (stalled < ms) return;
     const time = new Date().toISOString();
     const msg = "the event loop has not run for " + stalled + " ms: killing the process so that its supervisor restarts it";
