@@ -70,11 +70,16 @@ export function freeBytes(dir: string): number {
 }
 
 /**
- * A SELECT or SHOW that takes no row locks: it writes no data. (Postgres may still prune a page
- * it reads, a few WAL bytes; that is what the margin above one segment is for.)
+ * One SELECT or SHOW that takes no row locks: it writes no data. (Postgres may still prune a page
+ * it reads, a few WAL bytes; that is what the margin above one segment is for.) A second
+ * statement after a semicolon makes it a write, whatever it is.
  */
 export function isPlainRead(sql: string): boolean {
-  return /^[\s(]*(select|show)\b/i.test(sql) && !/\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b/i.test(sql);
+  return (
+    /^[\s(]*(select|show)\b/i.test(sql) &&
+    !/\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b/i.test(sql) &&
+    !/;\s*\S/.test(sql)
+  );
 }
 
 const mib = (bytes: number) => (bytes / MiB).toFixed(1);

@@ -121,7 +121,8 @@ export async function recoveringPglite(
     async (...args: unknown[]) => {
       const refused = room.refusal(name === "transaction" ? undefined : String(args[0]));
       if (refused) throw refused;
-      const db = await instance();
+      // A reopening that failed leaves the old instance: closed or fenced, it fails with a 503.
+      const db = await instance().catch(() => current);
       try {
         return await (db[name] as (...a: unknown[]) => Promise<unknown>)(...args);
       } catch (error) {

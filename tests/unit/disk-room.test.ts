@@ -37,7 +37,13 @@ describe("disk room", () => {
   });
 
   test("plain reads: SELECT and SHOW without row locks; anything else may write", () => {
-    for (const sql of ["select 1", "  SELECT * from t", "(select 1) union (select 2)", "show wal_segment_size"])
+    for (const sql of [
+      "select 1",
+      "  SELECT * from t",
+      "(select 1) union (select 2)",
+      "show wal_segment_size",
+      "select 1;",
+    ])
       expect(isPlainRead(sql), sql).toBe(true);
     for (const sql of [
       "insert into t values (1)",
@@ -50,6 +56,7 @@ describe("disk room", () => {
       "begin",
       "create table t (x int)",
       "selected",
+      "select 1; delete from t",
     ])
       expect(isPlainRead(sql), sql).toBe(false);
   });
