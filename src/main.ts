@@ -159,7 +159,9 @@ main(process.argv.slice(2)).then(
   },
   (error: Error) => {
     if (interrupted) return;
-    console.error(`error: ${error.message}`);
+    // A failed statement's message names the query; its cause says why (e.g. the disk is full).
+    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+    console.error(`error: ${error.message}${cause}`);
     process.exit(1);
   },
 );

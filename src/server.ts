@@ -24,6 +24,7 @@ import { docsScript } from "./runtime/docs-asset.ts";
 import { type StartedEmbeddings, startEmbeddings } from "./runtime/embeddings.ts";
 import { describeHolder, lockServer } from "./runtime/lock.ts";
 import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
+import { startWatchdog } from "./runtime/watchdog.ts";
 import { createTracing } from "./tracing/index.ts";
 
 /** What a program embedding the server may choose; the environment sets everything else. */
@@ -193,6 +194,9 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       }
     }
     server = app.server!;
+    // From here on a stalled event loop ends the process (shutdown included: a close that never
+    // returns); start-up's long synchronous steps (initdb, migrations) are behind us.
+    if (env.WATCHDOG_MS > 0) startWatchdog(env.WATCHDOG_MS, env.LOG_FORMAT);
     logger.info({ url: `http://${app.server!.hostname}:${app.server!.port}`, store: store.describe }, "listening");
   } catch (error) {
     // The caller reports the failure (exit 1); the store is closed first all the same.

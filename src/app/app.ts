@@ -173,7 +173,7 @@ export function createApp({
         const error = new ApiError(
           "service_unavailable",
           answers
-            ? "The store cannot write its data (storage fault); it recovers by itself once the fault clears."
+            ? "The store cannot write its data (storage fault, or its disk is nearly full); it recovers by itself once the fault clears."
             : `The database did not answer within ${readyTimeoutMs} ms.`,
         );
         markStatus(request, 503);

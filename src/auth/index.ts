@@ -1,12 +1,14 @@
 /**
  * The gate every /v1 route goes through, in this order: the Bearer key is resolved to its
  * live key (401 otherwise), then the key's limits admit the request or answer 429, then a query
- * parameter given twice is refused (400). Both run as
+ * parameter given twice is refused (400), then a request other than GET or HEAD while the store
+ * refuses writes (its disk is nearly full: 503). All run as
  * scoped derives, i.e. before the body is validated, so every authenticated request counts.
  */
 import { Elysia } from "elysia";
 import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
+import { isDiskFull } from "../db/errors.ts";
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "../http/errors.ts";
 import { urlOf } from "../http/request-id.ts";
 import { clip } from "../http/text.ts";
@@ -37,7 +39,12 @@ export interface GuardDeps {
   now: () => number;
   /** usage/'s part of the gate: counting refused requests (composition passes usage/'s). */
   refusals: RefusalCount;
+  /** Why requests that change data are refused now (the store's disk is nearly full), or undefined. */
+  writesRefused?: () => string | undefined;
 }
+
+/** Methods that only read: served while writes are refused. */
+const READS = new Set(["GET", "HEAD"]);
 
 const unauthorized = (message: string) =>
   new ApiError("unauthorized", message, { headers: { "www-authenticate": 'Bearer realm="parley"' } });
@@ -76,7 +83,10 @@ async function admit({ db, options, now, refusals }: GuardDeps, request: Request
   } catch (error) {
     // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
     // is never served, and the next request tries the store again.
-    throw new ApiError("service_unavailable", "The rate limiter's store is unavailable; retry shortly.", {
+    const message = isDiskFull(error)
+      ? "The server's disk is full: the rate limiter cannot count requests until space is freed; retry later."
+      : "The rate limiter's store is unavailable; retry shortly.";
+    throw new ApiError("service_unavailable", message, {
       cause: error,
       headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
     });
@@ -195,6 +205,16 @@ export const guard = (deps: GuardDeps, need: { role?: "admin" } = {}) =>
         seen.add(name);
       }
       return {};
+    })
+    // Last: a refused write still counted against the key, like any authenticated request.
+    .derive({ as: "scoped" }, ({ request }) => {
+      const why = READS.has(request.method) ? undefined : deps.writesRefused?.();
+      if (!why) return {};
+      throw new ApiError(
+        "service_unavailable",
+        "The server's disk is nearly full: requests that change data are refused until space is freed; reads still work.",
+        { cause: new Error(why), headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) } },
+      );
     });
 
 /**

@@ -34,6 +34,8 @@ export function loadEnv(source: Record<string, string | undefined>) {
       // Well below the server's 30 s idle timeout, so a busy event loop cannot push a ping past it.
       KEEPALIVE_MS: option("keepAliveMs"),
       SHUTDOWN_GRACE_MS: int(10_000, 0),
+      // The server kills itself when its event loop stalls this long (runtime/watchdog.ts); 0: never.
+      WATCHDOG_MS: int(30_000, 0),
       DB_POOL_MAX: int(10),
       // How long one statement may wait for PostgreSQL (queue, connect, answer) before a 503.
       DB_WAIT_MS: int(5_000, 100, 600_000),

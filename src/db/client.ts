@@ -25,6 +25,11 @@ export interface Store {
    * (the server's PGlite on a data folder checks the folder; see runtime/recovering-pglite.ts).
    */
   writable?(): Promise<boolean>;
+  /**
+   * Why requests that change data are refused now, or undefined: the server's PGlite says so while
+   * the disk holding it is nearly full (runtime/disk-room.ts). Read on every such request: cheap.
+   */
+  writesRefused?(): string | undefined;
   close(): Promise<void>;
   /** PostgreSQL: the pool's size and the queries in flight now (the metrics' pool gauge). */
   pool?(): { max: number; inFlight: number };

@@ -71,6 +71,15 @@ export function isStorageFault(error: unknown): boolean {
   return false;
 }
 
+/** A storage fault that is a full disk (53100 disk_full, ENOSPC, EDQUOT): writes wait for space to be freed. */
+export function isDiskFull(error: unknown): boolean {
+  for (const e of causes(error)) {
+    const code = e && typeof e === "object" ? String((e as { code?: unknown }).code ?? "") : "";
+    if (/^(53100|ENOSPC|EDQUOT)$/.test(code)) return true;
+  }
+  return false;
+}
+
 /** The SQLSTATEs Parley acts on, by name. */
 export const SQLSTATE = {
   /** A referenced row is gone: e.g. the conversation was deleted while a message was being added. */

@@ -6,6 +6,7 @@ import { ValidationError } from "elysia";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { ErrorBody } from "../contract/errors.ts";
 import {
+  isDiskFull,
   isStorageFault,
   isStoreUnavailable,
   isTooManyParameters,
@@ -107,7 +108,10 @@ export function toApiError(error: unknown): ApiError {
     });
   }
   if (isStorageFault(error)) {
-    return new ApiError("service_unavailable", "The store cannot read or write its data right now; retry shortly.", {
+    const message = isDiskFull(error)
+      ? "The server's disk is full: writes are refused until space is freed; retry later."
+      : "The store cannot read or write its data right now; retry shortly.";
+    return new ApiError("service_unavailable", message, {
       cause: error,
       headers: { "retry-after": String(UNAVAILABLE_RETRY_AFTER_S) },
     });

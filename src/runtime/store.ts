@@ -74,6 +74,7 @@ export async function openStoreFromEnv(env: Env, { command, warn, onBusy }: Open
     return {
       ...store,
       writable: () => pglite.writable(),
+      writesRefused: () => pglite.writesRefused(),
       describe: `PGlite in ${dir}`,
       // PGlite's close waits for the running statement (and transaction), then shuts down cleanly.
       close: once(async () => {
