@@ -45,7 +45,7 @@ describe("keys on the command line", () => {
       expect(message).not.toMatch(/[0-9a-f]{64}/); // a key hash
     };
     const named = await run(["create", "--name", "a\u0000b", "--plan", "pro"]);
-    expect(named.error?.message).toContain("name must not contain control characters");
+    expect(named.error?.message).toBe("name must not contain control characters; it contains NUL (U+0000).");
     statementText(named.error!.message);
     expect(named.stdout).toBe("");
     const revoked = await run(["revoke", "key_\u0000"]);

@@ -25,8 +25,14 @@ const CONTROL = /\p{Cc}/u;
 export function checkName(name: string): string {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 200) throw invalid("name", "name must be 1–200 characters.");
-  if (CONTROL.test(trimmed))
-    throw invalid("name", "name must not contain control characters (U+0000–U+001F, U+007F–U+009F).");
+  const control = CONTROL.exec(trimmed)?.[0];
+  if (control) {
+    const code = `U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    throw invalid(
+      "name",
+      `name must not contain control characters; it contains ${code === "U+0000" ? "NUL (U+0000)" : code}.`,
+    );
+  }
   return trimmed;
 }
 
