@@ -20,6 +20,15 @@ const createKey = async (json: Record<string, unknown>) => {
   return r.json as { id: string; secret: string; knowledge_base_ids: string[]; role: string };
 };
 
+const createAdmin = async (by: string, json: Record<string, unknown>) => {
+  const r = await h.call("POST", "/v1/keys", {
+    key: by,
+    json: { name: `a-${uniq()}`, plan: "pro", role: "admin", ...json },
+  });
+  expectStatus(r, 201);
+  return r.json as { id: string; secret: string };
+};
+
 describe("keys over HTTP", () => {
   test("create answers the secret once; list and get never show it; patch; revoke; last_used_at", async () => {
     const k = await createKey({ rpm: 50 });
@@ -59,11 +68,35 @@ describe("keys over HTTP", () => {
       [{ name: "x", plan: "pro", knowledge_base_ids: ["kb_00000000000000000000000000"] }, "knowledge_base_ids"],
       [{ name: "x", plan: "pro", expires_at: "2001-01-01T00:00:00Z" }, "expires_at"],
       [{ name: "x", plan: "pro", role: "root" }, "role"],
+      [{ name: "a\u0000b", plan: "pro" }, "name"],
+      [{ name: "line\nbreak", plan: "pro" }, "name"],
     ] as const) {
       const r = await h.call("POST", "/v1/keys", { key: admin, json });
       expectError(r, 400, "invalid_request");
       expect(r.json.error.param, r.text).toBe(param);
     }
+  });
+
+  test("expires_at is a strict RFC 3339 date-time: a date alone, a day the month lacks or a huge year is 400", async () => {
+    const k = await createKey({});
+    for (const expires_at of [
+      "+275760-09-13T00:00:00Z",
+      "2090-02-30T00:00:00Z",
+      "2090-01-01",
+      "2090-01-01T12:00:00",
+      "2090-01-01T24:00:00Z",
+      "10000-01-01T00:00:00Z",
+    ]) {
+      const created = await h.call("POST", "/v1/keys", { key: admin, json: { name: "x", plan: "pro", expires_at } });
+      expectError(created, 400, "invalid_request");
+      expect(created.json.error.param, created.text).toBe("expires_at");
+      const patched = await h.call("PATCH", `/v1/keys/${k.id}`, { key: admin, json: { expires_at } });
+      expectError(patched, 400, "invalid_request");
+      expect(patched.json.error.param, patched.text).toBe("expires_at");
+    }
+    // An offset and a fraction are read exactly; a leap day that exists is a day.
+    const ok = await createKey({ expires_at: "2088-02-29T12:30:00.25+02:00" });
+    expect((await h.call("GET", `/v1/keys/${ok.id}`, { key: admin })).json.expires_at).toBe("2088-02-29T10:30:00.250Z");
   });
 
   test("an expired key gets 401 key_expired", async () => {
@@ -92,6 +125,39 @@ describe("keys over HTTP", () => {
     const survivor = outcomes[0]!.status === "rejected" ? a : b.json.secret;
     expectStatus(await h.call("GET", "/v1/keys?limit=1", { key: survivor }), 200);
     // Leave an admin for the other tests of this file.
+    await h.store.db.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, adminId));
+  });
+
+  test("the last admin key without an expiry stays while expiring ones remain (409 last_admin), also when two try at once", async () => {
+    await h.store.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.role, "admin"));
+    const a = await h.admin();
+    const aId = await keyIdOf(h.store, a);
+    const expiring = await createAdmin(a, { expires_at: new Date(clock + 3_600_000).toISOString() });
+    // Once the expiring key lapsed, no admin would be left: refused however it is attempted.
+    for (const r of [
+      await h.call("POST", `/v1/keys/${aId}/revoke`, { key: expiring.secret }),
+      await h.call("PATCH", `/v1/keys/${aId}`, { key: expiring.secret, json: { role: "chat" } }),
+      await h.call("PATCH", `/v1/keys/${aId}`, {
+        key: expiring.secret,
+        json: { expires_at: new Date(clock + 7_200_000).toISOString() },
+      }),
+    ]) {
+      expectError(r, 409, "last_admin");
+      expect(r.json.error.message).toContain("without an expiry");
+    }
+    // The expiring one may go: one without an expiry remains.
+    expectStatus(await h.call("POST", `/v1/keys/${expiring.id}/revoke`, { key: a }), 200);
+    // Two without an expiry, one expiring, both removed at once: one of the two stays.
+    const b = await createAdmin(a, {});
+    await createAdmin(a, { expires_at: new Date(clock + 3_600_000).toISOString() });
+    const outcomes = await Promise.allSettled([revokeKey(h.store.db, aId), revokeKey(h.store.db, b.id)]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect((outcomes.find((o) => o.status === "rejected") as PromiseRejectedResult).reason.code).toBe("last_admin");
+    // A key already expired is no admin any more: it may be revoked whatever remains.
+    const lapsed = await createAdmin(outcomes[0]!.status === "rejected" ? a : b.secret, {
+      expires_at: new Date(clock + 1_000).toISOString(),
+    });
+    expect(await revokeKey(h.store.db, lapsed.id, new Date(clock + 2_000))).toBe(true);
     await h.store.db.update(apiKeys).set({ revokedAt: null }).where(eq(apiKeys.id, adminId));
   });
 });

@@ -1,5 +1,7 @@
 /** Knowledge bases and documents over HTTP (issue 19): happy paths, errors, roles. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../src/db/rows.ts";
 import { expectError, expectStatus, harness, type Reply } from "./helpers/app.ts";
 
 setDefaultTimeout(60_000); // per file: see bunfig.toml
@@ -367,5 +369,61 @@ describe("search", () => {
       400,
       "invalid_request",
     );
+  });
+});
+
+/** How many per-knowledge-base statistics rows of `kbId` differ from what its passages say (0: exact). */
+async function statsDrift(kbId: string): Promise<number> {
+  const [row] = await rowsOf<{ drift: number | string }>(
+    h.store.db,
+    sql`with actual as (
+      select c.kb_id, u.lexeme, count(*)::int as df from chunks c, unnest(c.tsv) u where c.kb_id = ${kbId} group by 1, 2
+    ), kept as (select kb_id, lexeme, df from knowledge_base_terms where kb_id = ${kbId}),
+    passages as (select count(*) as n, coalesce(sum(len), 0) as l from chunks where kb_id = ${kbId})
+    select (select count(*) from (select * from actual except select * from kept) a)
+      + (select count(*) from (select * from kept except select * from actual) b)
+      + (select count(*) from passages p left join knowledge_base_stats k on k.kb_id = ${kbId}
+         where coalesce(k.passages, 0) <> p.n or coalesce(k.total_len, 0) <> p.l) as drift`,
+  );
+  return Number(row!.drift);
+}
+
+describe("search statistics per knowledge base", () => {
+  test("another knowledge base's documents never move a knowledge base's scores; its statistics stay exact", async () => {
+    const [mine, theirs] = [await newKb(), await newKb()];
+    const [w1, w2] = [word(), word()];
+    expectStatus(
+      await addDoc(mine.id, { url: "https://iso.test/a", content: `# Guide\n\nThe ${w1} and the ${w2}.` }),
+      201,
+    );
+    expectStatus(
+      await addDoc(mine.id, { url: "https://iso.test/b", content: `# Notes\n\nMore about ${w1} here.` }),
+      201,
+    );
+    const key = await h.call("POST", "/v1/keys", {
+      key: admin,
+      json: { name: "scoped", plan: "pro", knowledge_base_ids: [mine.id] },
+    });
+    const question = `${w1} ${w2}`;
+    const before = (await search(mine.id, question, key.json.secret)).json.data;
+    expect(before.length).toBeGreaterThan(0);
+    // The other knowledge base gains passages holding the same words (document frequency, passage
+    // count and average length of the store all move), then loses them.
+    for (let i = 0; i < 6; i++) {
+      const content = `# Theirs ${i}\n\n${w1} ${w1} ${w2}\n\n## More\n\n${w1} and a much longer passage ${"filler ".repeat(40)}`;
+      expectStatus(await addDoc(theirs.id, { url: `https://iso.test/theirs/${i}`, content }), 201);
+    }
+    expect((await search(mine.id, question, key.json.secret)).json.data).toEqual(before);
+    expect(await statsDrift(theirs.id)).toBe(0);
+    // Re-indexing theirs under another language (an UPDATE of its passages), then deleting it.
+    expectStatus(
+      await h.call("PATCH", `/v1/knowledge_bases/${theirs.id}`, { key: admin, json: { language: "german" } }),
+      200,
+    );
+    expect(await statsDrift(theirs.id)).toBe(0);
+    expectStatus(await h.call("DELETE", `/v1/knowledge_bases/${theirs.id}`, { key: admin }), 204);
+    expect(await statsDrift(theirs.id)).toBe(0);
+    expect((await search(mine.id, question, key.json.secret)).json.data).toEqual(before);
+    expect(await statsDrift(mine.id)).toBe(0);
   });
 });

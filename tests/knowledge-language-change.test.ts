@@ -56,12 +56,13 @@ const indexOf = (kb: string) =>
     from documents d join chunks c on c.document_id = d.id where d.kb_id = ${kb}
     group by d.url, d.language, d.language_source order by d.url`);
 
-/** knowledge_terms' df of each lexeme equals the passages that hold it (the triggers kept it exact). */
+/** Each lexeme's df, per knowledge base, equals the passages that hold it (the triggers kept it exact). */
 async function expectExactStats(lexemes: string[]) {
   const diff = await rows<{ lexeme: string; df: number; actual: number }>(sql`
-    select l.lexeme, coalesce(t.df, 0)::int as df,
-      (select count(*) from chunks c where c.tsv @@ quote_literal(l.lexeme)::tsquery)::int as actual
-    from unnest(${`{${lexemes.join(",")}}`}::text[]) l(lexeme) left join knowledge_terms t on t.lexeme = l.lexeme`);
+    select l.lexeme || ' ' || k.id as lexeme, coalesce(t.df, 0)::int as df,
+      (select count(*) from chunks c where c.kb_id = k.id and c.tsv @@ quote_literal(l.lexeme)::tsquery)::int as actual
+    from unnest(${`{${lexemes.join(",")}}`}::text[]) l(lexeme) cross join knowledge_bases k
+      left join knowledge_base_terms t on t.lexeme = l.lexeme and t.kb_id = k.id`);
   for (const d of diff) expect({ lexeme: d.lexeme, df: d.df }).toEqual({ lexeme: d.lexeme, df: d.actual });
 }
 

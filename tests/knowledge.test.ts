@@ -3,8 +3,8 @@
  * the ranking: BM25F properties on small made-up documents whose words exist nowhere else.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { eq, sql } from "drizzle-orm";
-import { chunks, documents, knowledgeTerms } from "../src/db/schema.ts";
+import { and, eq, sql } from "drizzle-orm";
+import { chunks, DEFAULT_KB_ID, documents, knowledgeBaseTerms } from "../src/db/schema.ts";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
@@ -260,13 +260,17 @@ describe("ranking (BM25F)", () => {
     const store = await testStore();
     const [x, y, url] = [word(), word(), base()];
     const df = async (w: string) =>
-      (await store.db.select({ df: knowledgeTerms.df }).from(knowledgeTerms).where(eq(knowledgeTerms.lexeme, w)))[0]
-        ?.df ?? 0;
+      (
+        await store.db
+          .select({ df: knowledgeBaseTerms.df })
+          .from(knowledgeBaseTerms)
+          .where(and(eq(knowledgeBaseTerms.lexeme, w), eq(knowledgeBaseTerms.kbId, DEFAULT_KB_ID)))
+      )[0]?.df ?? 0;
     // The stored statistics equal what the passages say, read in one snapshot.
     const consistent = async () => {
       const r = (await store.db.execute(sql`select
-        (select passages from knowledge_stats where id = 1) = (select count(*) from chunks) as passages,
-        (select total_len from knowledge_stats where id = 1) = (select coalesce(sum(len), 0) from chunks) as len`)) as unknown as
+        (select sum(passages) from knowledge_base_stats) = (select count(*) from chunks) as passages,
+        (select sum(total_len) from knowledge_base_stats) = (select coalesce(sum(len), 0) from chunks) as len`)) as unknown as
         | { rows: Record<string, boolean>[] }
         | Record<string, boolean>[];
       return (Array.isArray(r) ? r : r.rows)[0];
@@ -286,7 +290,7 @@ describe("ranking (BM25F)", () => {
   test("concurrent ingests sharing words keep exact document frequencies (PostgreSQL: separate transactions)", async () => {
     const store = await testStore();
     const [a, b, u] = [word(), word(), base()];
-    // Four ingests at once, every document holding both words: the same knowledge_terms rows.
+    // Four ingests at once, every document holding both words: the same knowledge_base_terms rows.
     const runs = Array.from({ length: 4 }, (_, r) =>
       ingestDocuments(
         store.db,
@@ -299,15 +303,15 @@ describe("ranking (BM25F)", () => {
     );
     expect(await Promise.all(runs)).toEqual([10, 10, 10, 10]);
     const df = await store.db
-      .select({ lexeme: knowledgeTerms.lexeme, df: knowledgeTerms.df })
-      .from(knowledgeTerms)
-      .where(sql`${knowledgeTerms.lexeme} in (${a}, ${b})`);
+      .select({ lexeme: knowledgeBaseTerms.lexeme, df: knowledgeBaseTerms.df })
+      .from(knowledgeBaseTerms)
+      .where(sql`${knowledgeBaseTerms.lexeme} in (${a}, ${b})`);
     expect(Object.fromEntries(df.map((r) => [r.lexeme, r.df]))).toEqual({ [a]: 40, [b]: 40 });
   });
 
   test("the search statement is exported as text for drivers used directly", () => {
     const { sql: text, params } = searchQueryText("How do I sign cookies?");
-    expect(text).toContain("knowledge_terms");
+    expect(text).toContain("knowledge_base_terms");
     // The question, and its dictionary words only (the same text when it has no CJK).
     expect(params).toEqual(["How do I sign cookies?", "How do I sign cookies?"]);
   });

@@ -12,8 +12,9 @@ import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
 import { lastAdminGuard } from "./admins.ts";
+import { checkExpiry, checkName, invalid, limitsOk } from "./key-input.ts";
 import { DISPLAY_PREFIX_LENGTH, generateSecret, hashSecret } from "./keys.ts";
-import { checkLimits, type KeyLimits } from "./limits.ts";
+import type { KeyLimits } from "./limits.ts";
 
 /** A stored key with its grants: what `keys list` and GET /v1/keys show (never the secret). */
 export interface ApiKeyListing {
@@ -39,30 +40,6 @@ export interface KeyInput extends KeyLimits {
   /** The knowledge bases a chat key may use; omitted: the one named `default`, if there is one. */
   knowledgeBaseIds?: string[];
   expiresAt?: Date | null;
-}
-
-const invalid = (param: string, message: string) => new ApiError("invalid_request", message, { param });
-
-/** checkLimits' plain Error as the client's 400. */
-function limitsOk(limits: KeyLimits): void {
-  try {
-    checkLimits(limits);
-  } catch (error) {
-    const message = (error as Error).message;
-    const param = /^(rpm|rpd|tpd)/.exec(message)?.[1] ?? (message.startsWith("plan") ? "plan" : "rpm");
-    throw invalid(param, message.replace("--rpm and --rpd", "rpm and rpd"));
-  }
-}
-
-function checkName(name: string): string {
-  const trimmed = name.trim();
-  if (!trimmed || trimmed.length > 200) throw invalid("name", "name must be 1–200 characters.");
-  return trimmed;
-}
-
-function checkExpiry(expiresAt: Date | null | undefined, now: Date): void {
-  if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime()))
-    throw invalid("expires_at", "expires_at must be a date-time in the future.");
 }
 
 /** Grants, in one statement; an id that is no knowledge base is a 400 naming the field. */
@@ -172,9 +149,20 @@ export async function getKey(db: Db, id: string): Promise<ApiKeyListing | null> 
   return row ?? null;
 }
 
+/** The 409 for a change the lockout rule refused (admins.ts), naming which admin key it protects. */
+function lastAdmin(key: ApiKeyListing, what: string): ApiError {
+  return key.expiresAt
+    ? new ApiError("last_admin", `This is the last active admin key: create another admin key before ${what} it.`)
+    : new ApiError(
+        "last_admin",
+        `This is the last active admin key without an expiry: create another admin key without an expiry before ${what} it (the keys that expire would leave no admin once they lapse).`,
+      );
+}
+
 /**
  * Revokes a key; false when no live key has that id. Takes effect on the next request. The last
- * active admin key cannot be revoked (409 `last_admin`), decided inside the one statement.
+ * active admin key, or the last one without an expiry, cannot be revoked (409 `last_admin`),
+ * decided inside the one statement.
  */
 export async function revokeKey(db: Db, id: string, now = new Date()): Promise<boolean> {
   const rows = await db
@@ -184,8 +172,7 @@ export async function revokeKey(db: Db, id: string, now = new Date()): Promise<b
     .returning({ id: apiKeys.id });
   if (rows.length === 1) return true;
   const current = await getKey(db, id);
-  if (current && !current.revokedAt)
-    throw new ApiError("last_admin", "This is the last active admin key: create another admin key before revoking it.");
+  if (current && !current.revokedAt) throw lastAdmin(current, "revoking");
   return false;
 }
 
@@ -200,7 +187,8 @@ export interface KeyChanges extends Partial<KeyLimits> {
 /**
  * Changes a live key; false when no live key has that id. A new plan starts from its own
  * defaults: limits the key carried under its old plan are dropped unless given again. Demoting
- * the last active admin key is refused (409 `last_admin`). Grants are replaced as a whole.
+ * or expiring the last active admin key, or the last one without an expiry, is refused (409
+ * `last_admin`). Grants are replaced as a whole.
  */
 export async function updateKey(db: Db, id: string, changes: KeyChanges, now = new Date()): Promise<boolean> {
   const current = await getKey(db, id);
@@ -229,8 +217,7 @@ export async function updateKey(db: Db, id: string, changes: KeyChanges, now = n
     .returning({ id: apiKeys.id });
   if (rows.length === 0) {
     const still = await getKey(db, id);
-    if (demotes && still && !still.revokedAt)
-      throw new ApiError("last_admin", "This is the last active admin key: create another admin key first.");
+    if (demotes && still && !still.revokedAt) throw lastAdmin(still, changes.role === "chat" ? "demoting" : "expiring");
     return false;
   }
   if (changes.knowledgeBaseIds !== undefined) {

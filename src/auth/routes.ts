@@ -11,11 +11,11 @@ import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 import { adminGuard, type GuardDeps } from "./index.ts";
+import { wireExpiry } from "./key-input.ts";
 import { createKey, getKey, pageKeys, revokeKey, updateKey } from "./keys-admin.ts";
 import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, KeyParams, toApiKey, UpdateKey } from "./model.ts";
 
 const notFound = (id: string) => new ApiError("not_found", `No API key '${clip(id)}'.`, { param: "id" });
-const date = (v: string | null | undefined) => (v == null ? v : new Date(v));
 
 /** A create or patch body (snake case, wire dates) as the keys service takes it: one mapping for both routes. */
 const keyFields = <B extends KeyBody>(body: B) => ({
@@ -26,7 +26,7 @@ const keyFields = <B extends KeyBody>(body: B) => ({
   tpd: body.tpd,
   role: body.role as B["role"],
   knowledgeBaseIds: body.knowledge_base_ids,
-  expiresAt: date(body.expires_at),
+  expiresAt: wireExpiry(body.expires_at),
 });
 interface KeyBody {
   name?: string;

@@ -11,6 +11,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -86,10 +87,9 @@ export const documents = pgTable(
  * Passages of documents, the unit of retrieval. `tsv` holds three weighted fields — the
  * document's title (A), the passage's heading (B) and its body (C) — written by ingest in the
  * same statement as the row; `len` is the passage's length in words (BM25's length
- * normalisation; search reads the per-field term counts from `tsv`). Triggers (migration 0006)
- * keep knowledge_terms and knowledge_stats in step with every insert, update and delete, in the
- * same transaction, and
- * turn the GIN index's fastupdate off (a pending list would be scanned by every search).
+ * normalisation; search reads the per-field term counts from `tsv`). Statement triggers
+ * (migrations 0006, 0024) keep knowledge_base_terms and knowledge_base_stats in step with every
+ * insert, update and delete, in the same transaction.
  */
 export const chunks = pgTable(
   "chunks",
@@ -120,15 +120,44 @@ export const chunks = pgTable(
   ],
 );
 
-/** Per stemmed term, how many passages contain it (BM25's document frequency). */
+/**
+ * The whole store's statistics before they were kept per knowledge base (knowledgeBaseTerms,
+ * knowledgeBaseStats): no longer written or read (drizzle/0024). Kept for one release so that
+ * instances still running the previous code during a rolling deploy on one PostgreSQL keep
+ * searching (with statistics that stopped moving); drop them then.
+ */
 export const knowledgeTerms = pgTable("knowledge_terms", {
   lexeme: text("lexeme").primaryKey(),
   df: integer("df").notNull(),
 });
 
-/** One row (id 1): the passage count and their total length, for IDF and the average length. */
+/** One row (id 1): the store's passage count and total length. No longer written or read (see knowledgeTerms). */
 export const knowledgeStats = pgTable("knowledge_stats", {
   id: integer("id").primaryKey(),
+  passages: bigint("passages", { mode: "number" }).notNull(),
+  totalLen: bigint("total_len", { mode: "number" }).notNull(),
+});
+
+/**
+ * Per stemmed term and knowledge base, how many of its passages contain it: BM25's document
+ * frequency for a search of that knowledge base, so its scores, and whether it answers, never
+ * depend on another knowledge base's documents. Summed per term, how many postings the term has
+ * in the GIN index (search picks its candidate terms by that cost).
+ */
+export const knowledgeBaseTerms = pgTable(
+  "knowledge_base_terms",
+  {
+    kbId: text("kb_id").notNull(),
+    lexeme: text("lexeme").notNull(),
+    df: integer("df").notNull(),
+  },
+  // Lexeme first: a search reads one knowledge base's row of a term and the term's rows of all.
+  (t) => [primaryKey({ columns: [t.lexeme, t.kbId] })],
+);
+
+/** Per knowledge base with passages: their count and total length (its IDF and average length). */
+export const knowledgeBaseStats = pgTable("knowledge_base_stats", {
+  kbId: text("kb_id").primaryKey(),
   passages: bigint("passages", { mode: "number" }).notNull(),
   totalLen: bigint("total_len", { mode: "number" }).notNull(),
 });

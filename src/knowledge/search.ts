@@ -11,13 +11,19 @@
  *   read from the candidates' tsvectors at query time (their lexemes' weight labels). Storing
  *   per-field counts at ingest instead cost a third of every ingest (issue 23); reading them
  *   here costs ~1 ms a search at 100k passages, for the ≤ maxCandidates passages scored.
- * - Statistics: document frequencies per lexeme and the passages' count and total length live
- *   in knowledge_terms / knowledge_stats, kept by triggers in the ingest's own transaction.
+ * - Statistics: per knowledge base, document frequencies per lexeme and the passages' count and
+ *   total length (knowledge_base_terms / knowledge_base_stats, kept by triggers in the ingest's
+ *   own transaction). A search of one knowledge base scores with its own, so another knowledge
+ *   base's documents never move its scores, its coverage or whether it answers; a search of the
+ *   whole store sums them.
  * - Candidates: only through the GIN index (knowledge_candidates): every posting of each
  *   selective query term (one in at most `probeMaxDf` passages; when all are commoner, the
  *   rarest alone), then the `maxCandidates` passages holding the most IDF of those terms are
  *   scored. Commoner terms still score; they just do not drag thousands of passages in, so
- *   the cost follows the selective terms' postings, not the corpus.
+ *   the cost follows the selective terms' postings, not the corpus. The index holds every
+ *   knowledge base's passages, so "selective" counts them all: a term of a small knowledge base
+ *   that is common in the store is not read whole (that cost 5–8 times the search's time). So
+ *   which of a knowledge base's passages are scored can follow the store, never their scores.
  * - Pages: a page scores its best passage plus a decaying share of its next two, so a page
  *   with several matching passages beats one stray passage of similar strength.
  * - Abstention: `coverage` is the share of the question's IDF mass a passage (and its page)
@@ -73,15 +79,24 @@ function searchSql(o: Required<Omit<SearchOptions, "kbId" | "language">> & Searc
     : o.kbId === undefined
       ? sql`(select ${sql.raw(configCaseSql("l.language"))} from ${byDocuments} l(language))`
       : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments})) l(language))`;
-  // The statistics (IDF, average length) are the whole store's; only candidates are scoped.
+  // The statistics (IDF, average length) are the knowledge base's own, so another knowledge
+  // base's documents never move its scores or its abstention; without one, the whole store's.
   const candidates = (lit: SQL, lim: SQL) =>
     o.kbId === undefined
       ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
       : sql`knowledge_candidates_in(${lit}::tsquery, ${KB}::text, ${lim})`;
+  const stats =
+    o.kbId === undefined
+      ? sql`select coalesce(sum(passages), 0) as passages, coalesce(sum(total_len), 0) as total_len from knowledge_base_stats`
+      : sql`select coalesce(k.passages, 0) as passages, coalesce(k.total_len, 0) as total_len
+    from (select 1) one left join knowledge_base_stats k on k.kb_id = ${KB}::text`;
+  // A term's `df` scores it; its `postings`, in every knowledge base (the GIN index holds them
+  // all), are what reading them from the index costs, which picks the candidate terms.
+  const df = o.kbId === undefined ? sql`sum(g.df)` : sql`sum(g.df) filter (where g.kb_id = ${KB}::text)`;
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
-  from knowledge_stats where id = 1
+  from (${stats}) s
 ),
 qc as (select coalesce(${cfg}, 'english') as cfg),
 -- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
@@ -96,9 +111,12 @@ ql as (
   order by word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
 ),
 qt as (
-  select ql.lexeme, ql.word, ql.framing, coalesce(t.df, 0) as df, i.idf, case when ql.framing or char_length(ql.lexeme) = 1 then 0 else i.idf end as cw
-  from ql cross join st left join knowledge_terms t on t.lexeme = ql.lexeme
-    cross join lateral (select ln(1 + (st.n - coalesce(t.df, 0) + 0.5) / (coalesce(t.df, 0) + 0.5)) as idf) i
+  select ql.lexeme, ql.word, ql.framing, t.df, t.postings, i.idf,
+    case when ql.framing or char_length(ql.lexeme) = 1 then 0 else i.idf end as cw
+  from ql cross join st
+    cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
+      from knowledge_base_terms g where g.lexeme = ql.lexeme) t
+    cross join lateral (select ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) as idf) i
 ),
 -- Candidates from the GIN index, never from a scan: the postings of each selective term
 -- (in at most probeMaxDf passages; the rarest term alone when every one is common), then the
@@ -114,17 +132,18 @@ qmass as (
   from qt
 ),
 quoted as (
-  select lexeme, df, idf, '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' as lit from qt where df > 0
+  select lexeme, df, postings, idf, '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' as lit from qt where df > 0
 ),
 probe as (
-  select * from quoted where df <= ${num(o.probeMaxDf)}
+  select * from quoted where postings <= ${num(o.probeMaxDf)}
   union all
-  (select * from quoted where not exists (select 1 from quoted where df <= ${num(o.probeMaxDf)}) order by df, lexeme limit 1)
+  (select * from quoted where not exists (select 1 from quoted where postings <= ${num(o.probeMaxDf)}) order by postings, lexeme limit 1)
 ),
 cand_ids as (
-  -- A selective term brings all its postings; the common fallback term only as many as are scored.
+  -- A selective term brings all its postings (in this knowledge base: df of them); the common
+  -- fallback term only as many as are scored.
   select k.id from probe p
-    cross join lateral ${candidates(sql`p.lit`, sql`case when p.df <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end`)} as k(id)
+    cross join lateral ${candidates(sql`p.lit`, sql`case when p.postings <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end`)} as k(id)
   group by k.id order by sum(p.idf) desc, k.id limit ${num(o.maxCandidates)}
 ),
 cand as materialized (

@@ -143,7 +143,7 @@ function* batches(docs: KnowledgeDoc[]): Generator<Prepared[]> {
 }
 
 /**
- * Concurrent ingests on PostgreSQL update the same knowledge_terms rows (the statistics
+ * Concurrent ingests on PostgreSQL update the same knowledge_base_terms rows (the statistics
  * triggers); the database resolves a lock cycle by failing one transaction (40P01), which
  * then simply runs again.
  */

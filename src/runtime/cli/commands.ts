@@ -4,6 +4,7 @@
  * goes through `Io`, so both print exactly the same lines. Bun/Node-only: CLI and server only.
  */
 import type { Store } from "../../db/client.ts";
+import { causes, isUnstorableText, sqlState } from "../../db/errors.ts";
 import { migrate } from "../../db/migrate.ts";
 import { ingestCommand } from "./ingest.ts";
 import type { Io } from "./io.ts";
@@ -12,7 +13,8 @@ import { keysCommand } from "./keys.ts";
 export const STORE_COMMANDS = ["migrate", "keys", "ingest"] as const;
 
 /**
- * Runs one store command; its exit code. Errors are thrown (the caller prints `error: …`, exit 1).
+ * Runs one store command; its exit code. Errors are thrown (the caller prints `error: …`, exit 1),
+ * a failed statement's as `printable` words it.
  * `signal` (Ctrl-C, server shutdown, a forwarding CLI gone) stops an ingest between batches;
  * migrate and keys are single short statements and run to their end.
  */
@@ -23,10 +25,30 @@ export async function runStoreCommand(
   io: Io,
   signal?: AbortSignal,
 ): Promise<number> {
-  await migrate(store);
-  if (command === "migrate") {
-    io.out(`migrations applied (${store.describe})`);
-    return 0;
+  try {
+    await migrate(store);
+    if (command === "migrate") {
+      io.out(`migrations applied (${store.describe})`);
+      return 0;
+    }
+    return await (command === "keys" ? keysCommand(store, rest, io) : ingestCommand(store, rest, io, signal));
+  } catch (error) {
+    throw printable(error);
   }
-  return command === "keys" ? keysCommand(store, rest, io) : ingestCommand(store, rest, io, signal);
+}
+
+/**
+ * An error as the command prints it. A failed statement's own message (Drizzle's "Failed query:
+ * … params: …") quotes the statement and its parameters — a new key's hash, names, document
+ * text — so it becomes the database's reason and SQLSTATE alone.
+ */
+export function printable(error: unknown): Error {
+  if (isUnstorableText(error))
+    return new Error("the command's input contains a character that cannot be stored: NUL (U+0000)");
+  if (!(error instanceof Error) || !/^Failed query:/.test(error.message)) return error as Error;
+  const reason = [...causes(error)].slice(1).find((e): e is Error => e instanceof Error)?.message;
+  const state = sqlState(error);
+  return new Error(
+    `a database statement failed${reason ? `: ${reason.split("\n")[0]}` : ""}${state ? ` (SQLSTATE ${state})` : ""}`,
+  );
 }

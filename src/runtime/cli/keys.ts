@@ -8,6 +8,7 @@ import { createKey, listKeys, revokeKey, updateKey } from "../../auth/keys-admin
 import { checkLimit } from "../../auth/limits.ts";
 import { PLANS, type Plan } from "../../contract/plans.ts";
 import type { Store } from "../../db/client.ts";
+import { parseDateTime } from "../../http/date-time.ts";
 import { knowledgeBaseIdsByName } from "../../knowledge/index.ts";
 import { consoleIo, type Io } from "./io.ts";
 
@@ -18,10 +19,11 @@ const USAGE = `usage:
   keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default] [--tpd N|none] [--role chat|admin] [--kb NAME]...
   (--kb: a knowledge base the key may use, by name or id; default: 'default'. --admin: may manage everything.)`;
 
+/** A date alone (midnight UTC) or a full RFC 3339 date-time; a day the month lacks is refused, not rolled over. */
 function expiry(v: string | undefined): Date | undefined {
   if (v === undefined) return undefined;
-  const d = new Date(v);
-  if (Number.isNaN(d.getTime())) throw new Error("--expires must be a date, e.g. 2027-01-31 or 2027-01-31T12:00:00Z");
+  const d = parseDateTime(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
+  if (!d) throw new Error("--expires must be a date or an RFC 3339 date-time, e.g. 2027-01-31 or 2027-01-31T12:00:00Z");
   return d;
 }
 
@@ -86,10 +88,15 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
     }
     case "list": {
       const rows = await listKeys(store.db);
+      const now = Date.now();
       if (rows.length === 0) io.out("no keys");
       for (const k of rows) {
         const limits = `${k.rpm ?? "plan"}/min ${k.rpd ?? "plan"}/day${k.tpd != null ? ` ${k.tpd} tok/day` : ""}`;
-        const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
+        const state = k.revokedAt
+          ? `revoked ${k.revokedAt.toISOString()}`
+          : k.expiresAt && k.expiresAt.getTime() <= now
+            ? `expired ${k.expiresAt.toISOString()}`
+            : "active";
         io.out(
           `${k.id}  ${k.prefix}…  ${k.role.padEnd(5)} ${k.plan.padEnd(10)} ${limits.padEnd(22)} ${state.padEnd(32)} ${k.name}`,
         );
