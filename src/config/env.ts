@@ -31,6 +31,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
       MAX_BODY_BYTES: option("maxBodyBytes"),
       MAX_DOCUMENT_BYTES: option("maxDocumentBytes"),
       MAX_UPLOAD_BYTES: option("maxUploadBytes"),
+      UPLOAD_IDLE_TIMEOUT_MS: option("uploadIdleMs"),
       // Well below the server's 30 s idle timeout, so a busy event loop cannot push a ping past it.
       KEEPALIVE_MS: option("keepAliveMs"),
       SHUTDOWN_GRACE_MS: int(10_000, 0),
@@ -154,6 +155,7 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     maxBodyBytes: env.MAX_BODY_BYTES,
     maxDocumentBytes: env.MAX_DOCUMENT_BYTES,
     maxUploadBytes: env.MAX_UPLOAD_BYTES,
+    uploadIdleMs: env.UPLOAD_IDLE_TIMEOUT_MS,
     keepAliveMs: env.KEEPALIVE_MS,
     plans: { free: { rpm: env.FREE_RPM, rpd: env.FREE_RPD }, pro: { rpm: env.PRO_RPM, rpd: env.PRO_RPD } },
     rateLimit: env.RATE_LIMIT === "on",

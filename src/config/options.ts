@@ -21,6 +21,8 @@ export interface ParleyOptions {
   maxDocumentBytes: number;
   /** Largest multipart upload (all files), in bytes (413 above). ndjson bodies are streamed and have no total limit. */
   maxUploadBytes: number;
+  /** Longest wait between two chunks of a document upload's body before it is stopped (400). */
+  uploadIdleMs: number;
   /** Comment keep-alive interval on idle SSE streams (must stay below the server's idle timeout). */
   keepAliveMs: number;
   /** Default limits per plan; an enterprise key always carries its own. */
@@ -55,6 +57,7 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   maxBodyBytes: 256 * 1024,
   maxDocumentBytes: 1024 * 1024,
   maxUploadBytes: 64 * 1024 * 1024,
+  uploadIdleMs: 30_000,
   keepAliveMs: 15_000,
   plans: { free: { rpm: 20, rpd: 1_000 }, pro: { rpm: 100, rpd: 10_000 } },
   rateLimit: true,
@@ -77,6 +80,7 @@ export const BOUNDS = {
   maxBodyBytes: { min: 1024, max: INT4_MAX },
   maxDocumentBytes: { min: 1024, max: INT4_MAX },
   maxUploadBytes: { min: 1024, max: INT4_MAX },
+  uploadIdleMs: { min: 100, max: 3_600_000 },
   keepAliveMs: { min: 100, max: 25_000 },
   replyLeaseMs: { min: 1_000, max: 600_000 },
   replyFlushMs: { min: 10, max: 1_000 },
@@ -97,6 +101,7 @@ export function checkOptions(options: ParleyOptions): void {
     "maxBodyBytes",
     "maxDocumentBytes",
     "maxUploadBytes",
+    "uploadIdleMs",
     "keepAliveMs",
     "replyLeaseMs",
     "replyFlushMs",

@@ -4,6 +4,7 @@
  * authentication, so a caller without a key always hears 401 first (see jsonBody below).
  */
 import { Elysia } from "elysia";
+import { readChunks } from "./body-stream.ts";
 import { ApiError } from "./errors.ts";
 
 /** A body that could not be accepted; the transform hook raises it after auth. */
@@ -13,20 +14,21 @@ export class BodyProblem {
 
 const isJsonType = (contentType: string) => /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType.trim());
 
-/** The body's bytes, or null once it is over `maxBytes` (the rest is not read). */
-export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array | null> {
+/**
+ * The body's bytes, or null once it is over `maxBytes` (the rest is not read). A body that
+ * breaks off, or sends nothing for `idleMs`, throws (body-stream.ts: a 400 of its own kind).
+ */
+export async function readLimited(request: Request, maxBytes: number, idleMs = Infinity): Promise<Uint8Array | null> {
   const declared = Number(request.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) return null;
   if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
+  const chunks = readChunks(request.body, idleMs);
   const parts: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
+  for (let value = await chunks.next(); value; value = await chunks.next()) {
     size += value.byteLength;
     if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
+      await chunks.cancel();
       return null;
     }
     parts.push(value);

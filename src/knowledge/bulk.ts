@@ -1,14 +1,15 @@
 /**
- * Bulk uploads into one knowledge base. An ndjson body is read as a stream, line by line, and
- * stored in batches as lines arrive (never held whole); a multipart body's files (.md, .markdown,
- * .txt, .html, .htm, .jsonl) are parsed as the CLI parses them. Each line or file gets its own
- * result; a bad one fails alone.
+ * Bulk uploads into one knowledge base: the results of their lines and files, stored in batches
+ * as they come (ndjson.ts reads an ndjson body as a stream); a multipart body's files (.md,
+ * .markdown, .txt, .html, .htm, .jsonl) are parsed as the CLI parses them. Each line or file
+ * gets its own result; a bad one fails alone, whatever goes wrong in reading it.
  */
 
 import type { ErrorCode } from "../contract/errors.ts";
 import type { BulkItem, BulkResult } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
 import { isStoreUnavailable } from "../db/errors.ts";
+import { BodyBrokeOff, BodyStalled } from "../http/body-stream.ts";
 import { type KnowledgeDoc, type ParseProblem, type ParseRules, parseFile, parseJsonLine } from "./parse.ts";
 import { BATCH_DOCS, type IngestCounter, ingestDocuments, mergePendingIndexEntries } from "./service.ts";
 
@@ -16,9 +17,11 @@ import { BATCH_DOCS, type IngestCounter, ingestDocuments, mergePendingIndexEntri
  * Documents are stored as a stream is read, a batch at a time: at most BATCH_DOCS documents (an
  * ingest transaction's worth) or PENDING_BYTES of their text, whichever comes first, so memory
  * stays bounded by the batch whatever the upload's size. It was 50 documents a call, with the
- * index's pending list merged after each: 4,000 passages/s at 100k (issue 23).
+ * index's pending list merged after each: 4,000 passages/s at 100k (issue 23). A document
+ * waits at most FLUSH_MS for its batch: a slow upload is stored as it arrives.
  */
 const PENDING_BYTES = 8 * 1_048_576;
+export const FLUSH_MS = 1_000;
 
 const failure = (p: Omit<ParseProblem, "where">): BulkItem["error"] => {
   const code: ErrorCode = p.tooLarge ? "payload_too_large" : "invalid_request";
@@ -33,10 +36,11 @@ export interface BulkOptions {
 }
 
 /** Collects items and stores pending documents in batches, each item keeping its place. */
-class Collector {
+export class Collector {
   readonly items: BulkItem[] = [];
   private pending: { doc: KnowledgeDoc; item: BulkItem }[] = [];
   private pendingBytes = 0;
+  private pendingSince = 0;
   constructor(
     private readonly db: Db,
     private readonly kbId: string,
@@ -48,12 +52,38 @@ class Collector {
     this.items.push({ ...where, status: "failed", error: code ? { ...error, code } : error });
   }
 
+  /**
+   * Reads one line or file (`read`) and adds its document or its failure. Whatever `read`
+   * throws (a parser's stack overflow, a bug) fails this item alone, never the upload.
+   */
+  async item(
+    where: Pick<BulkItem, "line" | "file">,
+    read: () => { doc?: KnowledgeDoc; problem?: Omit<ParseProblem, "where"> },
+  ) {
+    let r: ReturnType<typeof read>;
+    try {
+      r = read();
+    } catch (error) {
+      const reason = `could not be read (${error instanceof Error ? `${error.name}: ${error.message}` : "error"})`;
+      return this.fail(where, { reason });
+    }
+    if (r.doc) await this.add(where, r.doc);
+    else this.fail(where, r.problem!);
+  }
+
   async add(where: Pick<BulkItem, "line" | "file">, doc: KnowledgeDoc) {
     const item: BulkItem = { ...where, url: doc.url, status: "failed" };
     this.items.push(item);
+    if (!this.pending.length) this.pendingSince = Date.now();
     this.pending.push({ doc, item });
     this.pendingBytes += doc.content.length + doc.title.length;
-    if (this.pending.length >= BATCH_DOCS || this.pendingBytes >= PENDING_BYTES) await this.flush();
+    if (this.pending.length >= BATCH_DOCS || this.pendingBytes >= PENDING_BYTES || this.dueIn() <= 0)
+      await this.flush();
+  }
+
+  /** Milliseconds until the pending documents are due to be stored (Infinity: none pending). */
+  dueIn(): number {
+    return this.pending.length ? this.pendingSince + FLUSH_MS - Date.now() : Infinity;
   }
 
   async flush() {
@@ -86,13 +116,17 @@ class Collector {
 
   /**
    * Runs `fill` (which adds and fails items), stores what is still pending, and merges the
-   * index's pending entries once for the whole upload: also when the body breaks off or the
-   * store fails midway, after the batches already stored.
+   * index's pending entries once for the whole upload: also when the store fails midway, after
+   * the batches already stored. A body that breaks off or stalls still has its complete lines
+   * stored (as they would have been a moment later), then its error goes up.
    */
   async collect(fill: () => Promise<void>): Promise<BulkResult> {
     try {
       await fill();
       await this.flush();
+    } catch (error) {
+      if (error instanceof BodyBrokeOff || error instanceof BodyStalled) await this.flush();
+      throw error;
     } finally {
       await mergePendingIndexEntries(this.db);
     }
@@ -108,65 +142,17 @@ class Collector {
   }
 }
 
-/**
- * Lines of a byte stream, decoded as UTF-8. A line longer than `maxLineBytes` is not kept: it is
- * reported as `null` (too long) once its end is found, so a huge line costs no memory.
- */
-export async function* lines(body: ReadableStream<Uint8Array>, maxLineBytes: number): AsyncGenerator<string | null> {
-  const decoder = new TextDecoder("utf-8");
-  let buffer = "";
-  let overlong = false;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-    let nl = buffer.indexOf("\n");
-    while (nl >= 0) {
-      yield overlong ? null : buffer.slice(0, nl);
-      overlong = false;
-      buffer = buffer.slice(nl + 1);
-      nl = buffer.indexOf("\n");
-    }
-    // Characters are at most 3 UTF-8 bytes per UTF-16 unit: a safe bound without encoding.
-    if (buffer.length > maxLineBytes) {
-      overlong = true;
-      buffer = "";
-    }
-    if (done) break;
+/** Bytes as UTF-8 text, or null when they are not valid UTF-8. */
+export function utf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
   }
-  if (overlong) yield null;
-  else if (buffer.trim()) yield buffer;
 }
 
-/** Stores the documents of an ndjson stream, one per line. Blank lines are skipped (not counted as lines). */
-export async function ingestNdjson(
-  db: Db,
-  kbId: string,
-  body: ReadableStream<Uint8Array>,
-  rules: Required<ParseRules>,
-  options: BulkOptions,
-): Promise<BulkResult> {
-  const c = new Collector(db, kbId, options);
-  let n = 0;
-  return c.collect(async () => {
-    // A line holds the document as JSON: escapes can make it up to 6× its content, plus the other fields.
-    for await (const line of lines(body, rules.maxBytes * 6 + 64 * 1024)) {
-      n++;
-      if (line === null) {
-        c.fail(
-          { line: n },
-          { reason: `the line is over MAX_DOCUMENT_BYTES (${rules.maxBytes} bytes)`, tooLarge: true },
-        );
-        continue;
-      }
-      if (!line.trim()) continue;
-      const r = parseJsonLine(line.replace(/\r$/, ""), rules);
-      if ("doc" in r) await c.add({ line: n }, r.doc);
-      else c.fail({ line: n }, r.problem);
-      if (options.signal?.aborted) break;
-    }
-  });
-}
+/** parseJsonLine's answer in the shape `Collector.item` reads. */
+export const asParsed = (r: ReturnType<typeof parseJsonLine>) => ("doc" in r ? { doc: r.doc } : { problem: r.problem });
 
 export const UPLOAD_EXTENSIONS = [".md", ".markdown", ".txt", ".html", ".htm", ".jsonl"];
 
@@ -199,19 +185,20 @@ export async function ingestFiles(
         );
         continue;
       }
-      const text = await part.text();
+      // Not repaired: a file that is not UTF-8 fails (as a JSON body or an ndjson line does).
+      const text = utf8(new Uint8Array(await part.arrayBuffer()));
+      if (text === null) {
+        c.fail({ file }, { reason: "the file is not valid UTF-8" });
+        continue;
+      }
       if (ext === ".jsonl") {
         for (const [i, line] of text.split("\n").entries()) {
           if (!line.trim()) continue;
-          const r = parseJsonLine(line.replace(/\r$/, ""), rules);
-          if ("doc" in r) await c.add({ file, line: i + 1 }, r.doc);
-          else c.fail({ file, line: i + 1 }, r.problem);
+          await c.item({ file, line: i + 1 }, () => asParsed(parseJsonLine(line.replace(/\r$/, ""), rules)));
         }
         continue;
       }
-      const r = parseFile(text, file, { ...rules, baseUrl, relativePath: file });
-      if (r.doc) await c.add({ file }, r.doc);
-      else c.fail({ file }, r.problem!);
+      await c.item({ file }, () => parseFile(text, file, { ...rules, baseUrl, relativePath: file }));
     }
   });
 }

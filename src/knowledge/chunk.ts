@@ -2,6 +2,7 @@
  * Splits a markdown document into passages: one per heading section, long sections cut at
  * paragraph boundaries. A passage is what search ranks and what the agent quotes from.
  */
+import { longerThan, MAX_TITLE_CHARS } from "./limits.ts";
 
 /** One retrievable passage of a document. */
 export interface Passage {
@@ -23,16 +24,32 @@ export function splitIntoPassages(title: string, markdown: string): Passage[] {
   };
   for (const line of markdown.split("\n")) {
     if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-    const h = !inFence && /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
-    if (h) {
+    const h = inFence ? undefined : headingOf(line);
+    if (h !== undefined) {
       flush();
-      heading = h[1]!;
+      heading = h;
     } else {
       lines.push(line);
     }
   }
   flush();
   return sections.flatMap((s) => cut(s));
+}
+
+/**
+ * The text of an ATX heading line (`## Title`, `## Title ##`), or undefined. Linear in the line:
+ * the pattern it replaces (`\s*#*\s*$` after a lazy group) backtracked cubically, minutes for
+ * one line of 10,000 spaces. Every passage of a section carries its heading, so a heading
+ * longer than a title may be is kept as text: no line is repeated into each of many passages.
+ */
+function headingOf(line: string): string | undefined {
+  const m = /^#{1,6}\s+([\s\S]*)$/.exec(line);
+  if (!m) return undefined;
+  let text = m[1]!.trimEnd();
+  // A closing sequence: hashes at the end, after whitespace (`# C#` keeps its hash).
+  const closing = /(?:^|\s)#+$/.exec(text);
+  if (closing) text = text.slice(0, closing.index).trimEnd();
+  return text && !longerThan(text, MAX_TITLE_CHARS) ? text : undefined;
 }
 
 function cut(section: Passage): Passage[] {

@@ -25,6 +25,7 @@ export {
   getKnowledgeBase,
   type KnowledgeBaseRow,
 } from "./bases.ts";
+export { utf8 } from "./bulk.ts";
 export { deleteDocument, getDocument, putDocument } from "./documents.ts";
 export { searchKnowledgeBase } from "./find.ts";
 export { type KnowledgeDoc, type ParseProblem, parseFile, parseJsonl, parseMarkdown } from "./parse.ts";

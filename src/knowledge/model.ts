@@ -86,7 +86,11 @@ export const DocumentInput = t.Object({
     examples: ["https://docs.example/guide"],
   }),
   title: t.Optional(
-    t.String({ description: "Default: the first `# heading`, the HTML <title>, or the URL.", examples: ["Guide"] }),
+    t.String({
+      description:
+        "At most 1,000 characters (400 above). Default: the first `# heading`, the HTML <title>, or the URL.",
+      examples: ["Guide"],
+    }),
   ),
   content: t.String({
     description: "The text (at most MAX_DOCUMENT_BYTES UTF-8 bytes).",
@@ -95,7 +99,11 @@ export const DocumentInput = t.Object({
   format: t.Optional(
     literals(Wire.DOCUMENT_FORMATS, { description: "Default `markdown`; `html` is turned into text." }),
   ),
-  metadata: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Any JSON object, kept with the document." })),
+  metadata: t.Optional(
+    t.Record(t.String(), t.Unknown(), {
+      description: "Any JSON object, kept with the document: at most 16 KiB as JSON, nested at most 32 levels.",
+    }),
+  ),
   language: t.Optional(
     t.String({
       maxLength: 40,

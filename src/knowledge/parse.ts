@@ -7,8 +7,9 @@
  */
 
 import type { DocumentFormat } from "../contract/knowledge.ts";
-import { frontMatter, htmlToDocument } from "./formats.ts";
+import { FrontMatterError, frontMatter, HtmlError, htmlToDocument } from "./formats.ts";
 import { isLanguage, LANGUAGES, type Language } from "./language.ts";
+import { checkMetadata, longerThan, MAX_TITLE_CHARS, titleProblem } from "./limits.ts";
 
 /** A document to ingest. */
 export interface KnowledgeDoc {
@@ -64,7 +65,10 @@ export interface ParseRules {
 
 type Checked = { doc: KnowledgeDoc } | { problem: Omit<ParseProblem, "where"> };
 
-/** Validates one document given as fields (JSON upload, ndjson or .jsonl line, parsed file). */
+/**
+ * Validates one document given as fields (JSON upload, ndjson or .jsonl line, parsed file):
+ * `content` within MAX_DOCUMENT_BYTES (413), `title` and `metadata` within limits.ts (400).
+ */
 export function checkDocument(
   v: { url?: unknown; title?: unknown; content?: unknown; format?: unknown; metadata?: unknown; language?: unknown },
   { maxBytes = DEFAULT_MAX_DOCUMENT_BYTES }: ParseRules = {},
@@ -84,20 +88,37 @@ export function checkDocument(
     return fail("metadata", "`metadata` must be a JSON object");
   if (v.language !== undefined && v.language !== null && !isLanguage(v.language))
     return fail("language", `\`language\` must be one of ${LANGUAGES.join(", ")}`);
+  const metadata = isObject(v.metadata) ? v.metadata : {};
+  const meta = checkMetadata(metadata);
+  if ("reason" in meta) return fail("metadata", meta.reason);
+  if (hasNul(meta.json)) return fail("metadata", "contains a NUL character");
   let content = v.content;
   let title = typeof v.title === "string" ? v.title.trim() : "";
+  if (titleProblem(title)) return fail("title", titleProblem(title)!);
   if ((v.format as DocumentFormat | undefined) === "html") {
-    const html = htmlToDocument(content);
+    const html = readHtml(content);
+    if ("reason" in html) return fail("content", html.reason);
     content = html.text;
     title ||= html.title ?? "";
+    if (titleProblem(title)) return fail("title", `${titleProblem(title)!} (the HTML <title>)`);
     if (!content.trim()) return fail("content", "the HTML has no text");
   }
-  title ||= /^#\s+(.+)$/m.exec(content)?.[1]?.trim() || checked.url;
+  // A first heading too long to be a title is text (chunk.ts): the URL names the document then.
+  const heading = /^#\s+(.+)$/m.exec(content)?.[1]?.trim();
+  title ||= (heading && !longerThan(heading, MAX_TITLE_CHARS) ? heading : "") || checked.url;
   if (hasNul(content) || hasNul(title)) return fail("content", "contains a NUL character");
-  const metadata = isObject(v.metadata) ? v.metadata : {};
-  if (hasNul(JSON.stringify(metadata))) return fail("metadata", "contains a NUL character");
   const language = isLanguage(v.language) ? { language: v.language } : {};
   return { doc: { url: checked.url, title, content, metadata, ...language } };
+}
+
+/** An HTML page as text, or why it cannot be read (formats.ts). */
+function readHtml(html: string): ReturnType<typeof htmlToDocument> | { reason: string } {
+  try {
+    return htmlToDocument(html);
+  } catch (error) {
+    if (error instanceof HtmlError) return { reason: error.message };
+    throw error;
+  }
 }
 
 /** One JSON line (ndjson body, .jsonl file) as a document, or the problem with it. */
@@ -121,7 +142,13 @@ export function parseJsonl(
   const problems: ParseProblem[] = [];
   for (const [i, line] of text.split("\n").entries()) {
     if (!line.trim()) continue;
-    const r = parseJsonLine(line, rules);
+    let r: Checked;
+    try {
+      r = parseJsonLine(line, rules);
+    } catch (e) {
+      // Whatever a line makes the parsers throw fails that line alone.
+      r = { problem: { reason: `could not be read (${(e as Error).name}: ${(e as Error).message})` } };
+    }
     if ("doc" in r) docs.push(r.doc);
     else problems.push({ where: `${file}:${i + 1}`, ...r.problem });
   }
@@ -142,11 +169,14 @@ export function parseFile(
   try {
     fm = frontMatter(text);
   } catch (error) {
-    return { problem: { where: `${file}:1`, reason: (error as Error).message } };
+    if (!(error instanceof FrontMatterError)) throw error;
+    const param = error.param ? { param: error.param } : {};
+    return { problem: { where: `${file}:1`, reason: error.message, ...param } };
   }
   const { url, title, language, ...metadata } = fm.fields;
   const html = /\.html?$/i.test(file);
-  const page = html ? htmlToDocument(fm.body) : null;
+  const page = html ? readHtml(fm.body) : null;
+  if (page && "reason" in page) return { problem: { where: file, reason: page.reason, param: "content" } };
   let found = url ?? page?.url;
   if (found === undefined && baseUrl) {
     try {

@@ -11,17 +11,20 @@ import type { Passage } from "./chunk.ts";
 import { LANGUAGE_CONFIGS, type Language, searchableText } from "./language.ts";
 import type { KnowledgeDoc } from "./parse.ts";
 
-/** Words in a passage: BM25's length (the unit only has to be the same for every passage). */
-export const passageLength = (title: string, heading: string, content: string) =>
-  searchableText(`${title} ${heading} ${content}`).match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+/** Words in a text as searchableText cuts it: BM25's length unit (the same for every passage). */
+const wordCount = (cut: string) => cut.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
 type Prepared = { doc: KnowledgeDoc; passages: Passage[] };
 
-/** A passage's fields B and C as to_tsvector reads them, and its length. */
-function indexedFields(title: string, heading: string, content: string) {
+/**
+ * A passage's fields B and C as to_tsvector reads them, and its length in words: the title's
+ * (counted once per document, `titleWords`), its heading's and its body's.
+ */
+function indexedFields(title: string, titleWords: number, heading: string, content: string) {
   // The title is every passage's field A; a heading that only repeats it adds nothing.
-  const h = heading === title ? "" : heading;
-  return { b: searchableText(h), body: searchableText(content), len: passageLength(title, h, content) };
+  const b = searchableText(heading === title ? "" : heading);
+  const body = searchableText(content);
+  return { b, body, len: titleWords + wordCount(b) + wordCount(body) };
 }
 
 /**
@@ -44,16 +47,17 @@ export async function insertPassages(
     cfg: LANGUAGE_CONFIGS[languages.get(doc.url)!],
     title: searchableText(doc.title),
   }));
-  const passages = batch.flatMap(({ doc, passages }, i) =>
-    passages.map((p, ord) => ({
+  const passages = batch.flatMap(({ doc, passages }, i) => {
+    const titleWords = wordCount(docs[i]!.title);
+    return passages.map((p, ord) => ({
       id: newId("chunk"),
       i,
       ord,
       heading: p.heading,
       content: p.content,
-      ...indexedFields(doc.title, p.heading, p.content),
-    })),
-  );
+      ...indexedFields(doc.title, titleWords, p.heading, p.content),
+    }));
+  });
   if (!passages.length) return;
   await tx.execute(sql`
     with d as materialized (
@@ -94,8 +98,9 @@ export async function reindexPassages(tx: Pick<Db, "execute">, kbId: string, row
     cfg: LANGUAGE_CONFIGS[r.language],
     title: searchableText(r.title),
   }));
+  const titleWords = new Map(docs.map((d) => [d.document_id, wordCount(d.title)]));
   const passages = rows.map((r) => {
-    const { b, body, len } = indexedFields(r.title, r.heading, r.content);
+    const { b, body, len } = indexedFields(r.title, titleWords.get(r.documentId)!, r.heading, r.content);
     return { id: r.id, document_id: r.documentId, b, body, len };
   });
   await tx.execute(sql`

@@ -6,15 +6,18 @@
 import { Elysia, t } from "elysia";
 import { adminGuard } from "../auth/index.ts";
 import { readLimited } from "../http/body.ts";
+import { BodyBrokeOff, BodyStalled, holdOpen, type TimeoutServer } from "../http/body-stream.ts";
 import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
+import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
 import { getKnowledgeBase } from "./bases.ts";
-import { ingestFiles, ingestNdjson, UPLOAD_EXTENSIONS } from "./bulk.ts";
+import { ingestFiles, UPLOAD_EXTENSIONS } from "./bulk.ts";
 import { putDocument } from "./documents.ts";
 import { BulkResult, Document, DocumentInput, KbParams } from "./model.ts";
+import { ingestNdjson } from "./ndjson.ts";
 import { checkDocument } from "./parse.ts";
 import type { KnowledgeDeps } from "./routes.ts";
 import type { IngestCounter } from "./service.ts";
@@ -23,6 +26,7 @@ const NDJSON = /^application\/(x-ndjson|ndjson|jsonl|x-jsonlines|jsonlines)\s*(;
 
 export const uploadRoutes = (deps: KnowledgeDeps) => {
   const rules = { maxBytes: deps.options.maxDocumentBytes };
+  const idleMs = deps.options.uploadIdleMs;
   const { metrics } = deps;
   const count: IngestCounter | undefined = metrics
     ? (documents, passages) => {
@@ -35,7 +39,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
 
   async function one(request: Request, kbId: string, set: { status?: number | string }) {
     // JSON escapes can make the content up to 6× longer than its UTF-8 bytes.
-    const bytes = await readLimited(request, rules.maxBytes * 6 + 64 * 1024);
+    const bytes = await readLimited(request, rules.maxBytes * 6 + 64 * 1024, idleMs);
     if (bytes === null) throw tooLarge("The document (MAX_DOCUMENT_BYTES)", rules.maxBytes, "content");
     let value: unknown;
     try {
@@ -57,39 +61,57 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
     return document;
   }
 
+  /** The upload by its content type: one JSON document, an ndjson stream, or multipart files. */
+  async function upload(request: Request, type: string, kbId: string, now: Date, set: { status?: number | string }) {
+    if (/^application\/json\s*(;|$)/i.test(type)) return one(request, kbId, set);
+    if (NDJSON.test(type)) {
+      if (!request.body) throw new ApiError("invalid_request", "An ndjson body is required.");
+      return ingestNdjson(deps.db, kbId, request.body, { ...rules, idleMs }, { now, count });
+    }
+    if (/^multipart\/form-data/i.test(type)) {
+      const bytes = await readLimited(request, deps.options.maxUploadBytes, idleMs);
+      if (bytes === null) throw tooLarge("The upload (MAX_UPLOAD_BYTES)", deps.options.maxUploadBytes);
+      let form: FormData;
+      try {
+        form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": type } }).formData();
+      } catch {
+        throw new ApiError("invalid_request", "The multipart body could not be read.");
+      }
+      return ingestFiles(deps.db, kbId, form, rules, { now, count });
+    }
+    throw new ApiError(
+      "unsupported_media_type",
+      `Send one document as application/json, many as application/x-ndjson, or files (${UPLOAD_EXTENSIONS.join(", ")}) as multipart/form-data. PDF is not supported.`,
+    );
+  }
+
   return new Elysia({ prefix: "/knowledge_bases", tags: ["Knowledge bases"] })
     .use(httpCore(deps.logger))
     .use(adminGuard(deps))
     .post(
       "/:id/documents",
-      async ({ params, request, set }) => {
+      async ({ params, request, set, server }) => {
         const kb = await getKnowledgeBase(deps.db, params.id);
         if (!kb) throw new ApiError("not_found", `No knowledge base '${clip(params.id)}'.`, { param: "id" });
         const type = (request.headers.get("content-type") ?? "").trim();
         const now = new Date(deps.now());
-        // The 200/201 union is documented below; the handler's own type is narrower than Elysia infers.
-        if (/^application\/json\s*(;|$)/i.test(type)) return (await one(request, kb.id, set)) as never;
-        if (NDJSON.test(type)) {
-          if (!request.body) throw new ApiError("invalid_request", "An ndjson body is required.");
-          return (await ingestNdjson(deps.db, kb.id, request.body, rules, { now, count })) as never;
-        }
-        if (/^multipart\/form-data/i.test(type)) {
-          const bytes = await readLimited(request, deps.options.maxUploadBytes);
-          if (bytes === null) throw tooLarge("The upload (MAX_UPLOAD_BYTES)", deps.options.maxUploadBytes);
-          let form: FormData;
-          try {
-            form = await new Response(bytes as Uint8Array<ArrayBuffer>, {
-              headers: { "content-type": type },
-            }).formData();
-          } catch {
-            throw new ApiError("invalid_request", "The multipart body could not be read.");
+        // The body may take long to arrive: the upload's own limit is the wait between chunks.
+        const release = holdOpen(server as TimeoutServer, request);
+        try {
+          // The 200/201 union is documented below; the handler's own type is narrower than Elysia infers.
+          return (await upload(request, type, kb.id, now, set)) as never;
+        } catch (error) {
+          if (error instanceof BodyBrokeOff || error instanceof BodyStalled) {
+            // The client's doing, not a fault here: nobody may be left to read the answer.
+            deps.logger.warn(
+              { request_id: requestIdOf(request), path: urlOf(request).pathname, reason: error.message },
+              "upload ended early",
+            );
           }
-          return (await ingestFiles(deps.db, kb.id, form, rules, { now, count })) as never;
+          throw error;
+        } finally {
+          release();
         }
-        throw new ApiError(
-          "unsupported_media_type",
-          `Send one document as application/json, many as application/x-ndjson, or files (${UPLOAD_EXTENSIONS.join(", ")}) as multipart/form-data. PDF is not supported.`,
-        );
       },
       {
         parse: "none",

@@ -15,6 +15,7 @@ import {
   type ParseProblem,
   parseFile,
   parseJsonl,
+  utf8,
 } from "../../knowledge/index.ts";
 import { consoleIo, type Io } from "./io.ts";
 
@@ -108,9 +109,9 @@ export async function ingestCommand(
   const problems: ParseProblem[] = [];
   const seen = new Set<string>();
   for (const path of paths.flatMap((p) => files(p, problems, seen))) {
-    let text: string;
+    let bytes: Uint8Array;
     try {
-      text = readFileSync(path, "utf8");
+      bytes = readFileSync(path);
     } catch (e) {
       problems.push({
         where: path,
@@ -118,16 +119,27 @@ export async function ingestCommand(
       });
       continue;
     }
-    if (extname(path) === ".jsonl") {
-      const r = parseJsonl(text, path);
-      docs.push(...r.docs);
-      problems.push(...r.problems);
-    } else if (KINDS.has(extname(path))) {
-      const r = parseFile(text, path);
-      if (r.doc) docs.push(r.doc);
-      if (r.problem) problems.push(r.problem);
-    } else {
-      problems.push({ where: path, reason: "unsupported file type (use .jsonl, .md, .txt or .html)" });
+    // The HTTP uploads' rule: text that is not UTF-8 is refused, never repaired.
+    const text = utf8(bytes);
+    if (text === null) {
+      problems.push({ where: path, reason: "not valid UTF-8" });
+      continue;
+    }
+    try {
+      if (extname(path) === ".jsonl") {
+        const r = parseJsonl(text, path);
+        docs.push(...r.docs);
+        problems.push(...r.problems);
+      } else if (KINDS.has(extname(path))) {
+        const r = parseFile(text, path);
+        if (r.doc) docs.push(r.doc);
+        if (r.problem) problems.push(r.problem);
+      } else {
+        problems.push({ where: path, reason: "unsupported file type (use .jsonl, .md, .txt or .html)" });
+      }
+    } catch (e) {
+      // Whatever a parser throws (a stack overflow, a bug) skips this file, not the whole ingest.
+      problems.push({ where: path, reason: `could not be read (${(e as Error).name}: ${(e as Error).message})` });
     }
   }
   for (const p of problems) io.err(`skipped ${p.where}: ${p.reason}`);
