@@ -23,10 +23,8 @@ export const IDEMPOTENCY_PARAMETER = {
 };
 const PRINTABLE = /^[\x20-\x7E]{1,255}$/;
 
-/** The request's Idempotency-Key, if any; 400 when it is empty, too long or not printable ASCII. */
-export function idempotencyKeyOf(request: Request): string | null {
-  const value = request.headers.get("idempotency-key");
-  if (value === null) return null;
+/** The Idempotency-Key header's value, checked: 400 when it is empty, too long or not printable ASCII. */
+export function idempotencyKeyOf(value: string): string {
   if (!PRINTABLE.test(value)) {
     throw new ApiError(
       "invalid_request",

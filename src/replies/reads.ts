@@ -26,33 +26,6 @@ export async function readEvents(db: Db, id: string, after: number, limit = 1_00
   }));
 }
 
-/**
- * The same events as `readEvents`, already framed as SSE (`id:` and `data:` lines) into one
- * string by the database: a replay page is one value, not `limit` row objects to build, frame
- * and collect per reader (issue 18, item 2: 50 readers of a long reply churned hundreds of MiB).
- * A rebuilt token's JSON is written as JSON.stringify writes it (to_json escapes alike).
- */
-export async function readFrames(
-  db: Db,
-  id: string,
-  after: number,
-  limit: number,
-): Promise<{ frames: string; last: number | null; count: number }> {
-  const data = sql.raw(`coalesce(data, '{"type":"token","content":' || to_json(missing)::text || '}')`);
-  const rows = await rowsOf<{ frames: string | null; last: number | null; count: number }>(
-    db,
-    sql`select string_agg('id: ' || seq || E'\ndata: ' || ${data} || E'\n\n', '' order by seq) as frames,
-      max(seq) as last, count(*)::int as count
-    from (${eventsAfter(id, after, limit)}) as e`,
-  );
-  const row = rows[0];
-  return {
-    frames: row?.frames ?? "",
-    last: row?.last == null ? null : Number(row.last),
-    count: Number(row?.count ?? 0),
-  };
-}
-
 /** The first `limit` events after `after` (seq, data; or the rebuilt text as `missing`), compacted or not. */
 const eventsAfter = (id: string, after: number, limit: number) => sql`
     select seq, data, missing from (
