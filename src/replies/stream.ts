@@ -19,7 +19,7 @@ import type { KeepAlive } from "../http/keep-alive.ts";
 import { type SseResponse, sseResponse } from "../http/sse.ts";
 import { type EventLog, isTerminal, type Sequenced } from "./event-log.ts";
 import type { ReplayPager } from "./replay.ts";
-import { errorEvent } from "./terminal.ts";
+import { conversationDeleted, errorEvent } from "./terminal.ts";
 
 /** What the streams of one `createReplies` read from. */
 export interface Origins {
@@ -58,8 +58,7 @@ export class ReplyStream {
    * see event-log.ts), then stops by itself. Returns the way to stop earlier (the reader left).
    */
   subscribe(listener: ReplyListener): () => void {
-    if (this.#listener) throw new Error("A ReplyStream has one reader.");
-    this.#listener = listener;
+    this.#read(listener);
     if (this.stored) void this.#replay();
     else {
       const unsubscribe = this.origins.live(this.id).subscribe((e) => this.#deliver(e), this.after);
@@ -72,11 +71,10 @@ export class ReplyStream {
 
   /** Parley's SSE answer: each event with its sequence number as the `id:`, so any client can resume on any instance. */
   response(): SseResponse {
-    if (this.stored) {
-      this.#listener = () => true; // read by the pager's own writer, page by page as the client takes them
-      return this.origins.pager.response(this.id, this.after);
-    }
-    return sseResponse(this, { keepAlive: this.keepAlive, isLast, encode });
+    if (!this.stored) return sseResponse(this, { keepAlive: this.keepAlive, isLast, encode });
+    // Stored pages, framed once for every reader, go out as the client takes them.
+    this.#read(() => true);
+    return this.origins.pager.response(this.id, this.after);
   }
 
   /** The reply folded: its final form, or its failure thrown (the run's own ApiError when it ran here). */
@@ -106,6 +104,11 @@ export class ReplyStream {
     });
   }
 
+  #read(listener: ReplyListener): void {
+    if (this.#listener) throw new Error("A ReplyStream has one reader.");
+    this.#listener = listener;
+  }
+
   #deliver(e: Sequenced): void {
     if (this.#done) return;
     const enough = this.#listener!(e) === true;
@@ -120,9 +123,14 @@ export class ReplyStream {
     if (unsubscribe) inDelivery ? queueMicrotask(unsubscribe) : unsubscribe();
   }
 
-  /** An ended reply's events from its stored pages; a read that fails ends the stream with its error. */
+  /**
+   * An ended reply's events from its stored pages. A read that fails ends the stream with its
+   * error (the store is away, say); pages that end without a terminal event belong to a reply
+   * deleted with its conversation meanwhile, which ends the stream as a tail would end it.
+   */
   async #replay(): Promise<void> {
     let position = this.after;
+    let failure: ApiError;
     try {
       for (;;) {
         const page = await this.origins.pager.read(this.id, position);
@@ -131,13 +139,14 @@ export class ReplyStream {
           this.#deliver({ seq: e.seq, event: JSON.parse(e.data) as StreamEvent });
         }
         position = page.last ?? position;
-        if (page.count < page.limit || this.#done) return;
+        if (this.#done) return;
+        if (page.count < page.limit) break;
       }
+      failure = conversationDeleted();
     } catch (error) {
-      // The store failed (it is away, say): the reader gets that as the reply's end.
-      const failure = toApiError(error);
-      this.#deliver({ seq: position + 1, event: errorEvent(failure), failure });
+      failure = toApiError(error);
     }
+    this.#deliver({ seq: position + 1, event: errorEvent(failure), failure });
   }
 }
 
