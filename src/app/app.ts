@@ -8,6 +8,7 @@ import { Elysia, t } from "elysia";
 import { createLogger } from "../config/logger.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import {
+  clientIp,
   elapsedMs,
   elapsedSince,
   errorBytes,
@@ -18,7 +19,6 @@ import {
   socketIp,
   startOf,
 } from "../http/access-log.ts";
-import { clientIp } from "../http/client-ip.ts";
 import { corsAnswerHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";

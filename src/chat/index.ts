@@ -6,9 +6,9 @@ import { httpCore } from "../http/core.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import type { ChatDeps } from "./deps.ts";
-import { bodyHash, IDEMPOTENCY_PARAMETER } from "./idempotency.ts";
+import { bodyHash, IDEMPOTENCY_PARAMETER, inProgress } from "./idempotency.ts";
 import { ChatReply, chatBody } from "./model.ts";
-import { inProgress, startReply } from "./reply.ts";
+import { startReply } from "./reply.ts";
 
 export type { ChatDeps } from "./deps.ts";
 export { IDEMPOTENCY_PARAMETER } from "./idempotency.ts";
