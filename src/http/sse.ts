@@ -15,7 +15,7 @@
 import type { KeepAlive, KeptAlive } from "./keep-alive.ts";
 
 /** The headers of every SSE response Parley writes (no caching, no proxy buffering). */
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
   "cache-control": "no-cache",
   "x-accel-buffering": "no",

@@ -1,9 +1,11 @@
 /**
  * replies/: the reply — the assistant message a run generates — from its start to its terminal
  * event, on any instance. `createReplies(deps)` is the one front door other folders use; it
- * builds the long-lived objects once (notifier, lease keeper, tails, registry) and `close()`
- * ends them. The protocols are described where they live: lease (statements.ts, lease.ts),
- * stop (below, `stop`), notify (notify.ts), terminal events (terminal.ts).
+ * builds the long-lived objects once (notifier, lease keeper, tails, registry, the replay pager,
+ * the keep-alive timer) and `close()` ends them. What it gives a reader is one thing, a
+ * `ReplyStream` (stream.ts): the reply's events from a position, whatever they come from, and
+ * the transforms every answer is made of. The protocols are described where they live: lease
+ * (statements.ts, lease.ts), stop (below, `stop`), notify (notify.ts), terminal events (terminal.ts).
  */
 import type { MessageRow } from "../db/schema.ts";
 import { KeepAlive } from "../http/keep-alive.ts";
@@ -145,8 +147,6 @@ export function createReplies(deps: RepliesDeps) {
   };
 }
 
-export type { Sequenced } from "./event-log.ts";
-export { isTerminal } from "./event-log.ts";
 export type { RunInput, RunOutcome } from "./outcome.ts";
 export type { ReplyState } from "./reads.ts";
 export type { ReplyWrite } from "./statements.ts";
