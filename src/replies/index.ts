@@ -13,7 +13,7 @@ import { COMPACT_BATCH } from "./compact.ts";
 import { LeaseKeeper } from "./lease.ts";
 import { createNotifier, listenerOf } from "./notify.ts";
 import type { RunInput, RunOutcome } from "./outcome.ts";
-import { findOwnedReply, findOwnedReplyState, lastEvent, type ReplyState, readEvents } from "./reads.ts";
+import { findOwnedReply, findOwnedReplyState, lastEvent, type ReplyState, readPage } from "./reads.ts";
 import { RunRegistry } from "./registry.ts";
 import { ReplayPager } from "./replay.ts";
 import { Run } from "./run.ts";
@@ -48,7 +48,7 @@ export function createReplies(deps: RepliesDeps) {
   const registry = new RunRegistry();
   const origins: Origins = {
     live: (id) => registry.get(id) ?? tails.follow(id),
-    pager: new ReplayPager((id, after, limit) => readEvents(deps.db, id, after, limit)),
+    pager: new ReplayPager((id, after, limit) => readPage(deps.db, id, after, limit)),
     // One keep-alive timer for every stream of these replies, not one per stream (http/keep-alive.ts).
     keepAlive: new KeepAlive(deps.options.keepAliveMs),
   };

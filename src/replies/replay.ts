@@ -16,9 +16,10 @@
  */
 import { frame, type SseResponse, SseWriter, terminalStatus } from "../http/sse.ts";
 import type { StoredEvent } from "./batcher.ts";
+import type { readPage } from "./reads.ts";
 
-/** Reads up to `limit` stored events of reply `id` after `after`, in order (reads.ts's `readEvents` over a Db). */
-export type EventReader = (id: string, after: number, limit: number) => Promise<StoredEvent[]>;
+/** Reads up to `limit` events of reply `id` after `after` as one value (reads.ts's `readPage` over a Db). */
+export type PageReader = (id: string, after: number, limit: number) => ReturnType<typeof readPage>;
 
 /** Events per page: ~100 KB of SSE frames for a typical token event. */
 export const REPLAY_PAGE = 500;
@@ -27,10 +28,11 @@ export const REPLAY_CACHE_BYTES = 8 * 1_048_576;
 /** How long a cached page may be served: a deleted reply's pages do not outlive this. */
 const PAGE_TTL_MS = 30_000;
 
-/** One page of a reply's events after a position: as stored, and as SSE frames encoded; `last` is the last seq (or null). */
+/** One page of a reply's events after a position, as SSE frames encoded; `last` is the last seq (or null). */
 export interface ReplayPage {
-  readonly events: readonly StoredEvent[];
   readonly bytes: Uint8Array;
+  /** The events as read: `seq` and `data` on alternate lines (`eventsOf` reads them). */
+  readonly events: string;
   readonly last: number | null;
   readonly count: number;
   /** The number of events the page was asked for: fewer came back when it reached the reply's end. */
@@ -39,18 +41,31 @@ export interface ReplayPage {
   readonly status: string | undefined;
 }
 
+/** A page's events, in order: what a reader that folds or translates them gets (stream.ts). */
+export function* eventsOf(page: Pick<ReplayPage, "events">): Generator<StoredEvent> {
+  const text = page.events;
+  for (let at = 0; at < text.length; ) {
+    const seqEnd = text.indexOf("\n", at);
+    const dataEnd = text.indexOf("\n", seqEnd + 1);
+    const end = dataEnd === -1 ? text.length : dataEnd;
+    yield { seq: Number(text.slice(at, seqEnd)), data: text.slice(seqEnd + 1, end) };
+    at = end + 1;
+  }
+}
+
 /** The status a page's terminal event names (its last, if terminal): only that event's JSON is parsed. */
-function statusOf(events: readonly StoredEvent[]): string | undefined {
-  const data = events.at(-1)?.data;
-  return data?.startsWith('{"type":"end"') || data?.startsWith('{"type":"error"')
+function statusOf(events: string): string | undefined {
+  const data = events.slice(events.lastIndexOf("\n") + 1);
+  return data.startsWith('{"type":"end"') || data.startsWith('{"type":"error"')
     ? terminalStatus(JSON.parse(data))
     : undefined;
 }
 
-/** A page as a replay sends it: each stored event framed with its id (its data is the event's JSON already). */
-function pageOf(events: StoredEvent[], limit: number): ReplayPage {
-  const bytes = encoder.encode(events.map((e) => frame(e.data, e.seq)).join(""));
-  return { events, bytes, last: events.at(-1)?.seq ?? null, count: events.length, limit, status: statusOf(events) };
+/** A page as a replay sends it: each event framed with its id (its data is the event's JSON already). */
+function pageOf(p: Awaited<ReturnType<PageReader>>, limit: number): ReplayPage {
+  let frames = "";
+  for (const e of eventsOf(p)) frames += frame(e.data, e.seq);
+  return { ...p, bytes: encoder.encode(frames), limit, status: statusOf(p.events) };
 }
 
 interface Entry {
@@ -66,7 +81,7 @@ export class ReplayPager {
   #bytes = 0;
 
   constructor(
-    private readonly readPage: EventReader,
+    private readonly readPage: PageReader,
     private readonly pageEvents = REPLAY_PAGE,
     private readonly maxBytes = REPLAY_CACHE_BYTES,
   ) {}
@@ -83,7 +98,7 @@ export class ReplayPager {
     }
     if (hit) this.#drop(key, hit);
     const limit = this.pageEvents - (after % this.pageEvents);
-    const page = this.readPage(id, after, limit).then((events) => pageOf(events, limit));
+    const page = this.readPage(id, after, limit).then((p) => pageOf(p, limit));
     const entry: Entry = { page, at: now, size: 0 };
     this.#entries.set(key, entry);
     page.then(
@@ -91,7 +106,7 @@ export class ReplayPager {
         if (this.#entries.get(key) !== entry) return;
         // The empty page past a reply's end is not kept: it would weigh nothing and never leave.
         if (p.count === 0) return this.#drop(key, entry);
-        // Held twice: the events as stored (for readers that fold or translate them) and framed.
+        // Held twice: the events as read (for readers that fold or translate them) and framed.
         entry.size = 2 * p.bytes.byteLength;
         this.#bytes += entry.size;
         this.#evict();

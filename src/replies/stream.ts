@@ -18,7 +18,7 @@ import { ApiError } from "../http/errors.ts";
 import type { KeepAlive } from "../http/keep-alive.ts";
 import { type SseResponse, sseResponse } from "../http/sse.ts";
 import { type EventLog, isTerminal, type Sequenced } from "./event-log.ts";
-import type { ReplayPager } from "./replay.ts";
+import { eventsOf, type ReplayPager } from "./replay.ts";
 import { conversationDeleted, errorEvent } from "./terminal.ts";
 
 /** What the streams of one `createReplies` read from. */
@@ -134,7 +134,7 @@ export class ReplyStream {
     try {
       for (;;) {
         const page = await this.origins.pager.read(this.id, position);
-        for (const e of page.events) {
+        for (const e of eventsOf(page)) {
           if (this.#done) return;
           this.#deliver({ seq: e.seq, event: JSON.parse(e.data) as StreamEvent });
         }

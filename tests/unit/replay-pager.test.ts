@@ -1,17 +1,18 @@
 /** The replay pager over a fake reader of contiguous events: shared, aligned, bounded pages. */
 import { describe, expect, test } from "bun:test";
 import type { StreamSummary } from "../../src/http/sse.ts";
-import { type EventReader, ReplayPager } from "../../src/replies/replay.ts";
+import { type PageReader, ReplayPager } from "../../src/replies/replay.ts";
 
 /** A reply of `total` events (seq 1..total) whose reads are recorded; each frame is ~`size` bytes. */
 function fakeReply(total: number, size = 20) {
   const reads: [number, number][] = [];
-  const read: EventReader = async (_id, after, limit) => {
+  const read: PageReader = async (_id, after, limit) => {
     reads.push([after, limit]);
     await Promise.resolve();
     const seqs = Array.from({ length: Math.max(0, Math.min(limit, total - after)) }, (_, i) => after + 1 + i);
     const data = (s: number) => (s === total ? '{"type":"end","status":"completed"}' : "x".repeat(size));
-    return seqs.map((s) => ({ seq: s, data: data(s) }));
+    const events = seqs.map((s) => `${s}\n${data(s)}`).join("\n");
+    return { events, last: seqs.at(-1) ?? null, count: seqs.length };
   };
   return { read, reads };
 }

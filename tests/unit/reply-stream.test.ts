@@ -10,11 +10,17 @@ import { ReplyStream } from "../../src/replies/stream.ts";
 const start: StreamEvent = { type: "start", conversation_id: "conv_1", message_id: "msg_1" };
 const token = (content: string): StreamEvent => ({ type: "token", content });
 const end: StreamEvent = { type: "end", message_id: "msg_1", status: "completed", usage: null };
+/** A page of stored events as reads.ts's `readPage` gives it: `seq` and `data` on alternate lines. */
+const page = (events: { seq: number; data: string }[]) => ({
+  events: events.map((e) => `${e.seq}\n${e.data}`).join("\n"),
+  last: events.at(-1)?.seq ?? null,
+  count: events.length,
+});
 const stored = (events: StreamEvent[]) => events.map((event, i) => ({ seq: i + 1, data: JSON.stringify(event) }));
 
 /** A stream of reply `msg_1` over `log` (live) or over pages read by `read` (stored, pages of 2). */
 function streamOf(o: { log?: EventLog; read?: ConstructorParameters<typeof ReplayPager>[0]; after?: number }) {
-  const pager = new ReplayPager(o.read ?? (async () => []), 2);
+  const pager = new ReplayPager(o.read ?? (async () => page([])), 2);
   const origins = { live: () => o.log ?? new EventLog(), pager, keepAlive: new KeepAlive(60_000) };
   return new ReplyStream(origins, "msg_1", o.after ?? 0, o.read !== undefined);
 }
@@ -74,7 +80,9 @@ describe("ReplyStream", () => {
         .catch((e) => e),
     ).toBe(failure);
 
-    const rebuilt = await streamOf({ read: async () => stored([start, { type: "error", error: failure.toPayload() }]) })
+    const rebuilt = await streamOf({
+      read: async () => page(stored([start, { type: "error", error: failure.toPayload() }])),
+    })
       .outcome()
       .catch((e) => e);
     expect(rebuilt).toBeInstanceOf(ApiError);
@@ -87,9 +95,11 @@ describe("ReplyStream", () => {
     const reads: number[] = [];
     const read = async (_id: string, after: number, limit: number) => {
       reads.push(after);
-      return stored(events)
-        .filter((e) => e.seq > after)
-        .slice(0, limit);
+      return page(
+        stored(events)
+          .filter((e) => e.seq > after)
+          .slice(0, limit),
+      );
     };
     const seen: number[] = [];
     const stream = streamOf({ read, after: 1 });
@@ -107,7 +117,7 @@ describe("ReplyStream", () => {
   test("stored: a failed read ends it with the store's error; pages without a terminal event (deleted) with not_found", async () => {
     const down = streamOf({ read: () => Promise.reject(new Error("boom")) });
     expect(await down.outcome().catch((e) => e)).toMatchObject({ code: "internal_error" });
-    const gone = streamOf({ read: async () => [] });
+    const gone = streamOf({ read: async () => page([]) });
     expect(await gone.outcome().catch((e) => e)).toMatchObject({ code: "not_found" });
   });
 
