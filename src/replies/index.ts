@@ -18,7 +18,7 @@ import { RunRegistry } from "./registry.ts";
 import { ReplayPager } from "./replay.ts";
 import { Run } from "./run.ts";
 import { createReplyStore } from "./store.ts";
-import { type Origins, ReplyStream } from "./stream.ts";
+import { type Origins, ReplyStream, sseOf } from "./stream.ts";
 import { Tails } from "./tail.ts";
 import { ORPHANED_EVENT } from "./terminal.ts";
 import type { RepliesDeps } from "./types.ts";
@@ -50,7 +50,7 @@ export function createReplies(deps: RepliesDeps) {
     live: (id) => registry.get(id) ?? tails.follow(id),
     pager: new ReplayPager((id, after, limit) => readPage(deps.db, id, after, limit)),
     // One keep-alive timer for every stream of these replies, not one per stream (http/keep-alive.ts).
-    keepAlive: new KeepAlive(deps.options.keepAliveMs),
+    sse: sseOf(new KeepAlive(deps.options.keepAliveMs)),
   };
   /** The events of `reply` after `after`: its run here, a tail of the database, or (ended) its stored pages. */
   const stream = (reply: StreamedReply, after = 0) =>
@@ -138,7 +138,7 @@ export function createReplies(deps: RepliesDeps) {
       await registry.drain(0);
       tails.close();
       leases.close();
-      origins.keepAlive.close();
+      origins.sse.keepAlive.close();
       await notifier.close();
       origins.pager.clear();
     },

@@ -16,7 +16,7 @@ import type { ReplyStatus, StreamEvent, Usage } from "../contract/events.ts";
 import { toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import type { KeepAlive } from "../http/keep-alive.ts";
-import { type SseResponse, sseResponse } from "../http/sse.ts";
+import { type SseOptions, type SseResponse, sseResponse } from "../http/sse.ts";
 import { type EventLog, isTerminal, type Sequenced } from "./event-log.ts";
 import { eventsOf, type ReplayPager } from "./replay.ts";
 import { conversationDeleted, errorEvent } from "./terminal.ts";
@@ -27,9 +27,16 @@ export interface Origins {
   live(id: string): Pick<EventLog, "subscribe">;
   /** Ended replies' stored pages, shared by every reader. */
   pager: ReplayPager;
-  /** One keep-alive timer for every stream (http/keep-alive.ts). */
-  keepAlive: KeepAlive;
+  /** Parley's SSE (`sseOf`), with one keep-alive timer for every stream (http/keep-alive.ts). */
+  sse: SseOptions<Sequenced>;
 }
+
+/** Parley's SSE of a reply's events: each with its sequence number as the `id:`, closed after the terminal one. */
+export const sseOf = (keepAlive: KeepAlive): SseOptions<Sequenced> => ({
+  keepAlive,
+  isLast: (e) => isTerminal(e.event),
+  encode: (e) => ({ id: e.seq, data: e.event }),
+});
 
 /** A reader's listener: each event in order; returning true stops reading before the end. */
 export type ReplyListener = (e: Sequenced) => boolean | undefined | void;
@@ -50,7 +57,7 @@ export class ReplyStream {
 
   /** The shared keep-alive, for a writer of another dialect (openai-compat/stream.ts). */
   get keepAlive(): KeepAlive {
-    return this.origins.keepAlive;
+    return this.origins.sse.keepAlive;
   }
 
   /**
@@ -71,7 +78,7 @@ export class ReplyStream {
 
   /** Parley's SSE answer: each event with its sequence number as the `id:`, so any client can resume on any instance. */
   response(): SseResponse {
-    if (!this.stored) return sseResponse(this, { keepAlive: this.keepAlive, isLast, encode });
+    if (!this.stored) return sseResponse(this, this.origins.sse);
     // Stored pages, framed once for every reader, go out as the client takes them.
     this.#read(() => true);
     return this.origins.pager.response(this.id, this.after);
@@ -149,9 +156,6 @@ export class ReplyStream {
     this.#deliver({ seq: position + 1, event: errorEvent(failure), failure });
   }
 }
-
-const isLast = (e: Sequenced) => isTerminal(e.event);
-const encode = (e: Sequenced) => ({ id: e.seq, data: e.event });
 
 /** A reply as its events add up: what every JSON answer is mapped from. */
 export interface FinalReply {

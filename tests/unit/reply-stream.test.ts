@@ -5,7 +5,7 @@ import { ApiError } from "../../src/http/errors.ts";
 import { KeepAlive } from "../../src/http/keep-alive.ts";
 import { EventLog, type Sequenced } from "../../src/replies/event-log.ts";
 import { ReplayPager } from "../../src/replies/replay.ts";
-import { ReplyStream } from "../../src/replies/stream.ts";
+import { ReplyStream, sseOf } from "../../src/replies/stream.ts";
 
 const start: StreamEvent = { type: "start", conversation_id: "conv_1", message_id: "msg_1" };
 const token = (content: string): StreamEvent => ({ type: "token", content });
@@ -21,7 +21,7 @@ const stored = (events: StreamEvent[]) => events.map((event, i) => ({ seq: i + 1
 /** A stream of reply `msg_1` over `log` (live) or over pages read by `read` (stored, pages of 2). */
 function streamOf(o: { log?: EventLog; read?: ConstructorParameters<typeof ReplayPager>[0]; after?: number }) {
   const pager = new ReplayPager(o.read ?? (async () => page([])), 2);
-  const origins = { live: () => o.log ?? new EventLog(), pager, keepAlive: new KeepAlive(60_000) };
+  const origins = { live: () => o.log ?? new EventLog(), pager, sse: sseOf(new KeepAlive(60_000)) };
   return new ReplyStream(origins, "msg_1", o.after ?? 0, o.read !== undefined);
 }
 
