@@ -29,9 +29,9 @@ export async function readEvents(db: Db, id: string, after: number, limit = 1_00
 /**
  * The same events as `readEvents`, as one value: `seq` and `data` on alternate lines (an event's
  * JSON has no raw newline). A replay page is then one string built by the database, not `limit`
- * row objects to build and collect (issue 18, item 2: 50 readers of a long reply churned hundreds
- * of MiB); replay.ts frames it. A rebuilt token's JSON is written as JSON.stringify writes it
- * (to_json escapes alike).
+ * row objects to build and collect (rows per page had 50 concurrent replays of a 20,000-event
+ * reply add up to twice the memory: bench/replay-memory.ts); replay.ts frames it. A rebuilt
+ * token's JSON is written as JSON.stringify writes it (to_json escapes alike).
  */
 export async function readPage(
   db: Db,
