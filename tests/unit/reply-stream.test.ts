@@ -28,7 +28,7 @@ function streamOf(o: { log?: EventLog; read?: ConstructorParameters<typeof Repla
 describe("ReplyStream", () => {
   test("live: the events after the position, then the live ones; it lets go of the log after the terminal one", async () => {
     const log = new EventLog();
-    [start, token("a"), token("b")].forEach((event, i) => log.push({ seq: i + 1, event }));
+    for (const [i, event] of [start, token("a"), token("b")].entries()) log.push({ seq: i + 1, event });
     const seen: number[] = [];
     streamOf({ log, after: 1 }).subscribe((e) => void seen.push(e.seq));
     log.push({ seq: 4, event: token("c") });
@@ -58,9 +58,9 @@ describe("ReplyStream", () => {
   test("outcome: the events folded; a run's own failure is thrown as it is, a stored one rebuilt", async () => {
     const log = new EventLog();
     const outcome = streamOf({ log }).outcome();
-    [start, token("Hello"), token(" [1]"), { type: "sources", sources: ["https://a.test"] }, end].forEach(
-      (event, i) => void log.push({ seq: i + 1, event: event as StreamEvent }),
-    );
+    const sources: StreamEvent = { type: "sources", sources: ["https://a.test"] };
+    for (const [i, event] of [start, token("Hello"), token(" [1]"), sources, end].entries())
+      log.push({ seq: i + 1, event });
     expect(await outcome).toEqual({
       id: "msg_1",
       conversationId: "conv_1",
