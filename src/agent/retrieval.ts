@@ -8,13 +8,16 @@ import type { Db } from "../db/client.ts";
 import type { SemanticSearch } from "../knowledge/embeddings/index.ts";
 import { searchPassages } from "../knowledge/retrieve.ts";
 import type { SearchHit } from "../knowledge/search.ts";
-import { type Agent, type AgentChunk, type AgentInput, tokenize } from "./types.ts";
+import type { Agent, AgentChunk, AgentInput } from "./types.ts";
 
 const STOP = new Set(
   "a an and are as at be but by can do does for from has have how i if in into is it its me my of on or our so that the their them then there these they this to was we what when where which who why will with you your".split(
     " ",
   ),
 );
+/** Splits text into tokens that concatenate back to exactly the text: each word with the space before it. */
+const tokenize = (text: string): string[] => text.match(/\s*\S+/g) ?? [];
+
 const MAX_PAGES = 3;
 const MAX_PARAGRAPH_CHARS = 600;
 // A page far below the best one shares a word or two with the question, not its subject.

@@ -59,8 +59,3 @@ export type AgentChunk =
 export interface Agent {
   respond(input: AgentInput): AsyncIterable<AgentChunk>;
 }
-
-/** Splits text into tokens that concatenate back to exactly the text: each word with the space before it. */
-export function tokenize(text: string): string[] {
-  return text.match(/\s*\S+/g) ?? [];
-}

@@ -8,6 +8,7 @@ import { Elysia, t } from "elysia";
 import { createLogger } from "../config/logger.ts";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
 import {
+  clientIp,
   elapsedMs,
   elapsedSince,
   errorBytes,
@@ -18,15 +19,13 @@ import {
   socketIp,
   startOf,
 } from "../http/access-log.ts";
-import { clientIp } from "../http/client-ip.ts";
 import { corsAnswerHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { notAllowed, routePatterns } from "../http/fallback.ts";
 import { ErrorBody } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
-import { type StreamSummary, tallyOf } from "../http/stream-tally.ts";
-import { watchStream } from "../http/stream-watch.ts";
+import { SseResponse, type StreamSummary } from "../http/sse.ts";
 import { utf8Length } from "../http/text.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
 import type { ActiveSpan, Attributes } from "../tracing/index.ts";
@@ -117,15 +116,15 @@ export function createApp({
     })
     // A stream's first line is logged when its headers go out; its second when it ends (below).
     .mapResponse(({ request, responseValue, route }) => {
-      if (!(responseValue instanceof Response)) return;
-      if (!responseValue.headers.get("content-type")?.startsWith("text/event-stream")) return;
+      // Our SSE answers carry their tally (http/sse.ts): it says how the stream ended.
+      if (!(responseValue instanceof SseResponse)) return;
       metrics?.openStreams.inc();
       streaming.add(request);
       // What the stream's end needs, read now: holding the Request and the Response (which
       // Elysia copies before sending) until the end kept both, their headers and the request's
       // body stream alive for every open stream (issue 23).
       const [span, requestId, startedAt] = [tracing.requestSpan(request), requestIdOf(request), startOf(request)];
-      const [method, status] = [request.method, responseValue.status];
+      const [method, status, tally] = [request.method, responseValue.status, responseValue.tally];
       const ended = (end: StreamSummary) => {
         const ms = elapsedSince(startedAt) ?? 0;
         endSpan(span, method, route, status, { "parley.reply_status": end.reply_status });
@@ -133,9 +132,6 @@ export function createApp({
         metrics?.streamDuration.observe(ms / 1000);
         logger.info({ request_id: requestId, method, route: route || "*", duration_ms: ms, ...end }, "stream end");
       };
-      // Our producers count as they write (http/stream-tally.ts); any other body is watched.
-      const tally = tallyOf(responseValue);
-      if (!tally) return watchStream(responseValue, ended);
       tally.onEnd(ended);
     })
     .onAfterResponse(({ request, route, set, responseValue, ...ctx }) => {

@@ -8,11 +8,14 @@ import { and, eq, sql } from "drizzle-orm";
 import { sha256Hex } from "../bytes.ts";
 import type { ErrorPayload } from "../contract/errors.ts";
 import type { Db } from "../db/client.ts";
-import { idempotencyKeys } from "../db/schema.ts";
+import { idempotencyKeys, type MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import type { ReplyWrite } from "../replies/index.ts";
+import type { ChatDeps } from "./deps.ts";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
+const PENDING_WAIT_MS = 5_000;
 /** A record this old with neither a reply nor an error belongs to a request that died before starting one. */
 export const ABANDONED_MS = 60_000;
 /** The header as the OpenAPI document states it. */
@@ -24,10 +27,8 @@ export const IDEMPOTENCY_PARAMETER = {
 };
 const PRINTABLE = /^[\x20-\x7E]{1,255}$/;
 
-/** The request's Idempotency-Key, if any; 400 when it is empty, too long or not printable ASCII. */
-export function idempotencyKeyOf(request: Request): string | null {
-  const value = request.headers.get("idempotency-key");
-  if (value === null) return null;
+/** The Idempotency-Key header's value, checked: 400 when it is empty, too long or not printable ASCII. */
+export function idempotencyKeyOf(value: string): string {
   if (!PRINTABLE.test(value)) {
     throw new ApiError(
       "invalid_request",
@@ -101,6 +102,48 @@ export async function inspect(
   if (row.errorStatus !== null && row.errorBody !== null)
     return { kind: "error", status: row.errorStatus, error: JSON.parse(row.errorBody) };
   return { kind: "pending" };
+}
+
+/** A retry whose first request is still being handled (or, answered as JSON, still generating its reply): retry later. */
+export const inProgress = () =>
+  new ApiError(
+    "idempotency_in_progress",
+    "A request with this Idempotency-Key is still being processed; retry later.",
+    {
+      headers: { "retry-after": "1" },
+    },
+  );
+
+/**
+ * Claims the key for this request (null: it is the first, go on) or answers as the first
+ * request did: its reply (a stream retry waits briefly for the first request to start one),
+ * its early error, or 422 for another body with the same key.
+ */
+export async function claimOrReplay(
+  deps: ChatDeps,
+  keyId: string,
+  { key, hash }: { key: string; hash: string },
+  stream: boolean,
+): Promise<MessageRow | null> {
+  let found = await claim(deps.db, keyId, key, hash, deps.now());
+  if (found.kind === "first") return null;
+  for (let waited = 0; found.kind === "pending" && stream && waited < PENDING_WAIT_MS; waited += 50) {
+    await new Promise((r) => setTimeout(r, 50));
+    found = await inspect(deps.db, keyId, key, hash);
+  }
+  if (found.kind === "pending") throw inProgress();
+  if (found.kind === "reused") {
+    throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.", {
+      param: "Idempotency-Key",
+    });
+  }
+  if (found.kind === "error") {
+    throw new ApiError(found.error.code, found.error.message, found.error.param ? { param: found.error.param } : {});
+  }
+  const message = await deps.replies.find(keyId, found.messageId);
+  if (!message)
+    throw new ApiError("not_found", "The reply of this Idempotency-Key's request was deleted with its conversation.");
+  return message;
 }
 
 const where = (keyId: string, idemKey: string) =>

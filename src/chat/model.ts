@@ -39,19 +39,6 @@ export const chatBody = (maxMessageChars: number) =>
     ),
   });
 
-// White space and the invisible format characters (zero-width space, joiners, BOM).
-const BLANK = /^[\s\u200B-\u200D\u2060\uFEFF]*$/u;
-
-/** What is wrong with a message the schema accepted, if anything. */
-export function messageProblem(message: string): string | null {
-  if (BLANK.test(message)) return "it must contain more than white space";
-  // PostgreSQL text cannot store U+0000; say so instead of failing at the insert.
-  if (message.includes("\0")) return "it must not contain NUL (U+0000) characters";
-  // A lone surrogate would be stored as U+FFFD: refuse rather than store something else.
-  if (!message.isWellFormed()) return "it must be well-formed Unicode (no lone surrogates)";
-  return null;
-}
-
 /** The reply as JSON (`stream: false`). */
 export const ChatReply = t.Object({
   id: t.String({ description: "msg_… identifier of the assistant message" }),

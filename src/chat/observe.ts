@@ -1,29 +1,27 @@
 /**
  * A reply as the metrics see it: time to first token, then (when it has ended) its terminal
  * status, the tokens the model reported and, for a failed model call, the failure's kind. It
- * listens only until the first token, so a long reply costs one callback, not one per token.
+ * reads the reply's stream only until the first token, so a long reply costs one callback, not
+ * one per token.
  */
 import type { Metrics } from "../metrics/index.ts";
-import type { Replies, ReplyHandle } from "../replies/index.ts";
+import type { ReplyHandle, ReplyStream } from "../replies/index.ts";
 
 export function observeReply(
-  feed: ReturnType<Replies["feed"]>,
+  stream: ReplyStream,
   done: ReplyHandle["done"],
   metrics: Metrics,
   startedAt: number,
 ): void {
-  let seen = false;
-  const off = feed.subscribe((e) => {
-    if (seen || (e.event.type !== "token" && e.event.type !== "end" && e.event.type !== "error")) return;
-    seen = true;
-    if (e.event.type === "token") metrics.ttft.observe((performance.now() - startedAt) / 1000);
-    queueMicrotask(() => off());
+  stream.subscribe(({ event }) => {
+    if (event.type === "token") metrics.ttft.observe((performance.now() - startedAt) / 1000);
+    return event.type === "token"; // enough; the terminal event ends the stream anyway
   });
   void done.then((outcome) => {
     if (outcome.ok) {
-      metrics.replies.inc({ status: outcome.message.status });
-      if (outcome.message.inputTokens) metrics.tokens.inc({ direction: "input" }, outcome.message.inputTokens);
-      if (outcome.message.outputTokens) metrics.tokens.inc({ direction: "output" }, outcome.message.outputTokens);
+      metrics.replies.inc({ status: outcome.status });
+      if (outcome.usage?.input_tokens) metrics.tokens.inc({ direction: "input" }, outcome.usage.input_tokens);
+      if (outcome.usage?.output_tokens) metrics.tokens.inc({ direction: "output" }, outcome.usage.output_tokens);
       return;
     }
     metrics.replies.inc({ status: "failed" });

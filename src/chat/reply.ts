@@ -1,22 +1,33 @@
 /**
  * The one way a chat reply starts, whichever door the question came through (POST /v1/chat,
- * POST /v1/chat/completions, the MCP `ask` tool): Idempotency-Key claim or replay, the turn
- * (conversation, history, and the writes that go with the reply's statement), then the run.
- * The doors only translate the wire form.
+ * POST /v1/chat/completions, the MCP `ask` tool): the message's validation, the Idempotency-Key
+ * claim or replay (idempotency.ts), the turn — the conversation found or made, its history, and
+ * the writes that go with the reply's statement (the conversation and the user message are
+ * written by the statement that creates the reply) — then the run. The doors only translate the
+ * wire form: each answers from `replies.stream(started.reply)`.
  */
 import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
 import type { ApiKeyInfo } from "../auth/index.ts";
-import type { MessageRow } from "../db/schema.ts";
+import {
+  findConversation,
+  insertConversation,
+  insertEarlierTurns,
+  insertUserMessage,
+  MESSAGES_CAP,
+  pageMessages,
+  titleFrom,
+} from "../conversations/service.ts";
+import type { Db } from "../db/client.ts";
+import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
-import type { ReplyHandle } from "../replies/index.ts";
+import { clip } from "../http/text.ts";
+import { isId, newId } from "../ids.ts";
+import { defaultKnowledgeBaseFor, mayUse, resolveKnowledgeBase } from "../knowledge/index.ts";
+import type { ReplyWrite } from "../replies/index.ts";
 import type { Trace } from "../tracing/index.ts";
 import type { ChatDeps } from "./deps.ts";
-import { type Claim, claim, forget, inspect, linkReply, recordError } from "./idempotency.ts";
+import { claimOrReplay, forget, idempotencyKeyOf, linkReply, recordError } from "./idempotency.ts";
 import { observeReply } from "./observe.ts";
-import { prepareReply } from "./service.ts";
-
-/** How long a stream retry waits for the first request (same Idempotency-Key) to start its reply. */
-const PENDING_WAIT_MS = 5_000;
 
 export interface ReplyRequest {
   /** The caller's key: its conversations, and the knowledge bases it may use. */
@@ -24,6 +35,8 @@ export interface ReplyRequest {
   /** A new conversation's knowledge base, by id or name (the key's default when omitted). */
   knowledgeBaseId?: string;
   message: string;
+  /** How the door names the message in a refusal: its `param`, and its name in the text (chat's by default). */
+  field?: { param: string; name: string };
   conversationId?: string | null;
   /** For a new conversation: the turns the client already had (stored before the message). */
   history?: ChatTurn[];
@@ -32,36 +45,42 @@ export interface ReplyRequest {
   stream: boolean;
   /** The request's trace: the reply's spans go under it (tracing/). */
   trace?: Trace;
-  /** The Idempotency-Key and the hash of what decides the reply. */
-  idempotency?: { key: string; hash: string };
+  /** The request's Idempotency-Key header (checked here, when present) and the hash of what decides the reply. */
+  idempotency?: { key: string | null; hash: () => Promise<string> };
 }
 
 /** A new run, or — a retry with the same Idempotency-Key — the first request's stored reply. */
-export type StartedReply =
-  | {
-      kind: "run";
-      reply: ReplyHandle;
-      conversationId: string;
-      /** The knowledge base the reply searches and cites (a continued conversation keeps its own). */
-      knowledgeBaseId: string | null;
-    }
-  | { kind: "replay"; message: MessageRow };
+export interface StartedReply {
+  /** The run's reply, or the stored one a retry replays (with its status: an ended one is read from the store). */
+  reply: Pick<MessageRow, "id" | "conversationId" | "createdAt"> & Partial<Pick<MessageRow, "status">>;
+  replayed: boolean;
+  /** The knowledge base the run searches and cites (a continued conversation keeps its own); null for a replay. */
+  knowledgeBaseId: string | null;
+}
 
-const inProgress = () =>
-  new ApiError(
-    "idempotency_in_progress",
-    "A request with this Idempotency-Key is still being processed; retry later.",
-    {
-      headers: { "retry-after": "1" },
-    },
-  );
+// White space and the invisible format characters (zero-width space, joiners, BOM).
+const BLANK = /^[\s\u200B-\u200D\u2060\uFEFF]*$/u;
+
+/** What is wrong with a message its door's schema accepted, if anything. */
+function messageProblem(message: string): string | null {
+  if (BLANK.test(message)) return "it must contain more than white space";
+  // PostgreSQL text cannot store U+0000; say so instead of failing at the insert.
+  if (message.includes("\0")) return "it must not contain NUL (U+0000) characters";
+  // A lone surrogate would be stored as U+FFFD: refuse rather than store something else.
+  if (!message.isWellFormed()) return "it must be well-formed Unicode (no lone surrogates)";
+  return null;
+}
 
 export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<StartedReply> {
-  const idem = req.idempotency;
-  if (idem) {
-    const found = await claim(deps.db, req.key.id, idem.key, idem.hash, deps.now());
-    if (found.kind !== "first") return { kind: "replay", message: await replayed(deps, req, found) };
+  const problem = messageProblem(req.message);
+  if (problem) {
+    const { param, name } = req.field ?? { param: "message", name: "field 'message'" };
+    throw new ApiError("invalid_request", `Invalid ${name}: ${problem}.`, { param });
   }
+  const idemKey = req.idempotency?.key == null ? null : idempotencyKeyOf(req.idempotency.key);
+  const idem = idemKey === null ? undefined : { key: idemKey, hash: await req.idempotency!.hash() };
+  const replay = idem ? await claimOrReplay(deps, req.key.id, idem, req.stream) : null;
+  if (replay) return { reply: replay, replayed: true, knowledgeBaseId: null };
   const startedAt = performance.now();
   try {
     const at = new Date(deps.now());
@@ -85,13 +104,8 @@ export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<Sta
       trace: req.trace,
     });
     // Every door (chat, Chat Completions, MCP) starts here, so the reply metrics are taken once, here.
-    if (deps.metrics) observeReply(deps.replies.feed(reply.id), reply.done, deps.metrics, startedAt);
-    return {
-      kind: "run",
-      reply,
-      conversationId: prepared.conversation.id,
-      knowledgeBaseId: prepared.knowledgeBaseId,
-    };
+    if (deps.metrics) observeReply(deps.replies.stream(reply), reply.done, deps.metrics, startedAt);
+    return { reply, replayed: false, knowledgeBaseId: prepared.knowledgeBaseId };
   } catch (error) {
     // Retries of a request that never started a reply: the same client error, or a fresh try after a server fault.
     if (idem && error instanceof ApiError && error.status < 500)
@@ -101,39 +115,75 @@ export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<Sta
   }
 }
 
-/** The first request's reply, for a retry with the same Idempotency-Key and body. */
-async function replayed(deps: ChatDeps, req: ReplyRequest, found: Exclude<Claim, { kind: "first" }>) {
-  const { key, hash } = req.idempotency!;
-  // A stream retry waits (briefly) for the first request to start its reply, then follows it.
-  for (let waited = 0; found.kind === "pending" && req.stream && waited < PENDING_WAIT_MS; waited += 50) {
-    await new Promise((r) => setTimeout(r, 50));
-    found = await inspect(deps.db, req.key.id, key, hash);
-  }
-  if (found.kind === "pending") throw inProgress();
-  if (found.kind === "reused") {
-    throw new ApiError("idempotency_key_reused", "This Idempotency-Key was used with a different request body.", {
-      param: "Idempotency-Key",
-    });
-  }
-  if (found.kind === "error") {
-    throw new ApiError(found.error.code, found.error.message, found.error.param ? { param: found.error.param } : {});
-  }
-  const message = await deps.replies.find(req.key.id, found.messageId);
-  if (!message)
-    throw new ApiError("not_found", "The reply of this Idempotency-Key's request was deleted with its conversation.");
-  return message;
+/**
+ * Where the reply to a new message goes, the turns the agent should know of, and the turn's own
+ * writes (the conversation when it is new, the user message), which run in the statement that
+ * creates the reply.
+ */
+interface PreparedReply {
+  conversation: ConversationRow;
+  history: ChatTurn[];
+  writes: ReplyWrite[];
+  /** What the reply may search and cite: the conversation's knowledge base, if the key may still use it. */
+  knowledgeBaseId: string | null;
 }
 
+const notFound = (id: string) =>
+  new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "conversation_id" });
+
 /**
- * A replayed reply as a JSON answer can give it: the stored message once it has ended well; its
- * error when it failed; 409 while it is still being generated (a stream follows it instead).
+ * Finds the conversation (or makes a new one) and reads its history: what a reply needs before
+ * its run. A new conversation takes `knowledgeBaseId` (which the key must be allowed: else 404,
+ * as for an unknown id) or the key's default; an existing one keeps its own, and naming another
+ * is a 400. A new conversation may bring `earlier` turns (a client that keeps its own history,
+ * such as a Chat Completions `messages` array): stored before the message, and the agent's history.
  */
-export async function settledReply(deps: ChatDeps, message: MessageRow): Promise<MessageRow> {
-  if (message.status === "in_progress") throw inProgress();
-  if (message.status === "failed") {
-    const event = (await deps.replies.terminal(message.id))?.event;
-    if (event?.type === "error") throw new ApiError(event.error.code, event.error.message);
-    throw new ApiError("generation_failed", "The agent failed while generating the reply.");
+async function prepareReply(
+  db: Db,
+  key: Pick<ApiKeyInfo, "id" | "role" | "knowledgeBaseIds">,
+  message: string,
+  conversationId: string | null | undefined,
+  at: Date,
+  knowledgeBaseId?: string,
+  /** A new conversation's earlier turns, as the client had them; ignored when continuing one. */
+  earlier: ChatTurn[] = [],
+): Promise<PreparedReply> {
+  const keyId = key.id;
+  const named = knowledgeBaseId === undefined ? undefined : (await resolveKnowledgeBase(db, key, knowledgeBaseId)).id;
+  if (conversationId == null) {
+    const kbId = named ?? (await defaultKnowledgeBaseFor(db, key));
+    const title = titleFrom(earlier.find((t) => t.role === "user")?.content ?? message);
+    const conversation = { id: newId("conv"), keyId, kbId, title, createdAt: at, updatedAt: at };
+    // The message's id is made after the conversation's: (created_at, id) orders the turn.
+    return {
+      conversation,
+      history: earlier,
+      writes: [
+        insertConversation(conversation),
+        ...(earlier.length ? [insertEarlierTurns(conversation.id, earlier, at)] : []),
+        insertUserMessage(conversation.id, message, at),
+      ],
+      knowledgeBaseId: kbId,
+    };
   }
-  return message;
+  const conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
+  if (!conversation) throw notFound(conversationId);
+  if (named !== undefined && named !== conversation.kbId) {
+    throw new ApiError(
+      "invalid_request",
+      "A conversation keeps the knowledge base it started with; start a new conversation for another one.",
+      { param: "knowledge_base_id" },
+    );
+  }
+  // A key whose grant was withdrawn since gets no passages from it (nothing is cited).
+  const kbId = conversation.kbId && mayUse(key, conversation.kbId) ? conversation.kbId : null;
+  // The agent sees the most recent messages only, like a read of the conversation: a turn's
+  // cost must not grow with the conversation's length.
+  const history: ChatTurn[] = (await pageMessages(db, conversation.id, MESSAGES_CAP, null)).rows
+    // A stopped reply is what the user chose to keep, a cut one (length) what they got; failed
+    // and running ones are not history.
+    .filter((m) => m.status === "completed" || m.status === "stopped" || m.status === "length")
+    .map((m) => ({ role: m.role, content: m.content }));
+  // The reply statement moves the conversation's updated_at (touchConversation): not this write.
+  return { conversation, history, writes: [insertUserMessage(conversation.id, message, at)], knowledgeBaseId: kbId };
 }

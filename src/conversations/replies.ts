@@ -57,7 +57,8 @@ export const replyRoutes = (deps: ReplyDeps) => {
         const after = afterOf(request);
         const reply = await find(apiKey.id, params);
         // At or past the end of an ended reply: 204, so an EventSource stops reconnecting.
-        return ((await deps.replies.resume(reply, after)) ?? new Response(null, { status: 204 })) as never;
+        const stream = await deps.replies.resume(reply, after);
+        return (stream ? stream.response() : new Response(null, { status: 204 })) as never;
       },
       {
         parse: "none",

@@ -1,7 +1,8 @@
 /**
  * What the access log needs about a request, gathered by hooks that run at different stages:
  * when it began, the status our error handler chose (Elysia's after-response hook does not
- * see it) and the key that authenticated it. Kept beside the Request, like its id.
+ * see it), the socket's address and the client's behind trusted proxies. Kept beside the
+ * Request, like its id.
  */
 const started = new WeakMap<Request, number>();
 const statuses = new WeakMap<Request, number>();
@@ -36,4 +37,21 @@ export function finalStatus(request: Request, response: unknown, setStatus: unkn
   if (fromError !== undefined) return fromError;
   if (response instanceof Response) return response.status;
   return typeof setStatus === "number" ? setStatus : 200;
+}
+
+/**
+ * The client's address: the socket's, or X-Forwarded-For's when proxies are trusted. With
+ * `trustProxy` = N > 0, N proxies each appended the address they received from: the client is
+ * the Nth entry from the right (or the leftmost, if there are fewer). A client cannot spoof past
+ * a trusted proxy, because entries it sends itself sit further left.
+ */
+export function clientIp(request: Request, socketIp: string | undefined, trustProxy: number): string | undefined {
+  if (trustProxy > 0) {
+    const hops = (request.headers.get("x-forwarded-for") ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (hops.length) return hops[Math.max(0, hops.length - trustProxy)];
+  }
+  return socketIp;
 }

@@ -5,8 +5,9 @@
  */
 import { Elysia } from "elysia";
 import type { Logger } from "../config/logger.ts";
-import { errorResponse } from "./error-handler.ts";
-import { requestIdOf } from "./request-id.ts";
+import type { ErrorBody } from "../contract/errors.ts";
+import { errorResponse, shapeErrorsOf } from "./error-handler.ts";
+import { requestIdOf, urlOf } from "./request-id.ts";
 
 /** Request ids and the error handler, for one feature plugin. */
 export const httpCore = (logger: Logger) =>
@@ -17,3 +18,14 @@ export const httpCore = (logger: Logger) =>
       set.headers["x-request-id"] = requestId;
       return { requestId };
     });
+
+/**
+ * The errors of requests whose path matches `paths`, worded in another dialect (the
+ * OpenAI-compatible door's). Set before anything else runs (onRequest is global: hence the path
+ * test), so whichever plugin's error hook answers them — the host app's, or another feature's
+ * scoped one, may come first — the body takes `shape`, with the same status, headers and logging.
+ */
+export const errorDialect = (paths: RegExp, shape: (body: ErrorBody) => unknown) =>
+  new Elysia().onRequest(({ request }) => {
+    if (paths.test(urlOf(request).pathname)) shapeErrorsOf(request, shape);
+  });

@@ -9,7 +9,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ApiKeyInfo } from "../auth/index.ts";
-import { type ChatDeps, messageProblem, startReply } from "../chat/index.ts";
+import { type ChatDeps, startReply } from "../chat/index.ts";
 import { ApiError } from "../http/errors.ts";
 import { searchKnowledgeBase } from "../knowledge/index.ts";
 import { type KnowledgeModel, modelsOf, resolveModel } from "../openai-compat/index.ts";
@@ -91,19 +91,15 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpSe
     async ({ question, knowledge_base }) => {
       try {
         const kb = await knowledgeBase(knowledge_base);
-        const problem = messageProblem(question);
-        if (problem) throw new ApiError("invalid_request", `Invalid 'question': ${problem}.`, { param: "question" });
-        const started = await startReply(deps, {
+        const { reply } = await startReply(deps, {
           key,
           knowledgeBaseId: kb.knowledgeBaseId,
           message: question,
+          field: { param: "question", name: "'question'" },
           stream: false,
           trace,
         });
-        if (started.kind !== "run") throw new ApiError("internal_error", "No reply was started.");
-        const outcome = await started.reply.done;
-        if (!outcome.ok) throw outcome.error;
-        const { content, sources, conversationId } = outcome.message;
+        const { content, sources, conversationId } = await deps.replies.stream(reply).outcome();
         const listed = sources.length ? `\n\nSources:\n${sources.map((u, i) => `[${i + 1}] ${u}`).join("\n")}` : "";
         return {
           content: [{ type: "text", text: `${content}${listed}` }],

@@ -7,18 +7,18 @@
 import { Elysia, t } from "elysia";
 import { guard } from "../auth/index.ts";
 import { sha256Hex } from "../bytes.ts";
-import { type ChatDeps, IDEMPOTENCY_PARAMETER, idempotencyKeyOf, startReply } from "../chat/index.ts";
+import { type ChatDeps, IDEMPOTENCY_PARAMETER, startReply } from "../chat/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { clip } from "../http/text.ts";
-import { Accumulator, annotationsOf, completionId, finishReason, type Outcome } from "./completion.ts";
+import { completionOf } from "./completion.ts";
 import { openAiErrors } from "./errors.ts";
 import { CompletionResponse, ModelList, ModelObject, OpenAiErrorBody } from "./model.ts";
 import { type KnowledgeModel, modelsOf, resolveModel } from "./models.ts";
 import { completionBody, readCompletion } from "./request.ts";
-import { completionStream, type EventFeed } from "./stream.ts";
+import { completionStream } from "./stream.ts";
 import { titlesOf } from "./titles.ts";
 
 /** The header naming the Parley conversation a completion is stored in (and, sent back, continues). */
@@ -47,24 +47,6 @@ const modelObject = (m: KnowledgeModel) => ({
   owned_by: "parley" as const,
 });
 
-/** The reply's events folded to their outcome; throws the reply's error. */
-function collect(feed: EventFeed): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const acc = new Accumulator();
-    let unsubscribe = () => {};
-    let done = false;
-    unsubscribe = feed.subscribe(({ event }) => {
-      if (done) return;
-      const r = acc.add(event);
-      if (r === null) return;
-      done = true;
-      queueMicrotask(() => unsubscribe());
-      if (r instanceof ApiError) reject(r);
-      else resolve(r);
-    }, 0);
-  });
-}
-
 const errors = { 400: OpenAiErrorBody, 401: OpenAiErrorBody, 404: OpenAiErrorBody, 429: OpenAiErrorBody };
 
 export const openAiRoutes = (deps: ChatDeps) =>
@@ -79,22 +61,23 @@ export const openAiRoutes = (deps: ChatDeps) =>
         const model = await resolveModel(deps.db, apiKey, body.model);
         const asked = readCompletion(body, deps.options.maxMessageChars);
         const continued = request.headers.get(CONVERSATION_HEADER);
-        const idemKey = idempotencyKeyOf(request);
         const stream = body.stream === true;
         const started = await startReply(deps, {
           key: apiKey,
           // A continued conversation keeps its knowledge base; `default` then means that one.
           knowledgeBaseId: continued && body.model === "default" ? undefined : model.knowledgeBaseId,
           message: asked.question,
+          field: { param: asked.questionParam, name: "question" },
           // The stored history continues the conversation, in place of the one in `messages`.
           conversationId: continued,
           history: continued ? [] : asked.history,
           settings: asked.settings,
           stream,
           trace: deps.tracing?.of(request),
-          idempotency: idemKey
-            ? { key: idemKey, hash: await sha256Hex(JSON.stringify(["chat.completions", body, continued])) }
-            : undefined,
+          idempotency: {
+            key: request.headers.get("idempotency-key"),
+            hash: () => sha256Hex(JSON.stringify(["chat.completions", body, continued])),
+          },
         }).catch((error) => {
           if (error instanceof ApiError && error.options.param === "knowledge_base_id")
             throw new ApiError(error.code, error.message, { param: "model" });
@@ -105,47 +88,25 @@ export const openAiRoutes = (deps: ChatDeps) =>
           throw error;
         });
         // A continued conversation answers from its own knowledge base (what `default` means there).
-        const kbId = started.kind === "run" ? started.knowledgeBaseId : null;
+        const kbId = started.knowledgeBaseId;
         const answering =
           kbId && kbId !== model.knowledgeBaseId ? await resolveModel(deps.db, apiKey, kbId).catch(() => model) : model;
-        const message =
-          started.kind === "run"
-            ? { id: started.reply.id, conversationId: started.conversationId }
-            : { id: started.message.id, conversationId: started.message.conversationId };
+        const { reply } = started;
         const created = Math.floor(deps.now() / 1000);
-        const feed = deps.replies.feed(message.id);
-        set.headers[CONVERSATION_HEADER] = message.conversationId;
+        const replyStream = deps.replies.stream(reply);
+        set.headers[CONVERSATION_HEADER] = reply.conversationId;
+        const titles = (urls: string[]) => titlesOf(deps.db, answering.knowledgeBaseId, urls);
         if (stream) {
-          return (await completionStream(feed, {
+          return (await completionStream(replyStream, {
             model: answering.id,
             created,
             includeUsage: body.stream_options?.include_usage === true,
-            keepAliveMs: deps.options.keepAliveMs,
-            headers: { [CONVERSATION_HEADER]: message.conversationId },
-            titles: (urls) => titlesOf(deps.db, answering.knowledgeBaseId, urls),
+            headers: { [CONVERSATION_HEADER]: reply.conversationId },
+            titles,
           })) as never;
         }
-        const r = await collect(feed);
-        const annotations = annotationsOf(
-          r.content,
-          r.sources,
-          await titlesOf(deps.db, answering.knowledgeBaseId, r.sources),
-        );
-        return {
-          id: completionId(r.messageId),
-          object: "chat.completion" as const,
-          created,
-          model: answering.id,
-          choices: [
-            {
-              index: 0,
-              message: { role: "assistant" as const, content: r.content, refusal: null, annotations },
-              logprobs: null,
-              finish_reason: finishReason(r.status),
-            },
-          ],
-          usage: r.usage,
-        };
+        const r = await replyStream.outcome();
+        return completionOf(r, answering.id, created, await titles(r.sources));
       },
       {
         body: completionBody,

@@ -7,7 +7,6 @@
  */
 import { t } from "elysia";
 import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
-import { messageProblem } from "../chat/index.ts";
 import { ApiError } from "../http/errors.ts";
 
 /**
@@ -75,6 +74,8 @@ type Body = typeof completionBody.static;
 /** What a completion request asks of the chat service. */
 export interface CompletionRequest {
   question: string;
+  /** Where the question is, for a refusal of it (chat/ checks it where every door starts a reply). */
+  questionParam: string;
   history: ChatTurn[];
   settings: GenerationSettings;
 }
@@ -112,11 +113,9 @@ export function readCompletion(body: Body, maxMessageChars: number): CompletionR
   const last = turns.at(-1);
   if (!last || last.role !== "user")
     throw refuse("messages", "The last user or assistant message must be from the user: it is the question.");
-  const problem =
-    last.content.length > maxMessageChars
-      ? `it must be at most ${maxMessageChars} characters`
-      : messageProblem(last.content);
-  if (problem) throw refuse(`messages[${last.at}].content`, `Invalid question: ${problem}.`);
+  const questionParam = `messages[${last.at}].content`;
+  if (last.content.length > maxMessageChars)
+    throw refuse(questionParam, `Invalid question: it must be at most ${maxMessageChars} characters.`);
   const history = turns
     .slice(0, -1)
     .filter((t) => t.content.trim() && !t.content.includes("\0"))
@@ -130,7 +129,7 @@ export function readCompletion(body: Body, maxMessageChars: number): CompletionR
     ...(body.top_p != null ? { topP: body.top_p } : {}),
     ...(stop?.length ? { stopSequences: stop } : {}),
   };
-  return { question: last.content, history, settings };
+  return { question: last.content, questionParam, history, settings };
 }
 
 /** A message's text: a string, or its text parts joined; other parts (images, audio) are refused. */

@@ -1,145 +1,130 @@
 /**
- * The streamed Chat Completion: `data: {chat.completion.chunk}` lines, the first delta with the
- * role, the text deltas, the annotations on a delta of their own, the last delta with
+ * The streamed Chat Completion: the reply's stream translated, event by event, into
+ * `data: {chat.completion.chunk}` frames of the one SSE writer (http/sse.ts): the first delta
+ * with the role, the text deltas, the annotations on a delta of their own, the last delta with
  * `finish_reason`, the usage chunk (empty `choices`) when asked, then `data: [DONE]`.
  *
  * The response waits for the first token: a reply that fails before it (no passage search, the
  * model provider down) is answered with OpenAI's error shape and status rather than a 200 that
  * then carries an error. A failure after it is one `data: {"error": {…}}` line, then the stream
  * closes without [DONE] (what vLLM and OpenAI send; the SDKs raise it). A first token that takes
- * longer than `keepAliveMs` does not hold the connection silent: the 200 and the role chunk go
- * out, with keep-alive comments after them.
+ * longer than the keep-alive interval does not hold the connection silent: at the shared
+ * keep-alive's first ping the 200 and the role chunk go out, the ping after them.
  */
 import type { StreamEvent } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
-import { SSE_HEADERS } from "../http/sse.ts";
-import { Accumulator, annotationsOf, completionId, finishReason, type Outcome } from "./completion.ts";
+import { frame, SseWriter, terminalStatus, type WriterHooks } from "../http/sse.ts";
+import { type FinalReply, ReplyFold, type ReplyStream } from "../replies/index.ts";
+import { annotationsOf, completionId, finishReason, usageOf } from "./completion.ts";
 import { openAiError } from "./errors.ts";
 
 export interface StreamOptions {
   model: string;
   created: number;
   includeUsage: boolean;
-  keepAliveMs: number;
   headers: Record<string, string>;
   titles(urls: string[]): Promise<Map<string, string>>;
 }
 
-/** Anything that replays then follows a reply's events (runs/feed.ts). */
-export interface EventFeed {
-  subscribe(listener: (e: { event: StreamEvent }) => void, after?: number): () => void;
+/** Resolves with the streaming response once the first token (or the end) is there; rejects on an early failure. */
+export function completionStream(stream: ReplyStream, o: StreamOptions): Promise<Response> {
+  return new Promise((resolve, reject) => void new CompletionStream(stream, o, resolve, reject));
 }
 
-const encoder = new TextEncoder();
-const frame = (data: unknown) => encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
-const PING = encoder.encode(": ping\n\n");
+/** One streamed completion: the stream's reader and the writer's hooks. */
+class CompletionStream implements WriterHooks {
+  private readonly fold = new ReplyFold();
+  private readonly writer: SseWriter;
+  private readonly unsubscribe: () => void;
+  private id = "";
+  private started = false;
+  // Events are handled one after another (the annotations need a title lookup).
+  private chain: Promise<void> = Promise.resolve();
 
-/** Resolves with the streaming response once the first token (or the end) is there; rejects on an early failure. */
-export function completionStream(feed: EventFeed, o: StreamOptions): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const acc = new Accumulator();
-    const early: Uint8Array[] = [];
-    let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
-    let started = false;
-    let closed = false;
-    let lastWrite = Date.now();
-    let id = "";
-    let unsubscribe = () => {};
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // Events are handled one after another (the annotations need a title lookup).
-    let chain: Promise<void> = Promise.resolve();
+  constructor(
+    stream: ReplyStream,
+    private readonly o: StreamOptions,
+    private readonly resolve: (r: Response) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.writer = new SseWriter(stream.keepAlive, this);
+    this.unsubscribe = stream.subscribe((e) => {
+      const result = this.fold.add(e);
+      this.chain = this.chain
+        .then(() => this.handle(e.event, result))
+        .catch((error) => (this.started ? this.close() : this.fail(error)));
+    });
+  }
 
-    const stop = () => {
-      closed = true;
-      clearTimeout(timer);
-      queueMicrotask(() => unsubscribe());
-    };
-    const write = (bytes: Uint8Array) => {
-      lastWrite = Date.now();
-      if (controller) controller.enqueue(bytes);
-      else early.push(bytes);
-    };
-    const chunk = (delta: object, finish: string | null = null) =>
-      frame({
-        id,
+  /** The client left: the reply goes on and is stored. */
+  cancel(): void {
+    this.unsubscribe();
+  }
+
+  /** A quiet first token: the response starts, so the ping (and the role chunk before it) go out. */
+  ping(): void {
+    this.respond();
+  }
+
+  private respond(): void {
+    if (this.started) return;
+    this.started = true;
+    this.resolve(this.writer.response(this.o.headers));
+  }
+
+  private chunk(delta: object, finish: string | null = null): string {
+    const { created, model } = this.o;
+    const choices = [{ index: 0, delta, logprobs: null, finish_reason: finish }];
+    return frame(JSON.stringify({ id: this.id, object: "chat.completion.chunk", created, model, choices }));
+  }
+
+  private async handle(e: StreamEvent, result: FinalReply | ApiError | null): Promise<void> {
+    if (this.writer.closed) return;
+    if (e.type === "start") {
+      this.id = completionId(e.message_id);
+      this.writer.write(this.chunk({ role: "assistant", content: "", refusal: null }));
+    } else if (e.type === "token") {
+      this.respond();
+      this.writer.write(this.chunk({ content: e.content }));
+    } else if (result instanceof ApiError) {
+      if (!this.started) return this.fail(result);
+      this.writer.write(frame(JSON.stringify(openAiError(result.toPayload()))), 1, terminalStatus(e));
+      this.close();
+    } else if (result) {
+      await this.finish(result);
+    }
+  }
+
+  private async finish(r: FinalReply): Promise<void> {
+    this.respond();
+    const titles = await this.o.titles(r.sources).catch(() => new Map<string, string>());
+    const annotations = annotationsOf(r.content, r.sources, titles);
+    if (annotations.length) this.writer.write(this.chunk({ annotations }));
+    this.writer.write(this.chunk({}, finishReason(r.status)));
+    if (this.o.includeUsage) {
+      const { created, model } = this.o;
+      const usage = {
+        id: this.id,
         object: "chat.completion.chunk",
-        created: o.created,
-        model: o.model,
-        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      });
-    const close = () => {
-      stop();
-      controller?.close();
-    };
-    const respond = () => {
-      if (started) return;
-      started = true;
-      const body = new ReadableStream<Uint8Array>({
-        start(c) {
-          controller = c;
-          for (const b of early.splice(0)) c.enqueue(b);
-          if (closed) c.close();
-        },
-        cancel: stop, // the client left: the reply goes on and is stored
-      });
-      resolve(
-        new Response(body, {
-          headers: { ...o.headers, ...SSE_HEADERS },
-        }),
-      );
-    };
-    const ping = () => {
-      if (closed) return;
-      const quiet = Date.now() - lastWrite;
-      if (quiet >= o.keepAliveMs) {
-        respond();
-        write(PING);
-      }
-      timer = setTimeout(ping, Math.max(0, o.keepAliveMs - (Date.now() - lastWrite)));
-    };
-    timer = setTimeout(ping, o.keepAliveMs);
+        created,
+        model,
+        choices: [],
+        usage: usageOf(r.usage),
+      };
+      this.writer.write(frame(JSON.stringify(usage)));
+    }
+    this.writer.write(frame("[DONE]"), 1, r.status);
+    this.close();
+  }
 
-    const handle = async (e: StreamEvent) => {
-      if (closed) return;
-      const result = acc.add(e);
-      if (e.type === "start") {
-        id = completionId(e.message_id);
-        write(chunk({ role: "assistant", content: "", refusal: null }));
-      } else if (e.type === "token") {
-        respond();
-        write(chunk({ content: e.content }));
-      } else if (result instanceof ApiError) {
-        if (!started) {
-          stop();
-          return reject(result);
-        }
-        write(frame(openAiError(result.toPayload())));
-        close();
-      } else if (result) {
-        await finish(result);
-      }
-    };
-    const finish = async (r: Outcome) => {
-      respond();
-      const annotations = annotationsOf(r.content, r.sources, await o.titles(r.sources).catch(() => new Map()));
-      if (annotations.length) write(chunk({ annotations }));
-      write(chunk({}, finishReason(r.status)));
-      if (o.includeUsage)
-        write(
-          frame({
-            id,
-            object: "chat.completion.chunk",
-            created: o.created,
-            model: o.model,
-            choices: [],
-            usage: r.usage,
-          }),
-        );
-      write(frame("[DONE]"));
-      close();
-    };
-    unsubscribe = feed.subscribe(({ event }) => {
-      chain = chain.then(() => handle(event)).catch((error) => (started ? close() : reject(error)));
-    }, 0);
-  });
+  private close(): void {
+    this.unsubscribe();
+    this.writer.close();
+  }
+
+  /** A failure before the response started: OpenAI's error answer instead of a stream. */
+  private fail(error: unknown): void {
+    this.close();
+    this.reject(error);
+  }
 }

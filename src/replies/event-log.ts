@@ -7,21 +7,19 @@
  * smaller id; a client must never wait past the end.
  */
 import type { StreamEvent } from "../contract/events.ts";
+import type { ApiError } from "../http/errors.ts";
 
 /** An event with its sequence number within the reply (the SSE `id:`; `start` is 1). */
 export interface Sequenced {
   seq: number;
   event: StreamEvent;
-}
-
-/** Anything a response can follow: the events after `after`, then live ones, up to the terminal event. */
-export interface ReplyFeed {
-  subscribe(listener: (e: Sequenced) => void, after?: number): () => void;
+  /** With an `error` event of a run here: the failure itself (its headers and cause), which a fold throws. */
+  failure?: ApiError;
 }
 
 export const isTerminal = (e: StreamEvent) => e.type === "end" || e.type === "error";
 
-export class EventLog implements ReplyFeed {
+export class EventLog {
   readonly events: Sequenced[] = [];
   private readonly listeners = new Map<(e: Sequenced) => void, number>();
 

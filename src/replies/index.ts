@@ -1,23 +1,24 @@
 /**
  * replies/: the reply — the assistant message a run generates — from its start to its terminal
  * event, on any instance. `createReplies(deps)` is the one front door other folders use; it
- * builds the long-lived objects once (notifier, lease keeper, tails, registry) and `close()`
- * ends them. The protocols are described where they live: lease (statements.ts, lease.ts),
- * stop (below, `stop`), notify (notify.ts), terminal events (terminal.ts).
+ * builds the long-lived objects once (notifier, lease keeper, tails, registry, the replay pager,
+ * the keep-alive timer) and `close()` ends them. What it gives a reader is one thing, a
+ * `ReplyStream` (stream.ts): the reply's events from a position, whatever they come from, and
+ * the transforms every answer is made of. The protocols are described where they live: lease
+ * (statements.ts, lease.ts), stop (below, `stop`), notify (notify.ts), terminal events (terminal.ts).
  */
 import type { MessageRow } from "../db/schema.ts";
 import { KeepAlive } from "../http/keep-alive.ts";
 import { COMPACT_BATCH } from "./compact.ts";
-import type { Sequenced } from "./event-log.ts";
-import { streamOf, waitForEnd } from "./feed.ts";
 import { LeaseKeeper } from "./lease.ts";
 import { createNotifier, listenerOf } from "./notify.ts";
 import type { RunInput, RunOutcome } from "./outcome.ts";
-import { findOwnedReply, findOwnedReplyState, lastEvent, type ReplyState, readFrames } from "./reads.ts";
+import { findOwnedReply, findOwnedReplyState, lastEvent, type ReplyState, readPage } from "./reads.ts";
 import { RunRegistry } from "./registry.ts";
 import { ReplayPager } from "./replay.ts";
 import { Run } from "./run.ts";
 import { createReplyStore } from "./store.ts";
+import { type Origins, ReplyStream, sseOf } from "./stream.ts";
 import { Tails } from "./tail.ts";
 import { ORPHANED_EVENT } from "./terminal.ts";
 import type { RepliesDeps } from "./types.ts";
@@ -28,8 +29,13 @@ export const STOP_WAIT_MS = 5_000;
 /** A reply being generated in this process. */
 export interface ReplyHandle {
   readonly id: string;
+  readonly conversationId: string;
+  readonly createdAt: Date;
   readonly done: Promise<RunOutcome>;
 }
+
+/** A reply to stream: its id, and its status when it was read (an ended one is replayed from the store). */
+export type StreamedReply = Pick<MessageRow, "id"> & Partial<Pick<MessageRow, "status">>;
 
 export type Replies = ReturnType<typeof createReplies>;
 
@@ -40,12 +46,15 @@ export function createReplies(deps: RepliesDeps) {
   const shared = { ...deps, store, notifier, leases };
   const tails = new Tails(shared);
   const registry = new RunRegistry();
-  // One keep-alive timer for every stream of these replies, not one per stream (http/keep-alive.ts).
-  const keepAlive = new KeepAlive(deps.options.keepAliveMs);
-  const replays = new ReplayPager((id, after, limit) => readFrames(deps.db, id, after, limit));
-
-  /** The reply's events: the local run when it is generated here, else a tail of the database. */
-  const feed = (id: string) => registry.get(id) ?? tails.follow(id);
+  const origins: Origins = {
+    live: (id) => registry.get(id) ?? tails.follow(id),
+    pager: new ReplayPager((id, after, limit) => readPage(deps.db, id, after, limit)),
+    // One keep-alive timer for every stream of these replies, not one per stream (http/keep-alive.ts).
+    sse: sseOf(new KeepAlive(deps.options.keepAliveMs)),
+  };
+  /** The events of `reply` after `after`: its run here, a tail of the database, or (ended) its stored pages. */
+  const stream = (reply: StreamedReply, after = 0) =>
+    new ReplyStream(origins, reply.id, after, reply.status !== undefined && reply.status !== "in_progress");
 
   /** Expires the running replies among `rows` whose lease passed; true when one was ended (read again). */
   async function expireStale(rows: Pick<MessageRow, "id" | "status" | "leaseUntil">[]): Promise<boolean> {
@@ -63,22 +72,18 @@ export function createReplies(deps: RepliesDeps) {
     async start(input: RunInput): Promise<ReplyHandle> {
       return registry.track(await Run.start(shared, input));
     },
-    feed,
-    /** The SSE response of reply `id` after event `after`, up to and including its terminal event. */
-    stream: (id: string, after = 0) => streamOf(feed(id), after, keepAlive),
+    stream,
     /**
-     * A reconnection's answer: the stream after `after`, or null when the client is at or past
+     * A reconnection's stream: the events after `after`, or null when the client is at or past
      * the terminal event of an ended reply (answer 204: EventSource stops reconnecting). A swept
      * reply's terminal event carries a smaller id than a live client may have seen from the dead
-     * instance, so it is sent whatever the position.
+     * instance, so it is sent whatever the position (followed through a tail, which always
+     * delivers the terminal event).
      */
-    async resume(reply: Pick<MessageRow, "id" | "status" | "lastSeq">, after: number): Promise<Response | null> {
-      if (reply.status !== "in_progress" && after >= reply.lastSeq) {
-        if ((await lastEvent(deps.db, reply.id))?.data !== ORPHANED_EVENT) return null;
-      }
-      // An ended reply's events are all stored: paged from the database as the client reads.
-      if (reply.status !== "in_progress" && after < reply.lastSeq) return replays.response(reply.id, after);
-      return streamOf(feed(reply.id), after, keepAlive);
+    async resume(reply: Pick<MessageRow, "id" | "status" | "lastSeq">, after: number): Promise<ReplyStream | null> {
+      if (reply.status === "in_progress" || after < reply.lastSeq) return stream(reply, after);
+      if ((await lastEvent(deps.db, reply.id))?.data !== ORPHANED_EVENT) return null;
+      return stream({ id: reply.id }, after);
     },
     /**
      * The stop protocol: set the reply's stop flag (one conditional UPDATE that also NOTIFYs
@@ -90,7 +95,7 @@ export function createReplies(deps: RepliesDeps) {
     async stop(id: string, waitMs = STOP_WAIT_MS): Promise<boolean> {
       if (!(await store.requestStop(id))) return false;
       registry.get(id)?.stop();
-      await waitForEnd(feed(id), waitMs);
+      await stream({ id }).ended(waitMs);
       return true;
     },
     /** Ends as failed the replies whose lease passed (all, or only `id`); the ids ended. */
@@ -122,12 +127,6 @@ export function createReplies(deps: RepliesDeps) {
       if (reply && (await expireStale([reply]))) return findOwnedReplyState(deps.db, keyId, id, conversationId);
       return reply;
     },
-    /** The reply's terminal event, once it has ended. */
-    async terminal(id: string): Promise<Sequenced | null> {
-      const last = await lastEvent(deps.db, id);
-      const event = last && (JSON.parse(last.data) as Sequenced["event"]);
-      return event && (event.type === "end" || event.type === "error") ? { seq: last.seq, event } : null;
-    },
     /** Replies generated in this process now. */
     get running(): number {
       return registry.size;
@@ -139,17 +138,16 @@ export function createReplies(deps: RepliesDeps) {
       await registry.drain(0);
       tails.close();
       leases.close();
-      keepAlive.close();
+      origins.sse.keepAlive.close();
       await notifier.close();
-      replays.clear();
+      origins.pager.clear();
     },
     /** The runs generated here now (shutdown logs, tests). */
     live: () => registry.all(),
   };
 }
 
-export type { ReplyFeed, Sequenced } from "./event-log.ts";
-export { isTerminal } from "./event-log.ts";
 export type { RunInput, RunOutcome } from "./outcome.ts";
 export type { ReplyState } from "./reads.ts";
 export type { ReplyWrite } from "./statements.ts";
+export { type FinalReply, ReplyFold, ReplyStream } from "./stream.ts";

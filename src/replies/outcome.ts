@@ -1,10 +1,9 @@
 /** What a run answers and how it ended: the input, the outcome, and why generation stopped early. */
 import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
 import { describeError, type Logger } from "../config/logger.ts";
-import type { MessageRow } from "../db/schema.ts";
+import type { ReplyStatus, Usage } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Trace } from "../tracing/index.ts";
-import type { Generated } from "./generate.ts";
 import type { ReplyWrite } from "./statements.ts";
 
 /** What a run answers. `at` is when the user message was stored: the reply sorts after it. */
@@ -23,8 +22,8 @@ export interface RunInput {
   trace?: Trace;
 }
 
-/** How a run ended: the stored assistant message (completed or stopped), or the error it failed with. */
-export type RunOutcome = { ok: true; message: MessageRow } | { ok: false; error: ApiError };
+/** How a run ended: stored with its final status and the usage the model reported, or failed with its error. */
+export type RunOutcome = { ok: true; status: ReplyStatus; usage: Usage | null } | { ok: false; error: ApiError };
 
 /** The abort reason of a stop asked for by a client (POST …/stop), as opposed to a failure. */
 export class StopRequest {}
@@ -51,23 +50,4 @@ export function whyEnded(
   if (error instanceof ApiError && UPSTREAM.has(error.code)) return error; // the model agent logged it once
   at.logger.error({ conversation_id: at.conversationId, error: describeError(error) }, "generation failed");
   return new ApiError("generation_failed", "The agent failed while generating the reply.", { cause: error });
-}
-
-/** The assistant message as the final statement stored it. */
-export function storedReply(
-  run: { id: string; conversationId: string; createdAt: Date },
-  out: Generated,
-  stopped: boolean,
-  lastSeq: number,
-): MessageRow {
-  return {
-    ...{ id: run.id, conversationId: run.conversationId, role: "assistant", content: out.content },
-    ...{
-      sources: out.sources,
-      status: stopped ? "stopped" : out.cut ? "length" : "completed",
-      createdAt: run.createdAt,
-    },
-    ...{ leaseUntil: null, stopRequested: stopped, lastSeq, tokenOffsets: null, compactedEvents: null },
-    ...{ inputTokens: out.usage?.input_tokens ?? null, outputTokens: out.usage?.output_tokens ?? null },
-  };
 }

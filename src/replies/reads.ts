@@ -27,27 +27,28 @@ export async function readEvents(db: Db, id: string, after: number, limit = 1_00
 }
 
 /**
- * The same events as `readEvents`, already framed as SSE (`id:` and `data:` lines) into one
- * string by the database: a replay page is one value, not `limit` row objects to build, frame
- * and collect per reader (issue 18, item 2: 50 readers of a long reply churned hundreds of MiB).
- * A rebuilt token's JSON is written as JSON.stringify writes it (to_json escapes alike).
+ * The same events as `readEvents`, as one value: `seq` and `data` on alternate lines (an event's
+ * JSON has no raw newline). A replay page is then one string built by the database, not `limit`
+ * row objects to build and collect (rows per page had 50 concurrent replays of a 20,000-event
+ * reply add up to twice the memory: bench/replay-memory.ts); replay.ts frames it. A rebuilt
+ * token's JSON is written as JSON.stringify writes it (to_json escapes alike).
  */
-export async function readFrames(
+export async function readPage(
   db: Db,
   id: string,
   after: number,
   limit: number,
-): Promise<{ frames: string; last: number | null; count: number }> {
+): Promise<{ events: string; last: number | null; count: number }> {
   const data = sql.raw(`coalesce(data, '{"type":"token","content":' || to_json(missing)::text || '}')`);
-  const rows = await rowsOf<{ frames: string | null; last: number | null; count: number }>(
+  const rows = await rowsOf<{ events: string | null; last: number | null; count: number }>(
     db,
-    sql`select string_agg('id: ' || seq || E'\ndata: ' || ${data} || E'\n\n', '' order by seq) as frames,
+    sql`select string_agg(seq || E'\n' || ${data}, E'\n' order by seq) as events,
       max(seq) as last, count(*)::int as count
     from (${eventsAfter(id, after, limit)}) as e`,
   );
   const row = rows[0];
   return {
-    frames: row?.frames ?? "",
+    events: row?.events ?? "",
     last: row?.last == null ? null : Number(row.last),
     count: Number(row?.count ?? 0),
   };

@@ -1,24 +1,25 @@
 /**
- * Replaying an ended reply (issue 18, item 2): its events are all stored and will not change in
- * meaning (compaction rebuilds the same text for any position), so the response reads them page
- * by page as the client takes them (a ReadableStream's `pull` runs only when the client has read
- * what was queued), never the whole reply at once.
+ * Replaying an ended reply: its events are all stored and will not change in meaning (compaction
+ * rebuilds the same text for any position), so they are read page by page as the reader takes
+ * them (a ReadableStream's `pull` runs only when the client has read what was queued), never the
+ * whole reply at once.
  *
  * Pages are shared. One reply replayed to many clients at once (a link shared in a channel, a
  * dashboard reloaded by a team) would otherwise read, frame and encode the same pages once per
- * reader. `ReplayPager` keeps recent pages, encoded once, keyed by (reply, position), and a read
- * already under way is joined rather than repeated. Page boundaries are aligned (a page ends at a
- * multiple of the page size), so readers that started at different positions meet on the same
- * pages after their first. Memory: the pages cached (bounded in bytes) plus one page in flight
- * per reader, whatever the reply's length and however many read it.
+ * reader. `ReplayPager` keeps recent pages, framed and encoded once, keyed by (reply, position),
+ * and a read already under way is joined rather than repeated. Page boundaries are aligned (a
+ * page ends at a multiple of the page size), so readers that started at different positions meet
+ * on the same pages after their first. Memory: the pages cached (bounded in bytes) plus one page
+ * in flight per reader, whatever the reply's length and however many read it. Every replay of an
+ * ended reply reads here: the SSE resume (`response`) and the streams the other doors fold or
+ * translate (stream.ts).
  */
-import { SSE_HEADERS } from "../http/sse.ts";
-import { SseScanner } from "../http/sse-scan.ts";
-import { StreamTally } from "../http/stream-tally.ts";
-import type { readFrames } from "./reads.ts";
+import { frame, type SseResponse, SseWriter, terminalStatus } from "../http/sse.ts";
+import type { StoredEvent } from "./batcher.ts";
+import type { readPage } from "./reads.ts";
 
-/** Reads up to `limit` events of reply `id` after `after`, framed (reads.ts's `readFrames` over a Db). */
-export type FrameReader = (id: string, after: number, limit: number) => ReturnType<typeof readFrames>;
+/** Reads up to `limit` events of reply `id` after `after` as one value (reads.ts's `readPage` over a Db). */
+export type PageReader = (id: string, after: number, limit: number) => ReturnType<typeof readPage>;
 
 /** Events per page: ~100 KB of SSE frames for a typical token event. */
 export const REPLAY_PAGE = 500;
@@ -27,9 +28,11 @@ export const REPLAY_CACHE_BYTES = 8 * 1_048_576;
 /** How long a cached page may be served: a deleted reply's pages do not outlive this. */
 const PAGE_TTL_MS = 30_000;
 
-/** One page of a reply's events after a position: SSE frames, encoded; `last` is the last seq (or null). */
+/** One page of a reply's events after a position, as SSE frames encoded; `last` is the last seq (or null). */
 export interface ReplayPage {
   readonly bytes: Uint8Array;
+  /** The events as read: `seq` and `data` on alternate lines (`eventsOf` reads them). */
+  readonly events: string;
   readonly last: number | null;
   readonly count: number;
   /** The number of events the page was asked for: fewer came back when it reached the reply's end. */
@@ -38,11 +41,31 @@ export interface ReplayPage {
   readonly status: string | undefined;
 }
 
-/** The status a page's terminal event names, read from its bytes once, for every reader (sse-scan.ts). */
-function statusOf(bytes: Uint8Array): string | undefined {
-  const scan = new SseScanner();
-  scan.push(bytes);
-  return scan.status;
+/** A page's events, in order: what a reader that folds or translates them gets (stream.ts). */
+export function* eventsOf(page: Pick<ReplayPage, "events">): Generator<StoredEvent> {
+  const text = page.events;
+  for (let at = 0; at < text.length; ) {
+    const seqEnd = text.indexOf("\n", at);
+    const dataEnd = text.indexOf("\n", seqEnd + 1);
+    const end = dataEnd === -1 ? text.length : dataEnd;
+    yield { seq: Number(text.slice(at, seqEnd)), data: text.slice(seqEnd + 1, end) };
+    at = end + 1;
+  }
+}
+
+/** The status a page's terminal event names (its last, if terminal): only that event's JSON is parsed. */
+function statusOf(events: string): string | undefined {
+  const data = events.slice(events.lastIndexOf("\n") + 1);
+  return data.startsWith('{"type":"end"') || data.startsWith('{"type":"error"')
+    ? terminalStatus(JSON.parse(data))
+    : undefined;
+}
+
+/** A page as a replay sends it: each event framed with its id (its data is the event's JSON already). */
+function pageOf(p: Awaited<ReturnType<PageReader>>, limit: number): ReplayPage {
+  let frames = "";
+  for (const e of eventsOf(p)) frames += frame(e.data, e.seq);
+  return { ...p, bytes: encoder.encode(frames), limit, status: statusOf(p.events) };
 }
 
 interface Entry {
@@ -58,7 +81,7 @@ export class ReplayPager {
   #bytes = 0;
 
   constructor(
-    private readonly readPage: FrameReader,
+    private readonly readPage: PageReader,
     private readonly pageEvents = REPLAY_PAGE,
     private readonly maxBytes = REPLAY_CACHE_BYTES,
   ) {}
@@ -75,10 +98,7 @@ export class ReplayPager {
     }
     if (hit) this.#drop(key, hit);
     const limit = this.pageEvents - (after % this.pageEvents);
-    const page = this.readPage(id, after, limit).then((p): ReplayPage => {
-      const bytes = encoder.encode(p.frames);
-      return { bytes, last: p.last, count: p.count, limit, status: statusOf(bytes) };
-    });
+    const page = this.readPage(id, after, limit).then((p) => pageOf(p, limit));
     const entry: Entry = { page, at: now, size: 0 };
     this.#entries.set(key, entry);
     page.then(
@@ -86,7 +106,8 @@ export class ReplayPager {
         if (this.#entries.get(key) !== entry) return;
         // The empty page past a reply's end is not kept: it would weigh nothing and never leave.
         if (p.count === 0) return this.#drop(key, entry);
-        entry.size = p.bytes.byteLength;
+        // Held twice: the events as read (for readers that fold or translate them) and framed.
+        entry.size = 2 * p.bytes.byteLength;
         this.#bytes += entry.size;
         this.#evict();
       },
@@ -119,37 +140,17 @@ export class ReplayPager {
   }
 
   /** The SSE response replaying the stored events of ended reply `id` after `after`, to its last one. */
-  response(id: string, after: number): Response {
+  response(id: string, after: number): SseResponse {
     let position = after;
-    let done = false;
-    const tally = new StreamTally();
-    const body = new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          if (done) return;
-          let page: ReplayPage;
-          try {
-            // Stored data is the event's JSON already: framed by the database, never parsed here.
-            page = await this.read(id, position);
-          } catch (error) {
-            done = true;
-            tally.end("error"); // the stream errors, and an errored stream is never cancelled
-            throw error;
-          }
-          if (page.count > 0) controller.enqueue(page.bytes);
-          tally.add(page.bytes.byteLength, page.count);
-          if (page.status) tally.status = page.status;
-          position = page.last ?? position;
-          if (page.count < page.limit) {
-            done = true;
-            controller.close();
-            tally.end("incomplete");
-          }
-        },
-        cancel: () => tally.end("client_closed"),
+    const writer = new SseWriter(null, {
+      pull: async () => {
+        // Stored data is the event's JSON already: framed once per page, never parsed here.
+        const page = await this.read(id, position);
+        if (page.count > 0) writer.write(page.bytes, page.count, page.status);
+        position = page.last ?? position;
+        if (page.count < page.limit) writer.close();
       },
-      { highWaterMark: 1 },
-    );
-    return new Response(tally.attach(body), { status: 200, headers: SSE_HEADERS });
+    });
+    return writer.response();
   }
 }

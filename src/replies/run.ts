@@ -12,15 +12,15 @@ import { ApiError } from "../http/errors.ts";
 import { newId } from "../ids.ts";
 import { type ActiveSpan, inSpan, NOOP_TRACE } from "../tracing/index.ts";
 import { type Batch, WriteBatcher } from "./batcher.ts";
-import { EventLog, type ReplyFeed, type Sequenced } from "./event-log.ts";
+import { EventLog, type Sequenced } from "./event-log.ts";
 import { type Generated, type GenerateInput, generate } from "./generate.ts";
 import { stopTopic } from "./notify.ts";
-import { type RunInput, type RunOutcome, StopRequest, storedReply, whyEnded } from "./outcome.ts";
+import { type RunInput, type RunOutcome, StopRequest, whyEnded } from "./outcome.ts";
 import { replyStatus } from "./reads.ts";
 import { endEvent, errorEvent, replyLost } from "./terminal.ts";
 import type { RepliesDeps, Shared } from "./types.ts";
 
-export class Run implements ReplyFeed {
+export class Run {
   private readonly log = new EventLog();
   readonly done: Promise<RunOutcome>;
   private readonly abort = new AbortController();
@@ -198,7 +198,7 @@ export class Run implements ReplyFeed {
       logger.error({ conversation_id: this.conversationId, error: describeError(error) }, "storing the reply failed");
       failure ??= toApiError(error);
     }
-    this.log.push({ seq, event: terminal() });
+    this.log.push({ seq, event: terminal(), ...(failure ? { failure } : {}) });
     this.span.set({
       "parley.reply.status": failure ? "failed" : ended,
       "parley.reply.events": seq,
@@ -207,6 +207,6 @@ export class Run implements ReplyFeed {
     });
     this.span.end(failure ?? undefined);
     if (failure) return { ok: false, error: failure };
-    return { ok: true, message: storedReply(this, out, stopped, seq) };
+    return { ok: true, status: ended, usage: out.usage };
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { Logger } from "../config/logger.ts";
 import type { StreamEvent } from "../contract/events.ts";
-import { EventLog, type ReplyFeed, type Sequenced } from "./event-log.ts";
+import { EventLog, type Sequenced } from "./event-log.ts";
 import { eventsTopic, type Notifier } from "./notify.ts";
 import { readEvents, replyStatus } from "./reads.ts";
 import type { ReplyStore } from "./store.ts";
@@ -29,7 +29,7 @@ export class Tails {
   private readonly tails = new Map<string, Tail>();
   constructor(private readonly deps: TailDeps) {}
 
-  follow(id: string): ReplyFeed {
+  follow(id: string): Pick<EventLog, "subscribe"> {
     const found = this.tails.get(id);
     if (found) return found;
     const tail: Tail = new Tail(this.deps, id, () => this.tails.get(id) === tail && this.tails.delete(id));
@@ -46,7 +46,7 @@ export class Tails {
   }
 }
 
-class Tail implements ReplyFeed {
+class Tail implements Pick<EventLog, "subscribe"> {
   private readonly log = new EventLog();
   private closed = false;
   private started = false;

@@ -1,18 +1,18 @@
 /** The replay pager over a fake reader of contiguous events: shared, aligned, bounded pages. */
 import { describe, expect, test } from "bun:test";
-import { type StreamSummary, tallyOf } from "../../src/http/stream-tally.ts";
-import { type FrameReader, ReplayPager } from "../../src/replies/replay.ts";
+import type { StreamSummary } from "../../src/http/sse.ts";
+import { type PageReader, ReplayPager } from "../../src/replies/replay.ts";
 
 /** A reply of `total` events (seq 1..total) whose reads are recorded; each frame is ~`size` bytes. */
 function fakeReply(total: number, size = 20) {
   const reads: [number, number][] = [];
-  const read: FrameReader = async (_id, after, limit) => {
+  const read: PageReader = async (_id, after, limit) => {
     reads.push([after, limit]);
     await Promise.resolve();
     const seqs = Array.from({ length: Math.max(0, Math.min(limit, total - after)) }, (_, i) => after + 1 + i);
     const data = (s: number) => (s === total ? '{"type":"end","status":"completed"}' : "x".repeat(size));
-    const frames = seqs.map((s) => `id: ${s}\ndata: ${data(s)}\n\n`).join("");
-    return { frames, last: seqs.at(-1) ?? null, count: seqs.length };
+    const events = seqs.map((s) => `${s}\n${data(s)}`).join("\n");
+    return { events, last: seqs.at(-1) ?? null, count: seqs.length };
   };
   return { read, reads };
 }
@@ -70,7 +70,7 @@ describe("ReplayPager", () => {
     for (const total of [150, 200]) {
       const { read } = fakeReply(total);
       const res = new ReplayPager(read, 100).response("r", 0);
-      const ended = new Promise<StreamSummary>((resolve) => tallyOf(res)!.onEnd(resolve));
+      const ended = new Promise<StreamSummary>((resolve) => res.tally.onEnd(resolve));
       const text = await res.text();
       expect(await ended).toEqual({ events: total, reply_status: "completed", bytes: Buffer.byteLength(text) });
     }
@@ -78,7 +78,7 @@ describe("ReplayPager", () => {
 
   test("a read that fails ends the stream's tally as an error (an errored stream is never cancelled)", async () => {
     const res = new ReplayPager(() => Promise.reject(new Error("store down")), 100).response("r", 0);
-    const ended = new Promise<StreamSummary>((resolve) => tallyOf(res)!.onEnd(resolve));
+    const ended = new Promise<StreamSummary>((resolve) => res.tally.onEnd(resolve));
     await expect(res.text()).rejects.toThrow("store down");
     expect((await ended).reply_status).toBe("error");
   });
