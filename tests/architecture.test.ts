@@ -54,9 +54,12 @@ const TABLE_WRITERS: Record<string, string[]> = {
   knowledge_bases: ["knowledge"],
   documents: ["knowledge"],
   chunks: ["knowledge"],
-  // Kept by triggers on chunks (drizzle/0006), in knowledge/'s own statements.
+  // Kept by triggers on chunks (drizzle/0006, 0024), in knowledge/'s own statements; the store-wide
+  // pair is no longer written and stays one release for rolling deploys.
   knowledge_terms: ["knowledge"],
   knowledge_stats: ["knowledge"],
+  knowledge_base_terms: ["knowledge"],
+  knowledge_base_stats: ["knowledge"],
 };
 
 /** The schema's tables by the name of their drizzle variable. */
