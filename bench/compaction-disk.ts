@@ -1,5 +1,5 @@
 /**
- * Disk per 1,000 finished replies before and after event compaction (issue 18, item 13):
+ * Disk per 1,000 finished replies before and after event compaction:
  * `bun bench/compaction-disk.ts` (PGlite in memory) or with DATABASE_URL (PostgreSQL, a fresh
  * database). One 1,000-token reply is generated through the app (so its events are exactly what
  * the app stores), then copied 999 times in SQL under new ids. Sizes are pg_total_relation_size

@@ -1,5 +1,5 @@
 /**
- * RSS added by 50 concurrent replays of one finished 20,000-event reply (issue 18, item 2):
+ * RSS added by 50 concurrent replays of one finished 20,000-event reply:
  * `bun bench/replay-memory.ts` (PGlite in memory) or with DATABASE_URL (PostgreSQL). The reply
  * is generated once (20,000 tokens), then 50 clients GET …/events?after=0 at once and read to the
  * end at a modest pace (a pause every 64 KiB, as a real client's socket does); RSS is sampled

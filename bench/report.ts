@@ -58,7 +58,7 @@ export function renderMarkdown(r: R): string {
       `Idle streams (${f(s.idleStreams)} held open, keep-alives only)`,
       `Parley: ${f(s.parley.rssPerIdleStreamKiB, 1)} KiB RSS per stream; floor (bare Bun.serve SSE): ${f(s.floor.rssPerIdleStreamKiB, 1)} KiB`,
       `${f(s.parley.rssPerIdleStreamKiB / s.floor.rssPerIdleStreamKiB, 2)}`,
-      // Issue 23's goal, stated at 10,000 streams (issue 13's was ≤ 50 KB at 1,000).
+      // The goal, stated at 10,000 streams (an earlier one was ≤ 50 KB at 1,000).
       `≤ 20 KiB at 10,000: ${goal(s.parley.rssPerIdleStreamKiB <= 20 && s.idleStreams >= 10_000)}`,
     ],
     [

@@ -250,7 +250,7 @@ const RUNS: Record<string, (blocks: Block[]) => Promise<void>> = {
     if (status.trim()) throw new Error("the first session left files in the repository");
   },
 
-  /** README's knowledge-base walkthrough (issue 19), in a clone: each promised step, checked in its answer. */
+  /** README's knowledge-base walkthrough, in a clone: each promised step, checked in its answer. */
   async "kb-walkthrough"(blocks) {
     const { clone } = workspace("kb-walkthrough");
     await bash("bun install --silent\n", clone);
@@ -262,7 +262,7 @@ const RUNS: Record<string, (blocks: Block[]) => Promise<void>> = {
     if (status.trim()) throw new Error("the walkthrough left files in the repository");
   },
 
-  /** README's "Operate it" (issue 21), in a clone: metrics, usage, feedback and traces as promised. */
+  /** README's "Operate it", in a clone: metrics, usage, feedback and traces as promised. */
   async operate(blocks) {
     const { clone } = workspace("operate");
     await bash("bun install --silent\n", clone);

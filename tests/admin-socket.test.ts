@@ -1,5 +1,5 @@
 /**
- * The admin socket's answers to malformed requests (issue 18, item 6): JSON errors, never Bun's
+ * The admin socket's answers to malformed requests: JSON errors, never Bun's
  * HTML error page (which showed the exception and the working directory). In-process: the
  * socket is started on a temp folder; no command reaches the store.
  */

@@ -1,5 +1,5 @@
 /**
- * Compaction of a finished reply's events (issue 18, item 13; src/replies/compact.ts): after
+ * Compaction of a finished reply's events (src/replies/compact.ts): after
  * REPLY_EVENTS_RETENTION an ended reply keeps its text, its non-token events and one offset per
  * token event. A resume from any id must still give exactly the text the client lacks, then the
  * same sources and terminal events, with ids that go on where the client's left off.

@@ -1,8 +1,8 @@
-/** Settings refused at start because they cannot work (issue 18): a clear message naming the variable. */
+/** Settings refused at start because they cannot work: a clear message naming the variable. */
 import { describe, expect, test } from "bun:test";
 import { loadEnv } from "../src/config/env.ts";
 
-describe("REUSE_PORT (issue 18, item 4)", () => {
+describe("REUSE_PORT", () => {
   test("true without DATABASE_URL (PGlite) is refused: two PGlite servers on one port answer from different stores", () => {
     expect(() => loadEnv({ REUSE_PORT: "true" })).toThrow(/REUSE_PORT: true only with DATABASE_URL/);
     expect(() => loadEnv({ REUSE_PORT: "true", DATA_DIR: "/tmp/x" })).toThrow(/REUSE_PORT/);

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL outages and request time (issue 18, item 11): through the outage proxy
+ * PostgreSQL outages and request time: through the outage proxy
  * (tests/helpers/tcp-proxy.ts) the database goes away and comes back, 13 rounds, while 9
  * clients keep sending requests (tests/fixtures/outage-run.ts, in its own process). No request
  * may outlive the documented bound on its database wait, every failure is a 503, and the pool

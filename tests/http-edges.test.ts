@@ -71,7 +71,7 @@ describe("HTTP edges", () => {
     expect(r.json.error.param).toBe("limit");
   });
 
-  test("any query parameter given twice → 400 naming it, on every route that takes one (issue 18.10)", async () => {
+  test("any query parameter given twice → 400 naming it, on every route that takes one", async () => {
     const conv = (await h.call("POST", "/v1/chat", { key, json: { message: "twice" } })).json as {
       id: string;
       conversation_id: string;

@@ -104,7 +104,7 @@ describe("CORS (CORS_ORIGINS)", () => {
     ).toBe("*");
   });
 
-  test("Vary: Origin on every answer under a list: listed, unlisted and absent origins, success and errors (issue 18.7)", async () => {
+  test("Vary: Origin on every answer under a list: listed, unlisted and absent origins, success and errors", async () => {
     const app = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [ORIGIN] } });
     const key = await h.key();
     let answers = 0;
@@ -119,7 +119,7 @@ describe("CORS (CORS_ORIGINS)", () => {
     expect(answers).toBe(6);
   });
 
-  test("subdomain wildcards: https://*.example.com matches its subdomains only, with that scheme and port (issue 18.7)", async () => {
+  test("subdomain wildcards: https://*.example.com matches its subdomains only, with that scheme and port", async () => {
     const origins = optionsFromEnv(loadEnv({ CORS_ORIGINS: "https://*.example.com, http://*.local.test:8080" }))
       .corsOrigins!;
     expect(origins).toEqual(["https://*.example.com", "http://*.local.test:8080"]);

@@ -1,5 +1,5 @@
 /**
- * Answers at the transport's edge (issue 18, item 12), over a real socket with raw HTTP/1.1:
+ * Answers at the transport's edge, over a real socket with raw HTTP/1.1:
  * methods Elysia's router does not route (PROPFIND, TRACE, QUERY, PURGE…) on a path that
  * exists answer the JSON 405 with Allow, like GET on POST /v1/chat does; elsewhere the JSON 404.
  * What Bun's HTTP parser answers itself is pinned too, so docs/api.md stays true: a method token

@@ -1,4 +1,4 @@
-/** API keys over HTTP and knowledge-base scoping of chat (issue 19). */
+/** API keys over HTTP and knowledge-base scoping of chat. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { revokeKey } from "../src/auth/keys-admin.ts";

@@ -1,4 +1,4 @@
-/** Knowledge bases and documents over HTTP (issue 19): happy paths, errors, roles. */
+/** Knowledge bases and documents over HTTP: happy paths, errors, roles. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { rowsOf } from "../src/db/rows.ts";

@@ -108,7 +108,7 @@ describe("a statement past the protocol's 65,535 bind parameters", () => {
   });
 });
 
-describe("a dropped connection's cause reaches the log (issue 18.9)", () => {
+describe("a dropped connection's cause reaches the log", () => {
   test("a postgres.js connection error (which carries `query` and `parameters`) keeps its code and message, never the query", () => {
     const dropped = Object.assign(new Error("write CONNECTION_CLOSED 127.0.0.1:5432"), {
       code: "CONNECTION_CLOSED",

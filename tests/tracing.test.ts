@@ -1,5 +1,5 @@
 /**
- * Traces (issue 21): a chat request against the real app, the model agent over the loopback
+ * Traces: a chat request against the real app, the model agent over the loopback
  * OpenAI-compatible fake, spans exported over OTLP/HTTP (JSON) to a loopback receiver that
  * decodes them. Asserts the span tree, the incoming traceparent, that no attribute holds the
  * message, the answer or a key, and that without an endpoint nothing of OpenTelemetry loads.

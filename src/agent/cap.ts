@@ -1,5 +1,5 @@
 /**
- * A reply's local limits, enforced on the agent's stream itself (issue 18, item 3): a provider
+ * A reply's local limits, enforced on the agent's stream itself: a provider
  * may ignore the max_tokens it is sent (one streamed 20,000 tokens; one sent a single 2 MB
  * token). The stream is cut when it reaches `maxTokens` text pieces or `maxBytes` UTF-8 bytes
  * (the piece that crosses it is cut at a code point), then ends with `{ type: "finish", reason:

@@ -122,7 +122,7 @@ export function createApp({
       streaming.add(request);
       // What the stream's end needs, read now: holding the Request and the Response (which
       // Elysia copies before sending) until the end kept both, their headers and the request's
-      // body stream alive for every open stream (issue 23).
+      // body stream alive for every open stream.
       const [span, requestId, startedAt] = [tracing.requestSpan(request), requestIdOf(request), startOf(request)];
       const [method, status, tally] = [request.method, responseValue.status, responseValue.tally];
       const ended = (end: StreamSummary) => {

@@ -59,7 +59,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
             ctx.addIssue({ code: "custom", message: (e as Error).message });
           }
         }),
-      // --- Model backend (issue 13): unset LLM_PROVIDER keeps the retrieval agent. See src/agent/llm/.
+      // --- Model backend: unset LLM_PROVIDER keeps the retrieval agent. See src/agent/llm/.
       LLM_PROVIDER: z.enum(["openai-compatible", "anthropic"]).optional(),
       LLM_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
       LLM_API_KEY: z.string().optional(),
@@ -72,9 +72,9 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LLM_MAX_RETRIES: int(2, 0, 10),
       LLM_HISTORY_BUDGET: int(24_000, 0),
       // --- end of the model backend block
-      // --- Operations (issue 21): GET /metrics needs this Bearer token (unset: /metrics is 404).
+      // --- Operations: GET /metrics needs this Bearer token (unset: /metrics is 404).
       METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
-      // Traces (issue 21): unset OTEL_EXPORTER_OTLP_ENDPOINT loads nothing of OpenTelemetry (src/tracing/).
+      // Traces: unset OTEL_EXPORTER_OTLP_ENDPOINT loads nothing of OpenTelemetry (src/tracing/).
       OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
         .url({ protocol: /^https?$/, error: "must be an http(s):// URL" })
@@ -96,7 +96,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
         .default("0")
         .transform((v) => (v === "true" ? 1 : v === "false" ? 0 : Number(v)))
         .pipe(z.number().int().min(0).max(10)),
-      // --- Embeddings (issue 24): unset EMBEDDINGS_PROVIDER keeps BM25F alone. See src/knowledge/embeddings/.
+      // --- Embeddings: unset EMBEDDINGS_PROVIDER keeps BM25F alone. See src/knowledge/embeddings/.
       EMBEDDINGS_PROVIDER: z.enum(["openai-compatible"]).optional(),
       EMBEDDINGS_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
       EMBEDDINGS_MODEL: z.string().optional(),

@@ -37,7 +37,7 @@ export function titleFrom(message: string): string {
 /**
  * A chat turn's own rows as parts of the statement that creates the reply (replies/statements.ts):
  * the conversation when the turn starts one, and the user message. One statement writes the
- * conversation, the user message and the running reply (issue 23: one round trip and one commit
+ * conversation, the user message and the running reply (one round trip and one commit
  * instead of three): none exists without the others, and there is no transaction to hold (PGlite
  * has one connection). A conversation deleted since it was found fails the statement (23503).
  */

@@ -1,6 +1,6 @@
 /**
  * Keep-alive comments for every open SSE stream from one timer. A timer per stream cost each
- * idle stream a Timeout, two closures and a rescheduling every interval (issue 23: 10,000 idle
+ * idle stream a Timeout, two closures and a rescheduling every interval (10,000 idle
  * streams); here one timer ticks every quarter interval while any stream is open and pings the
  * streams that have been quiet long enough. The gap between two writes of a stream stays below
  * the interval: a stream is pinged at the first tick at least `intervalMs - tickMs` after its

@@ -17,7 +17,7 @@ import { BATCH_DOCS, type IngestCounter, ingestDocuments, mergePendingIndexEntri
  * Documents are stored as a stream is read, a batch at a time: at most BATCH_DOCS documents (an
  * ingest transaction's worth) or PENDING_BYTES of their text, whichever comes first, so memory
  * stays bounded by the batch whatever the upload's size. It was 50 documents a call, with the
- * index's pending list merged after each: 4,000 passages/s at 100k (issue 23). A document
+ * index's pending list merged after each: 4,000 passages/s at 100k. A document
  * waits at most FLUSH_MS for its batch: a slow upload is stored as it arrives.
  */
 const PENDING_BYTES = 8 * 1_048_576;

@@ -98,7 +98,7 @@ FUNCTION_LANGUAGES.forEach((language, i) => {
  */
 export function detectLanguage(text: string): Language {
   // Counted without an array of every letter or word per language: it runs for every document
-  // ingested without a language, and was half of the CLI's time on a large corpus (issue 23).
+  // ingested without a language, and was half of the CLI's time on a large corpus.
   const sample = text.slice(0, 5_000);
   const letters = codePoints(sample.replace(NOT_LETTERS, ""));
   if (letters === 0) return "english";

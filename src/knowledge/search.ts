@@ -9,7 +9,7 @@
  * - Fields: every passage's tsvector holds the document title (weight A), the passage heading
  *   (B) and the body (C); a term's frequency counts each occurrence by its field's weight,
  *   read from the candidates' tsvectors at query time (their lexemes' weight labels). Storing
- *   per-field counts at ingest instead cost a third of every ingest (issue 23); reading them
+ *   per-field counts at ingest instead cost a third of every ingest; reading them
  *   here costs ~1 ms a search at 100k passages, for the ≤ maxCandidates passages scored.
  * - Statistics: per knowledge base, document frequencies per lexeme and the passages' count and
  *   total length (knowledge_base_terms / knowledge_base_stats, kept by triggers in the ingest's

@@ -38,7 +38,7 @@ export interface IngestOptions {
 }
 
 // Documents per transaction (at most BATCH_PASSAGES passages). The statistics are updated once
-// per batch and cost per distinct term, so larger batches are cheaper per passage (issue 23:
+// per batch and cost per distinct term, so larger batches are cheaper per passage (
 // from 50/500 to 400/2,000); a batch still commits within about a second.
 export const BATCH_DOCS = 400;
 const BATCH_PASSAGES = 2_000;

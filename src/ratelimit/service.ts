@@ -10,7 +10,7 @@
  * `cum`: running counts, one longer — cum[1] is the count before ends[1], cum[i + 1] the count
  * through ends[i]. The minute's count is then cum[last] − cum[n + 1], where n buckets have left
  * the window (`width_bucket`, a binary search), and admitting is a few slices and appends: no
- * unnest, sum or sort, which made the admission cost twice a plain upsert (issue 23).
+ * unnest, sum or sort, which made the admission cost twice a plain upsert.
  * A request stamped before the newest bucket (an instance whose clock lags) counts in the
  * newest one, so it counts a little longer than its own clock says, never shorter.
  *

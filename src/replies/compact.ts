@@ -1,5 +1,5 @@
 /**
- * Compaction of a finished reply's events (issue 18, item 13). Every token is a stored event,
+ * Compaction of a finished reply's events. Every token is a stored event,
  * about 30× the reply's text. Once a reply has ended and is older than the retention
  * (REPLY_EVENTS_RETENTION), one statement per batch replaces its events by what a resume needs:
  * its non-token events verbatim (`start`, `sources`, the terminal one), the seq of its first

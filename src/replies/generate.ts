@@ -54,7 +54,7 @@ export function generate(
   const consume = consumeAgent(agent, input, signal, out, onText);
   // One promise settles with whichever comes first, the agent's end or the abort; the other's
   // outcome lands on a settled promise, so it never becomes an unhandled rejection. (A race of
-  // two promises, each with a catch, was a dozen more objects per waiting run: issue 23.)
+  // two promises, each with a catch, was a dozen more objects per waiting run.)
   return new Promise<void>((resolve, reject) => {
     consume.then(resolve, reject);
     if (signal.aborted) reject(signal.reason);

@@ -53,7 +53,7 @@ export function listenerOf(db: Db): PgListen | null {
 
 export function createNotifier(pg: PgListen | null): Notifier {
   // A topic's one subscriber (the usual case: a run's stop, a tail's events) is kept as it is, a
-  // Set only for more: thousands of waiting runs each had a Set and an unsubscribe closure (issue 23).
+  // Set only for more: thousands of waiting runs each had a Set and an unsubscribe closure.
   const subs = new Map<string, (() => void) | Set<() => void>>();
   let listening: Promise<{ unlisten(): Promise<unknown> }> | undefined;
   let closed = false;

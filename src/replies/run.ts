@@ -24,7 +24,7 @@ export class Run {
   private readonly log = new EventLog();
   readonly done: Promise<RunOutcome>;
   private readonly abort = new AbortController();
-  /** Made at the first event after `start`: a run still waiting for its model holds none (issue 23). */
+  /** Made at the first event after `start`: a run still waiting for its model holds none. */
   private batcher: WriteBatcher | undefined;
   private readonly onStop = () => this.stop();
   /** Called once when the run is over (the registry's). */
@@ -72,7 +72,7 @@ export class Run {
     // Renews the lease while the agent is silent (a model thinking before its first token).
     deps.leases.add(this);
     // Only what the agent is asked: the input's writes (and the rows they close over) were stored
-    // with the reply, and a run waiting on its model must not keep them (issue 23).
+    // with the reply, and a run waiting on its model must not keep them.
     const { history, message, knowledgeBaseId, settings } = input;
     this.done = this.execute({ history, message, knowledgeBaseId, settings, trace: span.trace });
   }
@@ -153,7 +153,7 @@ export class Run {
       }
       return await this.settle(out, failure, stopped);
     } finally {
-      // The registry forgets the run (a callback, not a `done.finally` closure per run: issue 23).
+      // The registry forgets the run (a callback, not a `done.finally` closure per run).
       this.finished = true;
       this.ended?.(this);
     }

@@ -36,7 +36,7 @@ export async function startConsoleServer() {
   const app = createApp({ store, agent, consoleAssets, logger: createLogger("silent") });
   const { url, stop } = listen(app);
   const key = async (name: string, role: "admin" | "chat") =>
-    // `role` is issue 19's; on a store without roles every key is a chat key.
+    // On a store without roles every key is a chat key.
     (await createKey(store.db, { name, plan: "enterprise", rpm: 100_000, rpd: 1_000_000, role } as never)).secret;
   return {
     url,

@@ -1,5 +1,5 @@
 /**
- * A data folder owned by another user is refused (issue 18, item 8), as PostgreSQL refuses a
+ * A data folder owned by another user is refused, as PostgreSQL refuses a
  * data directory it does not own: that user could reopen the store or move the admin socket.
  * Real processes as root (the check applies to root too); skipped when not root.
  */

@@ -1,5 +1,5 @@
 /**
- * Storage faults on PGlite (issue 18, item 1): the data folder made read-only under a running
+ * Storage faults on PGlite: the data folder made read-only under a running
  * server (folders 0500, files 0400), then given back. Requests answer 503 with Retry-After,
  * never 500; /readyz says not ready while the store cannot write, and the server recovers by
  * itself once the fault clears (it reopens the store). A real server run as a non-root user

@@ -1,5 +1,5 @@
 /**
- * The fuzz suite's targets beyond chat and conversations (issue 18, "Also": every route): the
+ * The fuzz suite's targets beyond chat and conversations (every route): the
  * knowledge and key administration routes, feedback, usage, the OpenAI-compatible door, MCP,
  * and the operational ones, each with bodies shaped like its own (fields it knows, with wrong
  * types, bounds and unicode) as well as anything. Requests here are sent mostly as the admin key
