@@ -3,16 +3,13 @@
  * /v1 API. Mount it in your own app (under any prefix) on Bun or Deno. Web-standard APIs only.
  */
 import { Elysia } from "elysia";
-import { retrievalAgent } from "./agent/retrieval.ts";
-import type { Agent } from "./agent/types.ts";
-import { keyRoutes } from "./auth/routes.ts";
-import { chatRoutes } from "./chat/index.ts";
-import { startSweeper } from "./chat/sweeper.ts";
+import type { Agent } from "./agent/index.ts";
+import { retrievalAgent } from "./agent/index.ts";
+import { keyRoutes } from "./auth/index.ts";
+import { chatRoutes, startSweeper } from "./chat/index.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
 import { checkOptions, DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
-import { conversationRoutes } from "./conversations/index.ts";
-import { replyRoutes } from "./conversations/replies.ts";
-import { touchConversation } from "./conversations/service.ts";
+import { conversationRoutes, replyRoutes, touchConversation } from "./conversations/index.ts";
 import type { Store } from "./db/client.ts";
 import { feedbackListRoutes, feedbackRoutes } from "./feedback/index.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
@@ -122,17 +119,17 @@ export function createParley(config: ParleyConfig) {
   return Object.assign(plugin, handle, { metrics: deps.metrics, tracing: deps.tracing });
 }
 
+export type { Agent, AgentChunk, AgentInput, ChatTurn, Usage } from "./agent/index.ts";
 export {
   DEFAULT_SYSTEM_PROMPT,
   type LlmAgentOptions,
   type LlmConfig,
   type LlmProvider,
   llmAgent,
-} from "./agent/llm/index.ts";
-export { retrievalAgent } from "./agent/retrieval.ts";
-export type { Agent, AgentChunk, AgentInput, ChatTurn, Usage } from "./agent/types.ts";
+  retrievalAgent,
+} from "./agent/index.ts";
 export { buildOpenApi, type OpenApiOptions } from "./app/openapi.ts";
-export { createKey, getKey, listKeys, pageKeys, revokeKey, updateKey } from "./auth/keys-admin.ts";
+export { createKey, getKey, listKeys, pageKeys, revokeKey, updateKey } from "./auth/index.ts";
 export { createLogger, type Logger } from "./config/logger.ts";
 export { DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
 export type { Plan } from "./contract/plans.ts";
@@ -141,21 +138,21 @@ export { migrate } from "./db/migrate.ts";
 export {
   backfillEmbeddings,
   createEmbedder,
-  createSemanticSearch,
-  type EmbeddingsConfig,
-  MissingVectorExtension,
-  prepareVectorStore,
-  type SemanticSearch,
-} from "./knowledge/embeddings/index.ts";
-export {
   createKnowledgeBase,
+  createSemanticSearch,
   DEFAULT_KB_ID,
+  detectLanguage,
+  type EmbeddingsConfig,
   ingestDocuments,
   type KnowledgeDoc,
+  LANGUAGES,
+  type Language,
+  MissingVectorExtension,
   parseJsonl,
   parseMarkdown,
+  prepareVectorStore,
+  type SemanticSearch,
   searchKnowledgeBase,
 } from "./knowledge/index.ts";
-export { detectLanguage, LANGUAGES, type Language } from "./knowledge/language.ts";
 export { createMetrics, type Metrics } from "./metrics/index.ts";
 export { createTracing, type Tracing, type TracingConfig } from "./tracing/index.ts";

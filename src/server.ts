@@ -9,9 +9,8 @@
  */
 
 import { resolve } from "node:path";
-import { agentFromEnv } from "./agent/llm/index.ts";
-import { retrievalAgent } from "./agent/retrieval.ts";
-import type { Agent } from "./agent/types.ts";
+import type { Agent } from "./agent/index.ts";
+import { agentFromEnv, retrievalAgent } from "./agent/index.ts";
 import { createApp } from "./app/app.ts";
 import { type Env, optionsFromEnv, tracingFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";

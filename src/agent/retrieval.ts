@@ -5,9 +5,8 @@
  * the search (it reads the conversation's previous question when the message refers back).
  */
 import type { Db } from "../db/client.ts";
-import type { SemanticSearch } from "../knowledge/embeddings/index.ts";
-import { searchPassages } from "../knowledge/retrieve.ts";
-import type { SearchHit } from "../knowledge/search.ts";
+import type { SearchHit, SemanticSearch } from "../knowledge/index.ts";
+import { searchPassages } from "../knowledge/index.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
 
 const STOP = new Set(

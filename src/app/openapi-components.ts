@@ -1,14 +1,14 @@
 /** Every wire type the OpenAPI document names under `components.schemas`, from the route schemas. */
-import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "../auth/model.ts";
-import { ChatReply, chatBody, StreamEvent } from "../chat/model.ts";
+import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "../auth/index.ts";
+import { ChatReply, chatBody, StreamEvent } from "../chat/index.ts";
 import {
   ConversationDetail,
   ConversationList,
   ConversationSummary,
   Message,
   MessageList,
-} from "../conversations/model.ts";
-import { Reply } from "../conversations/reply-model.ts";
+  Reply,
+} from "../conversations/index.ts";
 import { ErrorBody, ErrorPayload } from "../http/model.ts";
 import {
   BulkResult,
@@ -23,9 +23,8 @@ import {
   SearchResult,
   SearchResults,
   UpdateKnowledgeBase,
-} from "../knowledge/model.ts";
-import { CompletionResponse, ModelList, ModelObject, OpenAiErrorBody } from "../openai-compat/model.ts";
-import { completionBody } from "../openai-compat/request.ts";
+} from "../knowledge/index.ts";
+import { CompletionResponse, completionBody, ModelList, ModelObject, OpenAiErrorBody } from "../openai-compat/index.ts";
 
 /** Each schema under its component name (`maxChars`: the `maxLength` stated for a chat message). */
 export const wireSchemas = (maxChars: number): Record<string, unknown> => ({

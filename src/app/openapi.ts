@@ -8,10 +8,10 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import { DEFAULT_OPTIONS } from "../config/options.ts";
-import { Feedback } from "../conversations/model.ts";
-import { FeedbackBody, FeedbackItem, FeedbackList } from "../feedback/model.ts";
+import { Feedback } from "../conversations/index.ts";
+import { FeedbackBody, FeedbackItem, FeedbackList } from "../feedback/index.ts";
 import { ROUTE_DOC, type RouteDoc } from "../http/route-doc.ts";
-import { UsageReport } from "../usage/model.ts";
+import { UsageReport } from "../usage/index.ts";
 import { wireSchemas } from "./openapi-components.ts";
 import { cleanSchema, useRefs } from "./openapi-schema.ts";
 

@@ -224,3 +224,7 @@ export const guard = (deps: GuardDeps, need: { role?: "admin" } = {}) =>
  * three derives: a scoped hook reaches one level up only, so it cannot be nested in another plugin.)
  */
 export const adminGuard = (deps: GuardDeps) => guard(deps, { role: "admin" });
+export { createKey, getKey, listKeys, pageKeys, revokeKey, updateKey } from "./keys-admin.ts";
+export { checkLimit } from "./limits.ts";
+export { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "./model.ts";
+export { keyRoutes } from "./routes.ts";

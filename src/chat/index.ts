@@ -64,3 +64,5 @@ export const chatRoutes = (deps: ChatDeps) => {
       },
     );
 };
+export { ChatReply, chatBody, StreamEvent } from "./model.ts";
+export { startSweeper } from "./sweeper.ts";

@@ -3,7 +3,7 @@ import { type Static, t } from "elysia";
 import type { StreamEvent as WireEvent } from "../contract/events.ts";
 import { REPLY_STATUSES } from "../contract/events.ts";
 import type { ChatReply as WireChatReply } from "../contract/resources.ts";
-import { Usage } from "../conversations/model.ts";
+import { Usage } from "../conversations/index.ts";
 import { ErrorPayload } from "../http/model.ts";
 import { literals, type Same } from "../http/same.ts";
 

@@ -6,7 +6,7 @@
  * written by the statement that creates the reply) — then the run. The doors only translate the
  * wire form: each answers from `replies.stream(started.reply)`.
  */
-import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
+import type { ChatTurn, GenerationSettings } from "../agent/index.ts";
 import type { ApiKeyInfo } from "../auth/index.ts";
 import {
   findConversation,
@@ -16,7 +16,7 @@ import {
   MESSAGES_CAP,
   pageMessages,
   titleFrom,
-} from "../conversations/service.ts";
+} from "../conversations/index.ts";
 import type { Db } from "../db/client.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";

@@ -128,3 +128,28 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger; replies: 
         }),
       },
     );
+export {
+  COMMENT_MAX,
+  ConversationDetail,
+  ConversationList,
+  ConversationSummary,
+  Feedback,
+  LIMIT_MESSAGE,
+  ListQuery,
+  Message,
+  MessageList,
+  Pagination,
+  Usage,
+} from "./model.ts";
+export { replyRoutes } from "./replies.ts";
+export { Reply } from "./reply-model.ts";
+export {
+  findConversation,
+  insertConversation,
+  insertEarlierTurns,
+  insertUserMessage,
+  MESSAGES_CAP,
+  pageMessages,
+  titleFrom,
+  touchConversation,
+} from "./service.ts";

@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import { adminGuard, type GuardDeps, guard } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
-import { Feedback } from "../conversations/model.ts";
+import { Feedback } from "../conversations/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
@@ -157,3 +157,4 @@ export const feedbackListRoutes = (deps: GuardDeps & { logger: Logger }) =>
         ),
       },
     );
+export { FeedbackBody, FeedbackItem, FeedbackList } from "./model.ts";

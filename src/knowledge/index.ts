@@ -37,3 +37,30 @@ export { countDocuments, ingestDocuments } from "./service.ts";
 /** Every /knowledge_bases route. */
 export const knowledgeRoutes = (deps: KnowledgeDeps) =>
   new Elysia().use(knowledgeBaseRoutes(deps)).use(uploadRoutes(deps)).use(searchRoutes(deps));
+export {
+  backfillEmbeddings,
+  createEmbedder,
+  createSemanticSearch,
+  type EmbeddingsConfig,
+  MissingVectorExtension,
+  prepareVectorStore,
+  type SemanticSearch,
+  semanticFromEnv,
+} from "./embeddings/index.ts";
+export { detectLanguage, LANGUAGES, type Language } from "./language.ts";
+export {
+  BulkResult,
+  CreateKnowledgeBase,
+  Document,
+  DocumentInput,
+  DocumentList,
+  DocumentSummary,
+  KnowledgeBase,
+  KnowledgeBaseList,
+  SearchBody,
+  SearchResult,
+  SearchResults,
+  UpdateKnowledgeBase,
+} from "./model.ts";
+export { searchPassages } from "./retrieve.ts";
+export type { SearchHit } from "./search.ts";

@@ -143,4 +143,6 @@ export const openAiRoutes = (deps: ChatDeps) =>
       }),
     });
 
+export { CompletionResponse, ModelList, ModelObject, OpenAiErrorBody } from "./model.ts";
 export { type KnowledgeModel, modelsOf, resolveModel } from "./models.ts";
+export { completionBody } from "./request.ts";

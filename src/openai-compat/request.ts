@@ -6,7 +6,7 @@
  * non-text content) is refused with 400 naming the `param`.
  */
 import { t } from "elysia";
-import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
+import type { ChatTurn, GenerationSettings } from "../agent/index.ts";
 import { ApiError } from "../http/errors.ts";
 
 /**

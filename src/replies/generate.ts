@@ -4,7 +4,7 @@
  * ignores its signal cannot hold the run, or shutdown, hostage; whatever it yields after that is
  * dropped.
  */
-import type { Agent, ChatTurn, GenerationSettings } from "../agent/types.ts";
+import type { Agent, ChatTurn, GenerationSettings } from "../agent/index.ts";
 import type { Usage } from "../contract/events.ts";
 import type { Trace } from "../tracing/index.ts";
 

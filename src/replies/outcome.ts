@@ -1,5 +1,5 @@
 /** What a run answers and how it ended: the input, the outcome, and why generation stopped early. */
-import type { ChatTurn, GenerationSettings } from "../agent/types.ts";
+import type { ChatTurn, GenerationSettings } from "../agent/index.ts";
 import { describeError, type Logger } from "../config/logger.ts";
 import type { ReplyStatus, Usage } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";

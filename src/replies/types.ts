@@ -1,5 +1,5 @@
 /** What replies/ is built from, and the long-lived objects one `createReplies` shares among its parts. */
-import type { Agent } from "../agent/types.ts";
+import type { Agent } from "../agent/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";

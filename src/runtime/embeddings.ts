@@ -9,12 +9,7 @@
 import type { Env } from "../config/env.ts";
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
-import {
-  backfillEmbeddings,
-  prepareVectorStore,
-  type SemanticSearch,
-  semanticFromEnv,
-} from "../knowledge/embeddings/index.ts";
+import { backfillEmbeddings, prepareVectorStore, type SemanticSearch, semanticFromEnv } from "../knowledge/index.ts";
 
 export interface StartedEmbeddings {
   semantic: SemanticSearch | undefined;

@@ -81,3 +81,4 @@ export const usageRoutes = (deps: GuardDeps & { logger: Logger }) =>
         ),
       },
     );
+export { UsageReport } from "./model.ts";

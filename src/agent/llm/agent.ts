@@ -6,7 +6,7 @@
  */
 import { createLogger, type Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
-import type { SemanticSearch } from "../../knowledge/embeddings/index.ts";
+import type { SemanticSearch } from "../../knowledge/index.ts";
 import { capReply } from "../cap.ts";
 import type { Agent, AgentChunk, AgentInput } from "../types.ts";
 import { CitationFilter } from "./citations.ts";

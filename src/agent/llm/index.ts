@@ -2,7 +2,7 @@
 import type { Env } from "../../config/env.ts";
 import type { Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
-import type { SemanticSearch } from "../../knowledge/embeddings/index.ts";
+import type { SemanticSearch } from "../../knowledge/index.ts";
 import type { Agent } from "../types.ts";
 import { llmAgent } from "./agent.ts";
 import type { LlmConfig } from "./config.ts";

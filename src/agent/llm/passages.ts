@@ -4,9 +4,8 @@
  * it?") with the previous question and abstains (returns nothing) on off-topic questions.
  */
 import type { Db } from "../../db/client.ts";
-import type { SemanticSearch } from "../../knowledge/embeddings/index.ts";
-import { searchPassages } from "../../knowledge/retrieve.ts";
-import type { SearchHit } from "../../knowledge/search.ts";
+import type { SearchHit, SemanticSearch } from "../../knowledge/index.ts";
+import { searchPassages } from "../../knowledge/index.ts";
 import type { Trace } from "../../tracing/index.ts";
 import type { ChatTurn } from "../types.ts";
 

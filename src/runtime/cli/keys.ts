@@ -4,8 +4,7 @@
  * a failure prints nothing on stdout and exits non-zero.
  */
 import { parseArgs } from "node:util";
-import { createKey, listKeys, revokeKey, updateKey } from "../../auth/keys-admin.ts";
-import { checkLimit } from "../../auth/limits.ts";
+import { checkLimit, createKey, listKeys, revokeKey, updateKey } from "../../auth/index.ts";
 import { PLANS, type Plan } from "../../contract/plans.ts";
 import type { Store } from "../../db/client.ts";
 import { parseDateTime } from "../../http/date-time.ts";
