@@ -1,6 +1,6 @@
 /**
  * Byte helpers every layer shares, on Web-standard APIs only (Bun, Deno and browsers alike):
- * SHA-256 as hex, and base64url without padding.
+ * SHA-256 as hex, base64url without padding, and joining chunks.
  */
 const encoder = new TextEncoder();
 
@@ -22,3 +22,14 @@ export const toBase64url = (bytes: Uint8Array): string =>
 /** The bytes of a base64url string (padding optional); throws on characters outside the alphabet. */
 export const fromBase64url = (s: string): Uint8Array<ArrayBuffer> =>
   Uint8Array.from(atob(s.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+
+/** `parts` joined into one array of `size` bytes (their total length). */
+export function concatBytes(parts: Uint8Array[], size: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}

@@ -4,6 +4,7 @@
  * authentication, so a caller without a key always hears 401 first (see jsonBody below).
  */
 import { Elysia } from "elysia";
+import { concatBytes } from "../bytes.ts";
 import { readChunks } from "./body-stream.ts";
 import { ApiError } from "./errors.ts";
 
@@ -33,13 +34,7 @@ export async function readLimited(request: Request, maxBytes: number, idleMs = I
     }
     parts.push(value);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  return concatBytes(parts, size);
 }
 
 /** The parsed JSON body, or a BodyProblem saying what is wrong with it. */

@@ -3,6 +3,7 @@
  * as a document (bulk.ts stores them in batches), so the body is never held whole.
  */
 
+import { concatBytes } from "../bytes.ts";
 import type { BulkResult } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
 import { type ChunkReader, readChunks } from "../http/body-stream.ts";
@@ -25,7 +26,7 @@ export async function* lines(chunks: Pick<ChunkReader, "next">, maxLineBytes: nu
   let size = 0;
   let overlong = false;
   const end = (): Line => {
-    const bytes = parts.length === 1 ? parts[0]! : concat(parts, size);
+    const bytes = parts.length === 1 ? parts[0]! : concatBytes(parts, size);
     const wasOverlong = overlong;
     [parts, size, overlong] = [[], 0, false];
     if (wasOverlong) return { problem: "too_long" };
@@ -52,16 +53,6 @@ export async function* lines(chunks: Pick<ChunkReader, "next">, maxLineBytes: nu
     }
   }
   if (overlong || size > 0) yield end();
-}
-
-function concat(parts: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }
 
 /** What an ndjson upload reads with: the line limit's documents and the wait allowed between chunks. */
