@@ -4,18 +4,17 @@ import type { Logger } from "../config/logger.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { decodeCursor } from "../http/cursor.ts";
-import { ApiError } from "../http/errors.ts";
+import { notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { PageQuery, plainLimit } from "../http/paging.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 import { adminGuard, type GuardDeps } from "./index.ts";
 import { wireExpiry } from "./key-input.ts";
 import { createKey, getKey, pageKeys, revokeKey, updateKey } from "./keys-admin.ts";
 import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, KeyParams, toApiKey, UpdateKey } from "./model.ts";
 
-const notFound = (id: string) => new ApiError("not_found", `No API key '${clip(id)}'.`, { param: "id" });
+const keyNotFound = (id: string) => notFound("API key", id, "id");
 
 /** A create or patch body (snake case, wire dates) as the keys service takes it: one mapping for both routes. */
 const keyFields = <B extends KeyBody>(body: B) => ({
@@ -44,7 +43,7 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
   const at = () => new Date(deps.now());
   const read = async (id: string) => {
     const key = isId("key", id) ? await getKey(deps.db, id) : null;
-    if (!key) throw notFound(id);
+    if (!key) throw keyNotFound(id);
     return toApiKey(key);
   };
   // POST …/revoke takes no body: it lives in an instance without the JSON body reader, used
@@ -55,7 +54,7 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
     .post(
       "/:id/revoke",
       async ({ params }) => {
-        if (!isId("key", params.id)) throw notFound(params.id);
+        if (!isId("key", params.id)) throw keyNotFound(params.id);
         await revokeKey(deps.db, params.id, at());
         return read(params.id);
       },
@@ -117,7 +116,7 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
       "/:id",
       async ({ params, body }) => {
         const ok = isId("key", params.id) && (await updateKey(deps.db, params.id, keyFields(body), at()));
-        if (!ok) throw notFound(params.id);
+        if (!ok) throw keyNotFound(params.id);
         return read(params.id);
       },
       {

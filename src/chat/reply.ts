@@ -19,8 +19,7 @@ import {
 } from "../conversations/index.ts";
 import type { Db } from "../db/client.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
-import { ApiError } from "../http/errors.ts";
-import { clip } from "../http/text.ts";
+import { ApiError, notFound } from "../http/errors.ts";
 import { isId, newId } from "../ids.ts";
 import { defaultKnowledgeBaseFor, mayUse, resolveKnowledgeBase } from "../knowledge/index.ts";
 import type { ReplyWrite } from "../replies/index.ts";
@@ -128,8 +127,7 @@ interface PreparedReply {
   knowledgeBaseId: string | null;
 }
 
-const notFound = (id: string) =>
-  new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "conversation_id" });
+const conversationNotFound = (id: string) => notFound("conversation", id, "conversation_id");
 
 /**
  * Finds the conversation (or makes a new one) and reads its history: what a reply needs before
@@ -167,7 +165,7 @@ async function prepareReply(
     };
   }
   const conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
-  if (!conversation) throw notFound(conversationId);
+  if (!conversation) throw conversationNotFound(conversationId);
   if (named !== undefined && named !== conversation.kbId) {
     throw new ApiError(
       "invalid_request",

@@ -4,11 +4,10 @@ import { type GuardDeps, guard } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { httpCore } from "../http/core.ts";
 import { decodeCursor } from "../http/cursor.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, notFound } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { urlOf } from "../http/request-id.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { clip } from "../http/text.ts";
 import { isId } from "../ids.ts";
 import type { Replies } from "../replies/index.ts";
 import {
@@ -24,7 +23,7 @@ import {
 } from "./model.ts";
 import { deleteConversation, findConversation, listConversations, MESSAGES_CAP, pageMessages } from "./service.ts";
 
-const notFound = (id: string) => new ApiError("not_found", `No conversation '${clip(id)}'.`, { param: "id" });
+const conversationNotFound = (id: string) => notFound("conversation", id, "id");
 
 /** The schema coerces with Number() ("1e2", "0x10", " 5"); a page size is plain digits, given once. */
 function plainLimit({ request }: { request: Request }) {
@@ -63,7 +62,7 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger; replies: 
       "/:id",
       async ({ params, apiKey }) => {
         const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
-        if (!conv) throw notFound(params.id);
+        if (!conv) throw conversationNotFound(params.id);
         let page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
         // A reply whose instance died reads as failed once its lease has passed (replies/statements.ts).
         if (await deps.replies.expireStale(page.rows)) page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
@@ -87,7 +86,7 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger; replies: 
       "/:id/messages",
       async ({ params, query, apiKey }) => {
         const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
-        if (!conv) throw notFound(params.id);
+        if (!conv) throw conversationNotFound(params.id);
         // After the owner check: a cursor says nothing about a conversation the caller cannot see.
         const cursor =
           query.cursor === undefined
@@ -112,7 +111,7 @@ export const conversationRoutes = (deps: GuardDeps & { logger: Logger; replies: 
       "/:id",
       async ({ params, apiKey }) => {
         if (!isId("conv", params.id) || !(await deleteConversation(deps.db, apiKey.id, params.id))) {
-          throw notFound(params.id);
+          throw conversationNotFound(params.id);
         }
         // An explicit empty Response: an empty handler result with status 204 makes Deno.serve
         // answer 500 (elysia#1277). Headers set earlier (request id, rate limits) are merged in.

@@ -4,7 +4,7 @@
  * client-facing failures, and a plain Error for programmer or configuration errors.
  */
 import { CODES, type ErrorBody, type ErrorCode, type ErrorPayload } from "../contract/errors.ts";
-import { utf8Length } from "./text.ts";
+import { clip, utf8Length } from "./text.ts";
 
 /** Retry-After (seconds) of a 503 for a store that is away or cannot write. */
 export const UNAVAILABLE_RETRY_AFTER_S = 2;
@@ -47,3 +47,7 @@ export class ApiError extends Error {
     });
   }
 }
+
+/** 404 `not_found` for the `what` named `id` ("No knowledge base 'kb_…'."), naming the parameter. */
+export const notFound = (what: string, id: string, param?: string): ApiError =>
+  new ApiError("not_found", `No ${what} '${clip(id)}'.`, param === undefined ? {} : { param });

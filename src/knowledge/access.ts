@@ -6,8 +6,7 @@ import { eq } from "drizzle-orm";
 import type { ApiKeyInfo } from "../auth/index.ts";
 import type { Db } from "../db/client.ts";
 import { knowledgeBases } from "../db/schema.ts";
-import { ApiError } from "../http/errors.ts";
-import { clip } from "../http/text.ts";
+import { notFound } from "../http/errors.ts";
 import { isId } from "../ids.ts";
 import { DEFAULT_KB_NAME, type KnowledgeBaseRow } from "./bases.ts";
 
@@ -15,8 +14,7 @@ import { DEFAULT_KB_NAME, type KnowledgeBaseRow } from "./bases.ts";
 export const mayUse = (key: Pick<ApiKeyInfo, "role" | "knowledgeBaseIds">, id: string): boolean =>
   key.role === "admin" || key.knowledgeBaseIds.includes(id);
 
-const notFound = (ref: string, param: string) =>
-  new ApiError("not_found", `No knowledge base '${clip(ref)}'.`, { param });
+const kbNotFound = (ref: string, param: string) => notFound("knowledge base", ref, param);
 
 /**
  * The knowledge base `ref` (an id, or a name) if `key` may use it; otherwise the same 404 as for
@@ -32,7 +30,7 @@ export async function resolveKnowledgeBase(
     .select()
     .from(knowledgeBases)
     .where(isId("kb", ref) ? eq(knowledgeBases.id, ref) : eq(knowledgeBases.name, ref));
-  if (!row || !mayUse(key, row.id)) throw notFound(ref, param);
+  if (!row || !mayUse(key, row.id)) throw kbNotFound(ref, param);
   return row;
 }
 

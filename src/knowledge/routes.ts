@@ -8,11 +8,10 @@ import type { Logger } from "../config/logger.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { decodeCursor } from "../http/cursor.ts";
-import { ApiError } from "../http/errors.ts";
+import { notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { PageQuery, plainLimit } from "../http/paging.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { clip } from "../http/text.ts";
 import { resolveKnowledgeBase } from "./access.ts";
 import {
   createKnowledgeBase,
@@ -39,8 +38,8 @@ import {
 
 export type KnowledgeDeps = GuardDeps & { logger: Logger };
 
-const kbNotFound = (id: string) => new ApiError("not_found", `No knowledge base '${clip(id)}'.`, { param: "id" });
-const docNotFound = (id: string) => new ApiError("not_found", `No document '${clip(id)}'.`, { param: "doc_id" });
+const kbNotFound = (id: string) => notFound("knowledge base", id, "id");
+const docNotFound = (id: string) => notFound("document", id, "doc_id");
 const noContent = () => new Response(null, { status: 204 }) as never;
 const ADMIN = { 403: ErrorBody };
 

@@ -8,11 +8,10 @@ import { adminGuard } from "../auth/index.ts";
 import { readLimited } from "../http/body.ts";
 import { BodyBrokeOff, BodyStalled, holdOpen, type TimeoutServer } from "../http/body-stream.ts";
 import { httpCore } from "../http/core.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { clip } from "../http/text.ts";
 import { getKnowledgeBase } from "./bases.ts";
 import { ingestFiles, UPLOAD_EXTENSIONS } from "./bulk.ts";
 import { putDocument } from "./documents.ts";
@@ -92,7 +91,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
       "/:id/documents",
       async ({ params, request, set, server }) => {
         const kb = await getKnowledgeBase(deps.db, params.id);
-        if (!kb) throw new ApiError("not_found", `No knowledge base '${clip(params.id)}'.`, { param: "id" });
+        if (!kb) throw notFound("knowledge base", params.id, "id");
         const type = (request.headers.get("content-type") ?? "").trim();
         const now = new Date(deps.now());
         // The body may take long to arrive: the upload's own limit is the wait between chunks.

@@ -8,10 +8,9 @@ import { Elysia } from "elysia";
 import { type GuardDeps, guard } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { httpCore } from "../http/core.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, notFound } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { clip } from "../http/text.ts";
 import { UsageQuery, UsageReport } from "./model.ts";
 import { keyExists, usageOf, utcDay } from "./service.ts";
 
@@ -61,7 +60,7 @@ export const usageRoutes = (deps: GuardDeps & { logger: Logger }) =>
             );
           if (query.key_id === "all") keys = "all";
           else if (await keyExists(deps.db, query.key_id)) keys = [query.key_id];
-          else throw new ApiError("not_found", `No key '${clip(query.key_id)}'.`, { param: "key_id" });
+          else throw notFound("key", query.key_id, "key_id");
         }
         const rows = await usageOf(deps.db, keys, from, to);
         return {
