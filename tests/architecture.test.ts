@@ -100,6 +100,7 @@ export function layerOf(path: string): Layer {
     top === "tracing" ||
     path === "ids.ts" ||
     path === "bytes.ts" ||
+    path === "timeout.ts" ||
     path === "memo.ts"
   )
     return "base";

@@ -28,6 +28,7 @@ import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { SseResponse, type StreamSummary } from "../http/sse.ts";
 import { utf8Length } from "../http/text.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
+import { withTimeout } from "../timeout.ts";
 import type { ActiveSpan, Attributes } from "../tracing/index.ts";
 import { type ConsoleAssets, consoleRoutes } from "./console.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
@@ -233,12 +234,4 @@ function storeWritable({ store }: ParleyConfig, ms: number): Promise<boolean> {
 }
 
 /** `query`'s answer, or false after `ms`. */
-async function within(query: Promise<boolean>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
-  try {
-    return await Promise.race([query, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const within = (query: Promise<boolean>, ms: number): Promise<boolean> => withTimeout(query, ms, false);

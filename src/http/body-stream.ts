@@ -6,6 +6,8 @@
  * two chunks. A body that breaks off (the client closed the connection) or stalls ends the
  * upload with a 400 of its own kind, so the route can tell it from a fault of the server.
  */
+
+import { withTimeout } from "../timeout.ts";
 import { ApiError } from "./errors.ts";
 
 /** The body ended before its end: the client closed the connection, or the network failed. */
@@ -39,14 +41,7 @@ export interface ChunkReader {
 const TIMEOUT = Symbol("timeout");
 
 /** `promise`, or TIMEOUT once `ms` have passed first (no timer for Infinity). */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMEOUT> {
-  if (ms === Infinity) return promise;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<typeof TIMEOUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMEOUT), Math.max(0, ms));
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+const within = <T>(promise: Promise<T>, ms: number) => withTimeout(promise, ms, TIMEOUT);
 
 /**
  * The chunks of `body`: each read waits at most `idleMs` for bytes (then the body is cancelled

@@ -11,6 +11,7 @@
  * `createReplies`; `close()` ends its LISTEN.
  */
 import type { Db } from "../db/client.ts";
+import { withTimeout } from "../timeout.ts";
 
 /** How long `close()` waits for the UNLISTEN. */
 const CLOSE_WAIT_MS = 1_000;
@@ -106,16 +107,13 @@ export function createNotifier(pg: PgListen | null): Notifier {
       if (!pending) return;
       // UNLISTEN is a statement: with the database away it could wait for a reconnection, and
       // close() must not hold a shutdown. The pool's end drops the connection in any case.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)));
       const unlisten = pending
         .then((h) => h.unlisten())
         .then(
           () => {},
           () => {},
         );
-      await Promise.race([unlisten, late]);
-      clearTimeout(timer);
+      await withTimeout(unlisten, CLOSE_WAIT_MS, undefined);
     },
   };
   return notifier;

@@ -1,5 +1,6 @@
 /** The runs alive in this process: stop and resume find them by id, shutdown drains them. */
 import type { ApiError } from "../http/errors.ts";
+import { withTimeout } from "../timeout.ts";
 import type { Run } from "./run.ts";
 import { shuttingDown } from "./terminal.ts";
 
@@ -46,14 +47,10 @@ export class RunRegistry {
 
   /** Whether every run (including ones started meanwhile) finished within `ms`. */
   private async settled(ms: number): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
     const all = async (): Promise<true> => {
       while (this.runs.size) await Promise.all([...this.runs.values()].map((r) => r.done));
       return true;
     };
-    const result = await Promise.race([all(), expired]);
-    clearTimeout(timer);
-    return result;
+    return withTimeout(all(), ms, false);
   }
 }

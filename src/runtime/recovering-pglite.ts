@@ -32,6 +32,7 @@ import {
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { isStorageFault } from "../db/errors.ts";
+import { withTimeout } from "../timeout.ts";
 import { type DiskRoom, diskRoom, freeBytes, type RoomLimits, roomLimits } from "./disk-room.ts";
 import { fence } from "./panic-fence.ts";
 
@@ -101,7 +102,11 @@ export async function recoveringPglite(
     const old = current;
     opening = (async () => {
       if (!panicked.has(old))
-        await Promise.race([old.close().catch(() => {}), new Promise((r) => setTimeout(r, CLOSE_FAULTED_MS))]);
+        await withTimeout(
+          old.close().catch(() => {}),
+          CLOSE_FAULTED_MS,
+          undefined,
+        );
       return openFenced();
     })();
     try {

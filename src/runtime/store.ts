@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { Env } from "../config/env.ts";
 import { openPostgres, pgliteStore, type Store } from "../db/client.ts";
+import { withTimeout } from "../timeout.ts";
 import { LockBusy, lockDataDir } from "./lock.ts";
 import { pgliteAssets, vectorExtension } from "./pglite-assets.ts";
 import { PrivateNodeFS, tightenFolder } from "./private-fs.ts";
@@ -99,11 +100,9 @@ function once(close: () => Promise<void>): () => Promise<void> {
 
 /** Closes `store` within `ms`: "closed", or "timeout" when it hangs past that. Throws what close throws. */
 export async function closeWithin(store: Store, ms = CLOSE_TIMEOUT_MS): Promise<"closed" | "timeout"> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), ms)));
-  try {
-    return await Promise.race([store.close().then(() => "closed" as const), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return withTimeout(
+    store.close().then(() => "closed" as const),
+    ms,
+    "timeout" as const,
+  );
 }
