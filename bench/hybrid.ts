@@ -18,8 +18,8 @@ import {
   type Embedder,
   prepareVectorStore,
 } from "../src/knowledge/embeddings/index.ts";
+import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
-import { ingestDocuments } from "../src/knowledge/service.ts";
 import { percentile } from "./lib.ts";
 import { syntheticCorpus, syntheticQuestions } from "./retrieval.ts";
 

@@ -10,9 +10,9 @@
 import postgres from "postgres";
 import { openPglite, openPostgres, type Store } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import type { KnowledgeDoc } from "../src/knowledge/parse.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
-import { ingestDocuments } from "../src/knowledge/service.ts";
 import { percentile } from "./lib.ts";
 
 const PASSAGES_PER_DOC = 5;

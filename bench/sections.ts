@@ -9,9 +9,9 @@ import type { Store } from "../src/db/client.ts";
 import { openPglite } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { encodeCursor } from "../src/http/cursor.ts";
+import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
 import { searchQueryText } from "../src/knowledge/search.ts";
-import { ingestDocuments } from "../src/knowledge/service.ts";
 import { cpuSeconds, median, percentile, ROOT, rssKiB, type Server, sideBySide, startServer, wrk } from "./lib.ts";
 
 const big = { plan: "enterprise" as const, rpm: 1_000_000_000, rpd: 1_000_000_000 };

@@ -26,11 +26,11 @@ import {
   RRF_K,
 } from "../src/knowledge/embeddings/index.ts";
 import { createKnowledgeBase, DEFAULT_KB_ID } from "../src/knowledge/index.ts";
+import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import { rankPassages } from "../src/knowledge/search.ts";
-import { ingestDocuments } from "../src/knowledge/service.ts";
 import { type FakeEmbeddings, hashingVector, startFakeEmbeddings } from "./helpers/fake-embeddings.ts";
 import { CORPUS, onPostgres } from "./helpers/store.ts";
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { migrations } from "../src/db/migrations.gen.ts";
-import { ingestDocuments } from "../src/knowledge/service.ts";
+import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { expectStatus, harness } from "./helpers/app.ts";
 import { freshPglite, pgliteImage } from "./helpers/store.ts";
 

@@ -6,10 +6,10 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
 import { chunks, DEFAULT_KB_ID, documents, knowledgeBaseTerms } from "../src/db/schema.ts";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
+import { BATCH_DOCS, ingestDocuments } from "../src/knowledge/ingest.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { rankPassages, searchQueryText } from "../src/knowledge/search.ts";
-import { BATCH_DOCS, ingestDocuments } from "../src/knowledge/service.ts";
 import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(120_000); // per file: the first test opens the shared store (a cold PGlite: 40 s and more on a saturated machine)

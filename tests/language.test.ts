@@ -10,13 +10,13 @@ import { openPglite } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { documents } from "../src/db/schema.ts";
 import { cjkTerms, segmentCjk } from "../src/knowledge/cjk.ts";
+import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { detectLanguage, searchableText, wordsOnlyText } from "../src/knowledge/language.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
 import { CJK_TERMS_MARK, recutCjkPassagesOnce } from "../src/knowledge/reindex.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import { rankPassages } from "../src/knowledge/search.ts";
-import { ingestDocuments } from "../src/knowledge/service.ts";
 import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(120_000); // a cold PGlite (the 6-document store) takes seconds, more on a busy machine

@@ -12,9 +12,9 @@ import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { clip } from "../http/text.ts";
 import { isId, newId } from "../ids.ts";
+import { mergePendingIndexEntries, withDeadlockRetry } from "./ingest.ts";
 import { isLanguage, LANGUAGES, type Language } from "./language.ts";
 import { applyKnowledgeBaseLanguage } from "./language-source.ts";
-import { mergePendingIndexEntries, withDeadlockRetry } from "./service.ts";
 
 export { DEFAULT_KB_ID };
 

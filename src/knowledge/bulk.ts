@@ -10,8 +10,8 @@ import type { BulkItem, BulkResult } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
 import { isStoreUnavailable } from "../db/errors.ts";
 import { BodyBrokeOff, BodyStalled } from "../http/body-stream.ts";
+import { BATCH_DOCS, type IngestCounter, ingestDocuments, mergePendingIndexEntries } from "./ingest.ts";
 import { type KnowledgeDoc, type ParseProblem, type ParseRules, parseFile, parseJsonLine } from "./parse.ts";
-import { BATCH_DOCS, type IngestCounter, ingestDocuments, mergePendingIndexEntries } from "./service.ts";
 
 /**
  * Documents are stored as a stream is read, a batch at a time: at most BATCH_DOCS documents (an

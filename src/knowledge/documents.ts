@@ -9,8 +9,8 @@ import type { Db } from "../db/client.ts";
 import { documents, knowledgeBases } from "../db/schema.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { isId } from "../ids.ts";
+import { type IngestCounter, ingestDocuments, withDeadlockRetry } from "./ingest.ts";
 import type { KnowledgeDoc } from "./parse.ts";
-import { type IngestCounter, ingestDocuments, withDeadlockRetry } from "./service.ts";
 
 const summaryFields = {
   id: documents.id,

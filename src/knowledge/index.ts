@@ -28,11 +28,11 @@ export {
 export { utf8 } from "./bulk.ts";
 export { deleteDocument, getDocument, putDocument } from "./documents.ts";
 export { searchKnowledgeBase } from "./find.ts";
+export { countDocuments, ingestDocuments } from "./ingest.ts";
 export { type KnowledgeDoc, type ParseProblem, parseFile, parseJsonl, parseMarkdown } from "./parse.ts";
 export { recutCjkPassagesOnce } from "./reindex.ts";
 export type { KnowledgeDeps } from "./routes.ts";
 export { seedSampleOnce } from "./seed.ts";
-export { countDocuments, ingestDocuments } from "./service.ts";
 
 /** Every /knowledge_bases route. */
 export const knowledgeRoutes = (deps: KnowledgeDeps) =>

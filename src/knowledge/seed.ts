@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { claimMark } from "../db/instance-values.ts";
 import { DEFAULT_KB_ID, knowledgeBases } from "../db/schema.ts";
+import { countDocuments, ingestDocuments } from "./ingest.ts";
 import { SAMPLE_DOCS } from "./sample.ts";
-import { countDocuments, ingestDocuments } from "./service.ts";
 
 /**
  * Seeds the sample into `default` when the store has no documents and was never seeded: the

@@ -15,11 +15,11 @@ import { routeDoc } from "../http/route-doc.ts";
 import { getKnowledgeBase } from "./bases.ts";
 import { ingestFiles, UPLOAD_EXTENSIONS } from "./bulk.ts";
 import { putDocument } from "./documents.ts";
+import type { IngestCounter } from "./ingest.ts";
 import { BulkResult, Document, DocumentInput, KbParams } from "./model.ts";
 import { ingestNdjson } from "./ndjson.ts";
 import { checkDocument } from "./parse.ts";
 import type { KnowledgeDeps } from "./routes.ts";
-import type { IngestCounter } from "./service.ts";
 
 const NDJSON = /^application\/(x-ndjson|ndjson|jsonl|x-jsonlines|jsonlines)\s*(;|$)/i;
 

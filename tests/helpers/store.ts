@@ -8,9 +8,9 @@ import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { openPglite, openPostgres, type Store } from "../../src/db/client.ts";
 import { migrate } from "../../src/db/migrate.ts";
+import { ingestDocuments } from "../../src/knowledge/ingest.ts";
 import { parseJsonl } from "../../src/knowledge/parse.ts";
 import { SAMPLE_DOCS } from "../../src/knowledge/sample.ts";
-import { ingestDocuments } from "../../src/knowledge/service.ts";
 
 /** A small knowledge base about "Wren", a made-up web framework: a fixture inside this repository. */
 export const CORPUS = fileURLToPath(new URL("../fixtures/kb.jsonl", import.meta.url));

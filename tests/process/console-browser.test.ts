@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { ingestDocuments } from "../../src/knowledge/service.ts";
+import { ingestDocuments } from "../../src/knowledge/ingest.ts";
 import {
   axe,
   CHROMIUM,

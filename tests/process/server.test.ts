@@ -11,7 +11,7 @@ import { and, eq } from "drizzle-orm";
 import { loadEnv } from "../../src/config/env.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { messages } from "../../src/db/schema.ts";
-import { countDocuments } from "../../src/knowledge/service.ts";
+import { countDocuments } from "../../src/knowledge/ingest.ts";
 import { openStoreFromEnv } from "../../src/runtime/store.ts";
 import {
   dataDir,
