@@ -101,7 +101,7 @@ export function layerOf(path: string): Layer {
     path === "ids.ts" ||
     path === "bytes.ts" ||
     path === "timeout.ts" ||
-    path === "memo.ts"
+    path === "get-or-create.ts"
   )
     return "base";
   if (top === "http") return "http";

@@ -2,7 +2,7 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
-import { memo } from "../memo.ts";
+import { getOrCreate } from "../get-or-create.ts";
 import { type ApiKeyInfo, tokensTodaySql } from "../ratelimit/index.ts";
 import { hashSecret } from "./keys.ts";
 
@@ -36,7 +36,7 @@ export async function findKeyBySecret(
   secret: string,
   day = new Date().toISOString().slice(0, 10),
 ): Promise<ApiKeyInfo | null> {
-  const lookup = memo(lookups, db, () => lookupStatement(db));
+  const lookup = getOrCreate(lookups, db, () => lookupStatement(db));
   const [row] = await lookup.execute({ hash: await hashSecret(secret), day });
   if (!row) return null;
   // postgres.js and PGlite both return text[] as an array; timestamps as Date; bigint sums as text.

@@ -3,7 +3,7 @@ import { type Static, t } from "elysia";
 import * as Wire from "../contract/keys.ts";
 import { PLANS } from "../contract/plans.ts";
 import { Pagination } from "../http/paging.ts";
-import { literals, type Same } from "../http/same.ts";
+import { literals, type Same } from "../http/schema-contract.ts";
 import type { ApiKeyListing } from "./keys-admin.ts";
 
 const limit = (name: string) =>

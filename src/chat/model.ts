@@ -5,7 +5,7 @@ import { REPLY_STATUSES } from "../contract/events.ts";
 import type { ChatReply as WireChatReply } from "../contract/resources.ts";
 import { Usage } from "../conversations/index.ts";
 import { ErrorPayload } from "../http/model.ts";
-import { literals, type Same } from "../http/same.ts";
+import { literals, type Same } from "../http/schema-contract.ts";
 
 export const chatBody = (maxMessageChars: number) =>
   t.Object({

@@ -7,7 +7,7 @@
  * - plans.ts: the API key plans;
  * - operate.ts: usage by day and feedback on replies (what operators read).
  * The server derives from it: the run's events are `StreamEvent`, and each TypeBox route schema
- * (validation and OpenAPI) is checked at compile time to equal its type here (http/same.ts), with
+ * (validation and OpenAPI) is checked at compile time to equal its type here (http/schema-contract.ts), with
  * enum-like unions built from the const arrays below. The prose reference is docs/api.md.
  */
 export * from "./errors.ts";

@@ -4,7 +4,7 @@ import { MESSAGE_STATUSES, type Usage as WireUsage } from "../contract/events.ts
 import { RATINGS } from "../contract/operate.ts";
 import * as Wire from "../contract/resources.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
-import { literals, type Same } from "../http/same.ts";
+import { literals, type Same } from "../http/schema-contract.ts";
 
 /** Token counts of a reply as the model provider reported them; null when it reported none. */
 export const Usage = t.Union(

@@ -2,7 +2,7 @@
 import { type Static, t } from "elysia";
 import type { Reply as WireReply } from "../contract/resources.ts";
 import type { MessageRow } from "../db/schema.ts";
-import type { Same } from "../http/same.ts";
+import type { Same } from "../http/schema-contract.ts";
 import { Message, toMessage } from "./model.ts";
 
 export const ReplyParams = t.Object({

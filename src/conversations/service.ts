@@ -6,9 +6,9 @@ import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { conversations, messageFeedback, messages } from "../db/schema.ts";
+import { getOrCreate } from "../get-or-create.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { newId } from "../ids.ts";
-import { memo } from "../memo.ts";
 import type { ReplyWrite } from "../replies/index.ts";
 import type { FeedbackRow } from "./model.ts";
 
@@ -111,7 +111,7 @@ export async function listConversations(
   limit: number,
   cursor: Cursor | null,
 ): Promise<ConversationPage> {
-  const statements = memo(pages, db, () => pageStatements(db));
+  const statements = getOrCreate(pages, db, () => pageStatements(db));
   const rows = cursor
     ? await statements.after.execute({
         key: keyId,

@@ -3,7 +3,7 @@ import { type Static, t } from "elysia";
 import type * as Wire from "../contract/operate.ts";
 import { RATINGS } from "../contract/operate.ts";
 import { COMMENT_MAX, Feedback, LIMIT_MESSAGE, ListQuery, Pagination } from "../conversations/index.ts";
-import { literals, type Same } from "../http/same.ts";
+import { literals, type Same } from "../http/schema-contract.ts";
 
 export const FeedbackBody = t.Object({
   rating: literals(RATINGS, {

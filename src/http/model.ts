@@ -5,7 +5,7 @@ import {
   type ErrorBody as WireErrorBody,
   type ErrorPayload as WireErrorPayload,
 } from "../contract/errors.ts";
-import { literals, type Same } from "./same.ts";
+import { literals, type Same } from "./schema-contract.ts";
 
 export const ErrorPayload = t.Object({
   type: t.String({ examples: ["invalid_request_error"] }),

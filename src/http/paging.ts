@@ -3,7 +3,7 @@ import { type Static, t } from "elysia";
 import type { Pagination as WirePagination } from "../contract/resources.ts";
 import { ApiError } from "./errors.ts";
 import { urlOf } from "./request-id.ts";
-import type { Same } from "./same.ts";
+import type { Same } from "./schema-contract.ts";
 
 export const Pagination = t.Object({
   has_more: t.Boolean(),

@@ -3,7 +3,7 @@ import { type Static, t } from "elysia";
 import * as Wire from "../contract/knowledge.ts";
 import { ErrorPayload } from "../http/model.ts";
 import { PageQuery, Pagination } from "../http/paging.ts";
-import { literals, type Same } from "../http/same.ts";
+import { literals, type Same } from "../http/schema-contract.ts";
 import { LANGUAGES } from "./language.ts";
 
 export const KnowledgeBase = t.Object({

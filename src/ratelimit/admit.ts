@@ -12,7 +12,7 @@ import type { KeyRole } from "../contract/keys.ts";
 import type { Plan } from "../contract/plans.ts";
 import type { Db } from "../db/client.ts";
 import { apiKeys, rateLimits } from "../db/schema.ts";
-import { memo } from "../memo.ts";
+import { getOrCreate } from "../get-or-create.ts";
 import {
   admissionReturning,
   admissionUpdate,
@@ -169,7 +169,10 @@ export async function admitKey(
   now: number,
   refusals: RefusalCount,
 ): Promise<{ apiKey: ApiKeyInfo; decision: Decision } | null> {
-  const { admit, state } = memo(gates, db, () => ({ admit: gateStatement(db), state: stateStatement(db, refusals) }));
+  const { admit, state } = getOrCreate(gates, db, () => ({
+    admit: gateStatement(db),
+    state: stateStatement(db, refusals),
+  }));
   const values = {
     hash,
     day: utcDay(now),

@@ -1,7 +1,7 @@
 /** Wire schemas of GET /v1/usage (validation and OpenAPI from one source). */
 import { type Static, t } from "elysia";
 import type * as Wire from "../contract/operate.ts";
-import type { Same } from "../http/same.ts";
+import type { Same } from "../http/schema-contract.ts";
 
 const counts = {
   requests: t.Integer({ description: "Requests the limiter admitted (any route)." }),
