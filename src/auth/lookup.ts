@@ -3,7 +3,7 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { apiKeys } from "../db/schema.ts";
 import { getOrCreate } from "../get-or-create.ts";
-import { type ApiKeyInfo, tokensTodaySql } from "../ratelimit/index.ts";
+import { type ApiKeyInfo, apiKeyOf, tokensTodaySql } from "../ratelimit/index.ts";
 import { hashSecret } from "./keys.ts";
 
 /** Every request runs this lookup: prepared once per database, so only the hash is bound. */
@@ -38,10 +38,7 @@ export async function findKeyBySecret(
 ): Promise<ApiKeyInfo | null> {
   const lookup = getOrCreate(lookups, db, () => lookupStatement(db));
   const [row] = await lookup.execute({ hash: await hashSecret(secret), day });
-  if (!row) return null;
-  // postgres.js and PGlite both return text[] as an array; timestamps as Date; bigint sums as text.
-  const tokensToday = row.tokensToday == null ? null : Number(row.tokensToday);
-  return { ...row, knowledgeBaseIds: row.knowledgeBaseIds ?? [], tokensToday };
+  return row ? apiKeyOf(row) : null;
 }
 
 /** `last_used_at` is written at most once per this interval per key. */

@@ -183,17 +183,22 @@ export async function admitKey(
   };
   const [admitted] = await admit.execute({ ...values, now, cut: now - MINUTE_MS });
   if (admitted) {
-    return { apiKey: keyOf(admitted), decision: decide(true, limiterState(admitted), limitsOf(admitted), now) };
+    return { apiKey: apiKeyOf(admitted), decision: decide(true, limiterState(admitted), limitsOf(admitted), now) };
   }
   const [row] = await state.execute({ ...values, now });
   if (!row) return null;
   const counters = row.ends
     ? limiterState({ ends: row.ends, cum: row.cum!, day: row.day!, dayCount: row.dayCount! })
     : null;
-  return { apiKey: keyOf(row), decision: decide(false, counters ?? emptyState(now), limitsOf(row), now) };
+  return { apiKey: apiKeyOf(row), decision: decide(false, counters ?? emptyState(now), limitsOf(row), now) };
 }
 
-const keyOf = ({
+/**
+ * The key as a statement returned it, in the form requests use: the drivers give an empty grant
+ * list as null, timestamps as text from a CTE, and a bigint sum as text. Used by both lookups,
+ * this statement's and auth/lookup.ts's with the limiter off.
+ */
+export const apiKeyOf = ({
   id,
   name,
   plan,

@@ -4,7 +4,7 @@
  * service.ts holds the sliding minute log and the day's count; headers.ts states the windows;
  * tokens.ts the daily token budget. auth/ is its caller: the guard every /v1 route goes through.
  */
-export { type ApiKeyInfo, admitKey, type RefusalCount } from "./admit.ts";
+export { type ApiKeyInfo, admitKey, apiKeyOf, type RefusalCount } from "./admit.ts";
 export { rateLimitHeaders } from "./headers.ts";
 export { type Decision, utcDay } from "./service.ts";
 export { tokenBudget, tokenHeaders, tokensTodaySql } from "./tokens.ts";
