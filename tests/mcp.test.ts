@@ -256,3 +256,45 @@ describe("MCP JSON-RPC batches: each call is a request of its own", () => {
     expectError(await h.call("GET", "/v1/conversations", { key: limited }), 429, "rate_limit_exceeded");
   });
 });
+
+describe("MCP messages the SDK alone would mishandle", () => {
+  const cancelled = (requestId: number) => ({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId },
+  });
+
+  test("a cancellation in the same POST as the request it names: the request is answered, nothing hangs", async () => {
+    for (const body of [
+      [cancelled(1), toolCall(1, "search", { query: "validate", limit: 1 })],
+      [
+        toolCall(1, "search", { query: "validate", limit: 1 }),
+        cancelled(1),
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+      ],
+    ]) {
+      const r = await rpc(h.app, key, body);
+      expectStatus(r, 200);
+      const [answer] = [r.json as RpcAnswer].flat();
+      expect(answer!.id).toBe(1);
+      expect(answer!.result?.isError).toBeFalsy();
+    }
+    // Alone, a cancellation is a notification like any other: accepted, no answer.
+    expect((await rpc(h.app, key, cancelled(7))).status).toBe(202);
+  });
+
+  test("params that do not fit the method's schema: -32602 Invalid params naming the field, not -32603", async () => {
+    const bad = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "search", arguments: [] } };
+    const alone = await rpc(h.app, key, bad);
+    expectStatus(alone, 200);
+    expect((alone.json as RpcAnswer).error).toMatchObject({ code: -32602 });
+    expect((alone.json as RpcAnswer).error?.message).toContain("params.arguments");
+    // In a batch, only that call is refused; the others answer.
+    const r = await rpc(h.app, key, [toolCall(1, "search", { query: "validate", limit: 1 }), bad]);
+    expectStatus(r, 200);
+    const answers = r.json as RpcAnswer[];
+    expect(answers.map((a) => a.id)).toEqual([1, 3]);
+    expect(answers[0]!.result?.isError).toBeFalsy();
+    expect(answers[1]!.error?.code).toBe(-32602);
+  });
+});

@@ -16,6 +16,7 @@ import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { requestIdOf } from "../http/request-id.ts";
 import { batchOf, runBatch } from "./batch.ts";
+import { answered, screen } from "./screen.ts";
 import { mcpServer } from "./tools.ts";
 
 type Key = Parameters<typeof mcpServer>[1];
@@ -37,8 +38,11 @@ async function serve(deps: ChatDeps, request: Request, apiKey: Key, body: unknow
     enableJsonResponse: true,
   });
   await server.connect(transport);
+  const screened = body === undefined ? undefined : screen(body);
   try {
-    return await transport.handleRequest(request, body === undefined ? {} : { parsedBody: body });
+    if (!screened) return await transport.handleRequest(request, {});
+    const response = await transport.handleRequest(request, { parsedBody: screened.body });
+    return await answered(response, screened.invalid);
   } finally {
     // With JSON answers the response is complete here: nothing outlives the request.
     void server.close().catch(() => {});

@@ -24,8 +24,14 @@ import { harness, keyIdOf, type Reply } from "../helpers/app.ts";
 import { adminTargets } from "./fuzz-targets.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
+/** Printed first, so that even a run cut short can be replayed (FUZZ_SEED). */
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
+console.log(`fuzz: seed ${SEED} (FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS} replays this run)`);
+/** A case that has not answered by then hangs. */
+const CASE_MS = 10_000;
 // Setup, then up to ~100 ms a case on a busy machine.
-setDefaultTimeout(120_000 + RUNS * 100);
+const BUDGET_MS = 120_000 + RUNS * 100;
+setDefaultTimeout(BUDGET_MS + 60_000);
 const h = await harness({ agent: scriptedAgent(["fuzz ", "reply"], { sources: ["https://fuzz.example/"] }) });
 
 // Key A: the victim, with data B must never see. Key B: the one the fuzzer acts as.
@@ -337,15 +343,14 @@ async function send(r: Req): Promise<Reply> {
   if (contentType !== undefined) headers.set("content-type", contentType);
   const body = r.target.body ?? r.body;
   const withBody = body !== undefined && method !== "GET" && method !== "HEAD";
-  const res = await h.app.handle(
-    new Request(`http://localhost${path}`, { method, headers, body: withBody ? body : undefined }),
-  );
-  // Every answer ends, streams included: a hang is a failure, not a stuck suite.
+  // Every answer comes and ends, streams included: a hang is a failure, not a stuck suite.
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const text = await Promise.race([
-    res.text(),
+  const [res, text] = await Promise.race([
+    h.app
+      .handle(new Request(`http://localhost${path}`, { method, headers, body: withBody ? body : undefined }))
+      .then(async (res) => [res, await res.text()] as const),
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no end within 15 s: ${method} ${path}`)), 15_000);
+      timer = setTimeout(() => reject(new Error(`no answer within ${CASE_MS} ms: ${method} ${path}`)), CASE_MS);
     }),
   ]).finally(() => clearTimeout(timer));
   let json: unknown;
@@ -427,7 +432,9 @@ describe("fuzz", () => {
         for (const s of r.target.admin ? FORBIDDEN.filter((x) => x !== idA) : FORBIDDEN)
           if (!r.target.path.includes(s)) expect(res.text.includes(s), `A's data leaked: ${show}`).toBe(false);
       }),
-      { numRuns: RUNS, seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined },
+      // Shrinking a hang costs CASE_MS a step: it stops at the budget and reports the smallest
+      // failing case found so far rather than letting the test's own timeout hide it.
+      { numRuns: RUNS, seed: SEED, interruptAfterTimeLimit: BUDGET_MS, markInterruptAsFailure: true },
     );
     const sorted = <K extends number | string>(m: Map<K, number>) =>
       JSON.stringify(Object.fromEntries([...m].sort((a, b) => (a[0] < b[0] ? -1 : 1))));
