@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type postgres from "postgres";
+import { findKeyBySecret } from "../src/auth/keys.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
-import { findKeyBySecret } from "../src/auth/lookup.ts";
 import type { Store } from "../src/db/client.ts";
 import { openPglite } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";

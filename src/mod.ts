@@ -72,7 +72,7 @@ export function createParley(config: ParleyConfig) {
     options,
     // usage/ counts the requests the gate refuses, in the gate's own statement.
     refusals: refusalCount,
-    writesRefused: () => config.store.writesRefused?.(),
+    writesRefused: config.store.writesRefused?.bind(config.store),
   };
   const replies = createReplies({ ...base, touchConversation });
   const deps = { ...base, replies };

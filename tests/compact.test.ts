@@ -7,8 +7,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { createNotifier } from "../src/replies/notify.ts";
-import { rowsOf } from "../src/replies/statements.ts";
-import { createReplyStore } from "../src/replies/store.ts";
+import { createReplyStore, rowsOf } from "../src/replies/statements.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { harness, listen } from "./helpers/app.ts";
 import { eventsPath, eventually, get, type IdEvent, post, readEvents, tokensOf } from "./helpers/instances.ts";

@@ -7,7 +7,7 @@ import type { Db } from "../src/db/client.ts";
 import { createParley } from "../src/mod.ts";
 import { createNotifier } from "../src/replies/notify.ts";
 import { readEvents as readStored } from "../src/replies/reads.ts";
-import { createReplyStore } from "../src/replies/store.ts";
+import { createReplyStore } from "../src/replies/statements.ts";
 
 /** The reply statements on `db`, as one instance runs them (without LISTEN: the test looks at rows). */
 const replyStore = (db: Db) => createReplyStore(db, createNotifier(null));

@@ -3,7 +3,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Agent, ChatTurn } from "../src/agent/types.ts";
 import { MESSAGES_CAP } from "../src/conversations/service.ts";
 import { messages } from "../src/db/schema.ts";
-import { newId } from "../src/ids.ts";
+import { newId } from "../src/primitives.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
 import { createConversation } from "./helpers/conversations.ts";
 

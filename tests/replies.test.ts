@@ -5,11 +5,11 @@
  * in-process notify, so a follower on PGlite learnt of a swept reply only at its next poll.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { newId } from "../src/ids.ts";
+import { newId } from "../src/primitives.ts";
+import { ORPHANED_EVENT } from "../src/replies/event-log.ts";
 import { createNotifier, eventsTopic, stopTopic } from "../src/replies/notify.ts";
 import { readEvents } from "../src/replies/reads.ts";
-import { createReplyStore } from "../src/replies/store.ts";
-import { ORPHANED_EVENT } from "../src/replies/terminal.ts";
+import { createReplyStore } from "../src/replies/statements.ts";
 import { harness } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml

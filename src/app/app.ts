@@ -16,19 +16,19 @@ import {
   markClient,
   markStart,
   markStatus,
+  requestIdOf,
   socketIp,
   startOf,
-} from "../http/access-log.ts";
+  urlOf,
+} from "../http/core.ts";
 import { corsAnswerHeaders, isPreflight, preflightResponse } from "../http/cors.ts";
 import { errorResponse } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { notAllowed, routePatterns } from "../http/fallback.ts";
 import { ErrorBody } from "../http/model.ts";
-import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { SseResponse, type StreamSummary } from "../http/sse.ts";
-import { utf8Length } from "../http/text.ts";
 import { createParley, type ParleyConfig, type ParleyHandle } from "../mod.ts";
-import { withTimeout } from "../timeout.ts";
+import { utf8Length, withTimeout } from "../primitives.ts";
 import type { ActiveSpan, Attributes } from "../tracing/index.ts";
 import { type ConsoleAssets, consoleRoutes } from "./console.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";

@@ -9,9 +9,8 @@ import { Elysia } from "elysia";
 import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
 import { isDiskFull } from "../db/errors.ts";
-import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "../http/errors.ts";
-import { urlOf } from "../http/request-id.ts";
-import { clip } from "../http/text.ts";
+import { urlOf } from "../http/core.ts";
+import { ApiError, clip, UNAVAILABLE_RETRY_AFTER_S } from "../http/errors.ts";
 import type { Metrics } from "../metrics/index.ts";
 import {
   type ApiKeyInfo,
@@ -24,8 +23,7 @@ import {
   utcDay,
 } from "../ratelimit/index.ts";
 import { inSpan, type Tracing } from "../tracing/index.ts";
-import { bearerSecret, hashSecret } from "./keys.ts";
-import { findKeyBySecret, touchKey } from "./lookup.ts";
+import { bearerSecret, findKeyBySecret, hashSecret, touchKey } from "./keys.ts";
 
 export type { ApiKeyInfo } from "../ratelimit/index.ts";
 
@@ -51,7 +49,7 @@ const unauthorized = (message: string) =>
 
 /**
  * An expired key gets 401 `key_expired` (the gate never admits nor counts it); a live one has
- * its `last_used_at` moved, at most once a minute (a conditional UPDATE: lookup.ts).
+ * its `last_used_at` moved, at most once a minute (a conditional UPDATE: keys.ts).
  */
 async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> {
   if (apiKey.expiresAt && apiKey.expiresAt.getTime() <= at) {

@@ -10,7 +10,7 @@ import { sqlState } from "../db/errors.ts";
 import { apiKeys, keyKnowledgeBases, knowledgeBases } from "../db/schema.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
-import { newId } from "../ids.ts";
+import { newId } from "../primitives.ts";
 import { lastAdminGuard } from "./admins.ts";
 import { checkExpiry, checkName, invalid, limitsOk } from "./key-input.ts";
 import { DISPLAY_PREFIX_LENGTH, generateSecret, hashSecret } from "./keys.ts";

@@ -8,7 +8,7 @@ import { notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { PageQuery, plainLimit } from "../http/paging.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { isId } from "../ids.ts";
+import { isId } from "../primitives.ts";
 import { adminGuard, type GuardDeps } from "./index.ts";
 import { wireExpiry } from "./key-input.ts";
 import { createKey, getKey, pageKeys, revokeKey, updateKey } from "./keys-admin.ts";

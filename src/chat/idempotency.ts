@@ -5,11 +5,11 @@
  * record: the same body → the same reply (or the same early error); another body → 422.
  */
 import { and, eq, sql } from "drizzle-orm";
-import { sha256Hex } from "../bytes.ts";
 import type { ErrorPayload } from "../contract/errors.ts";
 import type { Db } from "../db/client.ts";
 import { idempotencyKeys, type MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
+import { sha256Hex } from "../primitives.ts";
 import type { ReplyWrite } from "../replies/index.ts";
 import type { ChatDeps } from "./deps.ts";
 

@@ -20,12 +20,21 @@ import {
 import type { Db } from "../db/client.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { ApiError, notFound } from "../http/errors.ts";
-import { isId, newId } from "../ids.ts";
 import { defaultKnowledgeBaseFor, mayUse, resolveKnowledgeBase } from "../knowledge/index.ts";
+import { isId, newId } from "../primitives.ts";
 import type { ReplyWrite } from "../replies/index.ts";
 import type { Trace } from "../tracing/index.ts";
 import type { ChatDeps } from "./deps.ts";
-import { claimOrReplay, forget, idempotencyKeyOf, linkReply, recordError } from "./idempotency.ts";
+import {
+  bodyHash,
+  claimOrReplay,
+  forget,
+  idempotencyKeyOf,
+  inProgress,
+  linkReply,
+  recordError,
+} from "./idempotency.ts";
+import type { chatBody } from "./model.ts";
 import { observeReply } from "./observe.ts";
 
 export interface ReplyRequest {
@@ -56,6 +65,45 @@ export interface StartedReply {
   /** The knowledge base the run searches and cites (a continued conversation keeps its own); null for a replay. */
   knowledgeBaseId: string | null;
 }
+
+/**
+ * POST /chat's answer (the route and its schemas are declared in index.ts): the reply streamed
+ * as SSE, or its events folded into one JSON reply — the run's here, or a replay's from the store.
+ */
+export const answerChat =
+  (deps: ChatDeps) =>
+  async ({
+    body,
+    apiKey,
+    request,
+  }: {
+    body: ReturnType<typeof chatBody>["static"];
+    apiKey: ApiKeyInfo;
+    request: Request;
+  }) => {
+    const stream = body.stream === true;
+    const { reply, replayed } = await startReply(deps, {
+      key: apiKey,
+      knowledgeBaseId: body.knowledge_base_id,
+      message: body.message,
+      conversationId: body.conversation_id,
+      stream,
+      idempotency: { key: request.headers.get("idempotency-key"), hash: () => bodyHash(body) },
+      trace: deps.tracing?.of(request),
+    });
+    // A Response bypasses the JSON response schema; the events are documented on the route.
+    if (stream) return deps.replies.stream(reply).response() as never;
+    if (replayed && reply.status === "in_progress") throw inProgress();
+    const {
+      id,
+      conversationId: conversation_id,
+      content,
+      sources,
+      status,
+      usage,
+    } = await deps.replies.stream(reply).outcome();
+    return { id, conversation_id, content, sources, status, created_at: reply.createdAt.toISOString(), usage };
+  };
 
 // White space and the invisible format characters (zero-width space, joiners, BOM).
 const BLANK = /^[\s\u200B-\u200D\u2060\uFEFF]*$/u;

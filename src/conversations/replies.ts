@@ -11,12 +11,11 @@
 import { Elysia } from "elysia";
 import { type GuardDeps, guard } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
-import { httpCore } from "../http/core.ts";
+import { httpCore, urlOf } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
-import { urlOf } from "../http/request-id.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { isId } from "../ids.ts";
+import { isId } from "../primitives.ts";
 import type { Replies } from "../replies/index.ts";
 import { AFTER_MESSAGE, Reply, ReplyParams, toReply } from "./reply-model.ts";
 

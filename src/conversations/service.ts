@@ -4,11 +4,11 @@
  */
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import { getOrCreate } from "../db/rows.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { conversations, messageFeedback, messages } from "../db/schema.ts";
-import { getOrCreate } from "../get-or-create.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
-import { newId } from "../ids.ts";
+import { newId } from "../primitives.ts";
 import type { ReplyWrite } from "../replies/index.ts";
 import type { FeedbackRow } from "./model.ts";
 

@@ -1,3 +1,7 @@
+/**
+ * Running raw statements on either driver: their rows, prepared where the text is fixed, and
+ * the per-database cache (`getOrCreate`) that holds each feature's prepared statements.
+ */
 import { type Query, SQL } from "drizzle-orm";
 import type { PgDialect, PgSession } from "drizzle-orm/pg-core";
 import type { Db } from "./client.ts";
@@ -47,4 +51,19 @@ async function execute<T>(
   const statement = _.session.prepareQuery(built, undefined, name, false);
   const result = (await statement.execute(values)) as unknown as T[] | { rows: T[] };
   return Array.isArray(result) ? result : result.rows;
+}
+
+/**
+ * The value `map` holds for `key`, created on first use. Per-database prepared statements are
+ * built once per database (a WeakMap keyed by it) and shared.
+ */
+export function getOrCreate<K extends object, V>(map: WeakMap<K, V>, key: K, create: () => V): V;
+export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V;
+export function getOrCreate<K extends object, V>(map: Map<K, V> | WeakMap<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
 }

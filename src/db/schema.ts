@@ -48,7 +48,7 @@ export const apiKeys = pgTable(
     revokedAt: ts("revoked_at"),
     /** A key past this instant is refused with 401 `key_expired`; null: never expires. */
     expiresAt: ts("expires_at"),
-    /** Written at most once a minute per key (auth/lookup.ts), so the hot path stays read-only. */
+    /** Written at most once a minute per key (auth/keys.ts), so the hot path stays read-only. */
     lastUsedAt: ts("last_used_at"),
   },
   (t) => [
@@ -128,7 +128,7 @@ export const messages = pgTable(
     outputTokens: integer("output_tokens"),
     /**
      * While `in_progress`: the generating instance renews this with every flush and heartbeat;
-     * once it has passed, any instance may end the reply as `failed` (runs/store.ts, sweep).
+     * once it has passed, any instance may end the reply as `failed` (replies/statements.ts, the sweep).
      */
     leaseUntil: ts("lease_until"),
     /** Set by POST …/stop on any instance; the generating one reads it at each flush. */

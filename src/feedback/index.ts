@@ -10,11 +10,10 @@ import { Feedback } from "../conversations/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, clip } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { clip } from "../http/text.ts";
-import { isId } from "../ids.ts";
+import { isId } from "../primitives.ts";
 import { FeedbackBody, FeedbackList, FeedbackParams, FeedbackQuery } from "./model.ts";
 import { deleteFeedback, listFeedback, putFeedback, type Refusal } from "./service.ts";
 

@@ -4,11 +4,11 @@
  * database). Opaque to clients; anything the server did not produce — a hand-edited position
  * included — is a 400, never a query.
  */
-import { fromBase64url, toBase64url } from "../bytes.ts";
+
 import type { Db } from "../db/client.ts";
 import { sharedValue } from "../db/instance-values.ts";
 import { ApiError } from "../http/errors.ts";
-import { type IdPrefix, isId } from "../ids.ts";
+import { fromBase64url, type IdPrefix, isId, toBase64url } from "../primitives.ts";
 
 /** Position after which the next page starts (newest-first order). */
 export interface Cursor {

@@ -13,9 +13,8 @@ import {
   isTransientConflict,
   isUnstorableText,
 } from "../db/errors.ts";
-import { markStatus } from "./access-log.ts";
+import { markStatus, requestIdOf, urlOf } from "./core.ts";
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from "./errors.ts";
-import { requestIdOf, urlOf } from "./request-id.ts";
 
 /** Turns Elysia's validation error into our `invalid_request` with the offending field. */
 function fromValidation(error: ValidationError): ApiError {

@@ -3,8 +3,12 @@
  * an `ApiError`; its code (contract/errors.ts) decides the status and type. Services throw it for
  * client-facing failures, and a plain Error for programmer or configuration errors.
  */
+
 import { CODES, type ErrorBody, type ErrorCode, type ErrorPayload } from "../contract/errors.ts";
-import { clip, utf8Length } from "./text.ts";
+import { utf8Length } from "../primitives.ts";
+
+/** An echo of client input in a message, cut to a readable length. */
+export const clip = (s: string, max = 80) => (s.length > max ? `${s.slice(0, max)}…` : s);
 
 /** Retry-After (seconds) of a 503 for a store that is away or cannot write. */
 export const UNAVAILABLE_RETRY_AFTER_S = 2;

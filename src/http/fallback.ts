@@ -4,10 +4,8 @@
  */
 import { Elysia } from "elysia";
 import type { Logger } from "../config/logger.ts";
-import { httpCore } from "./core.ts";
-import { ApiError } from "./errors.ts";
-import { urlOf } from "./request-id.ts";
-import { clip } from "./text.ts";
+import { httpCore, urlOf } from "./core.ts";
+import { ApiError, clip } from "./errors.ts";
 
 /** A route as the fallback sees it: method plus path with `:params`, relative to the API's base. */
 export interface RouteRef {

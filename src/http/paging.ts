@@ -1,8 +1,8 @@
 /** What every cursor-paged list shares: its query (limit, cursor) and its `pagination` object. */
 import { type Static, t } from "elysia";
 import type { Pagination as WirePagination } from "../contract/resources.ts";
+import { urlOf } from "./core.ts";
 import { ApiError } from "./errors.ts";
-import { urlOf } from "./request-id.ts";
 import type { Same } from "./schema-contract.ts";
 
 export const Pagination = t.Object({

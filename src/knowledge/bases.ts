@@ -1,6 +1,6 @@
 /**
  * Knowledge bases: create, page, read (with counts), rename or set the language, delete (which
- * of them a key may use: access.ts). Names are unique (the database's unique index decides: a
+ * of them a key may use: retrieve.ts). Names are unique (the database's unique index decides: a
  * duplicate is 409 `already_exists`).
  */
 import { desc, eq, sql } from "drizzle-orm";
@@ -9,9 +9,8 @@ import type { Db } from "../db/client.ts";
 import { sqlState } from "../db/errors.ts";
 import { DEFAULT_KB_ID, knowledgeBases } from "../db/schema.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
-import { ApiError } from "../http/errors.ts";
-import { clip } from "../http/text.ts";
-import { isId, newId } from "../ids.ts";
+import { ApiError, clip } from "../http/errors.ts";
+import { isId, newId } from "../primitives.ts";
 import { mergePendingIndexEntries, withDeadlockRetry } from "./ingest.ts";
 import { isLanguage, LANGUAGES, type Language } from "./language.ts";
 import { applyKnowledgeBaseLanguage } from "./language-source.ts";

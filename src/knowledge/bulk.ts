@@ -9,7 +9,7 @@ import type { ErrorCode } from "../contract/errors.ts";
 import type { BulkItem, BulkResult } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
 import { isStoreUnavailable } from "../db/errors.ts";
-import { BodyBrokeOff, BodyStalled } from "../http/body-stream.ts";
+import { BodyBrokeOff, BodyStalled } from "../http/body.ts";
 import { BATCH_DOCS, type IngestCounter, ingestDocuments, mergePendingIndexEntries } from "./ingest.ts";
 import { type KnowledgeDoc, type ParseProblem, type ParseRules, parseFile, parseJsonLine } from "./parse.ts";
 

@@ -8,7 +8,7 @@ import type { Document, DocumentSummary } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
 import { documents, knowledgeBases } from "../db/schema.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
-import { isId } from "../ids.ts";
+import { isId } from "../primitives.ts";
 import { type IngestCounter, ingestDocuments, withDeadlockRetry } from "./ingest.ts";
 import type { KnowledgeDoc } from "./parse.ts";
 

@@ -11,13 +11,6 @@ import { type KnowledgeDeps, knowledgeBaseRoutes, searchRoutes } from "./routes.
 import { uploadRoutes } from "./upload.ts";
 
 export {
-  defaultKnowledgeBaseFor,
-  knowledgeBaseIdsByName,
-  knowledgeBasesOf,
-  mayUse,
-  resolveKnowledgeBase,
-} from "./access.ts";
-export {
   createKnowledgeBase,
   DEFAULT_KB_ID,
   DEFAULT_KB_NAME,
@@ -31,6 +24,13 @@ export { searchKnowledgeBase } from "./find.ts";
 export { countDocuments, ingestDocuments } from "./ingest.ts";
 export { type KnowledgeDoc, type ParseProblem, parseFile, parseJsonl, parseMarkdown } from "./parse.ts";
 export { recutCjkPassagesOnce } from "./reindex.ts";
+export {
+  defaultKnowledgeBaseFor,
+  knowledgeBaseIdsByName,
+  knowledgeBasesOf,
+  mayUse,
+  resolveKnowledgeBase,
+} from "./retrieve.ts";
 export type { KnowledgeDeps } from "./routes.ts";
 export { seedSampleOnce } from "./seed.ts";
 

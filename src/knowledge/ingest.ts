@@ -6,7 +6,7 @@ import { count, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { isTransientConflict } from "../db/errors.ts";
 import { chunks, DEFAULT_KB_ID, documents, knowledgeBases } from "../db/schema.ts";
-import { newId } from "../ids.ts";
+import { newId } from "../primitives.ts";
 import { type Passage, splitIntoPassages } from "./chunk.ts";
 import { documentLanguage } from "./language-source.ts";
 import type { KnowledgeDoc } from "./parse.ts";

@@ -3,10 +3,10 @@
  * as a document (bulk.ts stores them in batches), so the body is never held whole.
  */
 
-import { concatBytes } from "../bytes.ts";
 import type { BulkResult } from "../contract/knowledge.ts";
 import type { Db } from "../db/client.ts";
-import { type ChunkReader, readChunks } from "../http/body-stream.ts";
+import { type ChunkReader, readChunks } from "../http/body.ts";
+import { concatBytes } from "../primitives.ts";
 import { asParsed, type BulkOptions, Collector } from "./bulk.ts";
 import { type ParseRules, parseJsonLine } from "./parse.ts";
 

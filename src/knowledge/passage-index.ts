@@ -6,7 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
-import { newId } from "../ids.ts";
+import { newId } from "../primitives.ts";
 import type { Passage } from "./chunk.ts";
 import { LANGUAGE_CONFIGS, type Language, searchableText } from "./language.ts";
 import type { KnowledgeDoc } from "./parse.ts";

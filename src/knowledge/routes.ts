@@ -12,7 +12,6 @@ import { notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { PageQuery, plainLimit } from "../http/paging.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { resolveKnowledgeBase } from "./access.ts";
 import {
   createKnowledgeBase,
   deleteKnowledgeBase,
@@ -35,6 +34,7 @@ import {
   SearchResults,
   UpdateKnowledgeBase,
 } from "./model.ts";
+import { resolveKnowledgeBase } from "./retrieve.ts";
 
 export type KnowledgeDeps = GuardDeps & { logger: Logger };
 

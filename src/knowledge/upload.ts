@@ -5,12 +5,10 @@
  */
 import { Elysia, t } from "elysia";
 import { adminGuard } from "../auth/index.ts";
-import { readLimited } from "../http/body.ts";
-import { BodyBrokeOff, BodyStalled, holdOpen, type TimeoutServer } from "../http/body-stream.ts";
-import { httpCore } from "../http/core.ts";
+import { BodyBrokeOff, BodyStalled, holdOpen, readLimited, type TimeoutServer } from "../http/body.ts";
+import { httpCore, requestIdOf, urlOf } from "../http/core.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
-import { requestIdOf, urlOf } from "../http/request-id.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { getKnowledgeBase } from "./bases.ts";
 import { ingestFiles, UPLOAD_EXTENSIONS } from "./bulk.ts";

@@ -15,8 +15,8 @@ import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js"
 import { isInitializeRequest, isJSONRPCRequest, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { admitAnother, type GuardDeps } from "../auth/index.ts";
 import { CODES } from "../contract/errors.ts";
+import { requestIdOf } from "../http/core.ts";
 import { toApiError } from "../http/error-handler.ts";
-import { requestIdOf } from "../http/request-id.ts";
 
 /** JSON-RPC's implementation-defined server error, as the SDK's transport uses for its own refusals. */
 const SERVER_ERROR = -32000;

@@ -6,13 +6,12 @@
  */
 import { Elysia, t } from "elysia";
 import { guard } from "../auth/index.ts";
-import { sha256Hex } from "../bytes.ts";
 import { type ChatDeps, IDEMPOTENCY_PARAMETER, startReply } from "../chat/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { httpCore } from "../http/core.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, clip } from "../http/errors.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { clip } from "../http/text.ts";
+import { sha256Hex } from "../primitives.ts";
 import { completionOf } from "./completion.ts";
 import { openAiErrors } from "./errors.ts";
 import { CompletionResponse, ModelList, ModelObject, OpenAiErrorBody } from "./model.ts";

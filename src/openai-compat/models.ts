@@ -5,8 +5,7 @@
  */
 import type { ApiKeyInfo } from "../auth/index.ts";
 import type { Db } from "../db/client.ts";
-import { ApiError } from "../http/errors.ts";
-import { clip } from "../http/text.ts";
+import { ApiError, clip } from "../http/errors.ts";
 import {
   defaultKnowledgeBaseFor,
   type KnowledgeBaseRow,

@@ -11,8 +11,8 @@ import type { ParleyOptions, PlanLimits } from "../config/options.ts";
 import type { KeyRole } from "../contract/keys.ts";
 import type { Plan } from "../contract/plans.ts";
 import type { Db } from "../db/client.ts";
+import { getOrCreate } from "../db/rows.ts";
 import { apiKeys, rateLimits } from "../db/schema.ts";
-import { getOrCreate } from "../get-or-create.ts";
 import {
   admissionReturning,
   admissionUpdate,
@@ -23,9 +23,9 @@ import {
   firstLog,
   limiterState,
   MINUTE_MS,
+  tokensTodaySql,
   utcDay,
 } from "./service.ts";
-import { tokensTodaySql } from "./tokens.ts";
 
 /** What an authenticated request knows about its caller. */
 export interface ApiKeyInfo {
@@ -82,7 +82,7 @@ const liveKey = and(eq(apiKeys.hash, p("hash")), isNull(apiKeys.revokedAt));
 const unexpired = sql`(${apiKeys.expiresAt} is null or ${apiKeys.expiresAt} > to_timestamp(${p("now")}::bigint / 1000.0))`;
 /**
  * A key at or over its daily token budget is not admitted either (so it spends none of its
- * request limits); the state read then tells 429 token_quota_exceeded (ratelimit/tokens.ts).
+ * request limits); the state read then tells 429 token_quota_exceeded (service.ts).
  */
 const underBudget = sql`(${apiKeys.tpd} is null or ${tokensTodaySql(p("day"))} < ${apiKeys.tpd})`;
 
@@ -196,7 +196,7 @@ export async function admitKey(
 /**
  * The key as a statement returned it, in the form requests use: the drivers give an empty grant
  * list as null, timestamps as text from a CTE, and a bigint sum as text. Used by both lookups,
- * this statement's and auth/lookup.ts's with the limiter off.
+ * this statement's and auth/keys.ts's with the limiter off.
  */
 export const apiKeyOf = ({
   id,

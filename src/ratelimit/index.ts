@@ -1,10 +1,8 @@
 /**
  * ratelimit/: the limiter and the token budget. Its one table, `rate_limits`, is written only by
  * the gate's statement (admit.ts), which reads the key and admits the request in one round trip.
- * service.ts holds the sliding minute log and the day's count; headers.ts states the windows;
- * tokens.ts the daily token budget. auth/ is its caller: the guard every /v1 route goes through.
+ * service.ts holds the sliding minute log and the day's count, the headers that state the
+ * windows, and the daily token budget. auth/ is its caller: the guard every /v1 route goes through.
  */
 export { type ApiKeyInfo, admitKey, apiKeyOf, type RefusalCount } from "./admit.ts";
-export { rateLimitHeaders } from "./headers.ts";
-export { type Decision, utcDay } from "./service.ts";
-export { tokenBudget, tokenHeaders, tokensTodaySql } from "./tokens.ts";
+export { type Decision, rateLimitHeaders, tokenBudget, tokenHeaders, tokensTodaySql, utcDay } from "./service.ts";

@@ -20,7 +20,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { PlanLimits } from "../config/options.ts";
-import { rateLimits } from "../db/schema.ts";
+import { apiKeys, rateLimits, usageDaily } from "../db/schema.ts";
 
 export const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -158,4 +158,80 @@ export function decide(allowed: boolean, state: LimiterState, limits: PlanLimits
     return { allowed, refusedBy: "day", retryAfterMs: Math.max(day.resetMs, minuteRetryMs), minute, day };
   }
   return { allowed, refusedBy: "minute", retryAfterMs: Math.max(1, minuteRetryMs), minute, day };
+}
+
+const secs = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
+
+/**
+ * Rate-limit headers: the IETF httpapi draft's `RateLimit-Policy` / `RateLimit` (both windows)
+ * and the common `X-RateLimit-*` trio (for the window with the least room left).
+ * See README "Rate limits" for the exact semantics.
+ */
+export function rateLimitHeaders(d: Decision, now: number): Record<string, string> {
+  // The window a client should watch: the one that refused, else the one with the least room
+  // left; on a tie the one that frees later (when both are spent, waiting out the minute is not enough).
+  const tight = d.refusedBy
+    ? d[d.refusedBy]
+    : d.minute.remaining < d.day.remaining ||
+        (d.minute.remaining === d.day.remaining && d.minute.resetMs >= d.day.resetMs)
+      ? d.minute
+      : d.day;
+  const headers: Record<string, string> = {
+    "ratelimit-policy": `"minute";q=${d.minute.limit};w=60, "day";q=${d.day.limit};w=86400`,
+    ratelimit: `"minute";r=${d.minute.remaining};t=${secs(d.minute.resetMs)}, "day";r=${d.day.remaining};t=${secs(d.day.resetMs)}`,
+    "x-ratelimit-limit": String(tight.limit),
+    "x-ratelimit-remaining": String(tight.remaining),
+    "x-ratelimit-reset": String(Math.ceil((now + tight.resetMs) / 1000)),
+  };
+  if (!d.allowed && d.retryAfterMs !== undefined) headers["retry-after"] = String(secs(d.retryAfterMs));
+  return headers;
+}
+
+// The optional daily token budget (`tpd`): input + output tokens per UTC day, counted in
+// usage_daily when a reply ends. It is checked when a request is admitted, against the tokens of
+// replies already ended that day: a key at or over its budget is refused until midnight UTC, and
+// a reply admitted under it runs to its end and counts in full (docs/api.md#token-budget).
+
+/** Today's tokens of a key with a budget, folded into the statement that reads the key (no round trip). */
+export const tokensTodaySql = (day: ReturnType<typeof sql.placeholder>) =>
+  sql<number | null>`case when ${apiKeys.tpd} is null then null else coalesce((
+    select sum(${usageDaily.inputTokens} + ${usageDaily.outputTokens}) from ${usageDaily}
+    where ${usageDaily.keyId} = ${apiKeys.id} and ${usageDaily.day} = ${day}::date), 0) end`;
+
+/** The budget's state for one request, or null for a key without one. */
+export interface TokenBudget {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+  exceeded: boolean;
+}
+
+export function tokenBudget(key: { tpd: number | null; tokensToday: number | null }, now: number): TokenBudget | null {
+  if (key.tpd == null) return null;
+  const used = key.tokensToday ?? 0;
+  return {
+    limit: key.tpd,
+    remaining: Math.max(0, key.tpd - used),
+    resetMs: DAY_MS - (now % DAY_MS),
+    exceeded: used >= key.tpd,
+  };
+}
+
+/** A duration as OpenAI writes it in `x-ratelimit-reset-tokens`: `6h0m0s`, `59s`. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return `${h ? `${h}h` : ""}${h || m ? `${m}m` : ""}${s % 60}s`;
+}
+
+/** The `X-RateLimit-*-Tokens` headers (OpenAI's names), plus Retry-After when refused. */
+export function tokenHeaders(b: TokenBudget): Record<string, string> {
+  const headers: Record<string, string> = {
+    "x-ratelimit-limit-tokens": String(b.limit),
+    "x-ratelimit-remaining-tokens": String(b.remaining),
+    "x-ratelimit-reset-tokens": duration(b.resetMs),
+  };
+  if (b.exceeded) headers["retry-after"] = String(Math.ceil(b.resetMs / 1000));
+  return headers;
 }

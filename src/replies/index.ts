@@ -5,22 +5,21 @@
  * the keep-alive timer) and `close()` ends them. What it gives a reader is one thing, a
  * `ReplyStream` (stream.ts): the reply's events from a position, whatever they come from, and
  * the transforms every answer is made of. The protocols are described where they live: lease
- * (statements.ts, lease.ts), stop (below, `stop`), notify (notify.ts), terminal events (terminal.ts).
+ * (statements.ts, live-runs.ts), stop (below, `stop`), notify (notify.ts), terminal events (event-log.ts).
  */
 import type { MessageRow } from "../db/schema.ts";
 import { KeepAlive } from "../http/keep-alive.ts";
 import { COMPACT_BATCH } from "./compact.ts";
-import { LeaseKeeper } from "./lease.ts";
+import { ORPHANED_EVENT } from "./event-log.ts";
+import { LeaseKeeper, RunRegistry } from "./live-runs.ts";
 import { createNotifier, listenerOf } from "./notify.ts";
 import type { RunInput, RunOutcome } from "./outcome.ts";
 import { findOwnedReply, findOwnedReplyState, lastEvent, type ReplyState, readPage } from "./reads.ts";
-import { RunRegistry } from "./registry.ts";
 import { ReplayPager } from "./replay.ts";
 import { Run } from "./run.ts";
-import { createReplyStore } from "./store.ts";
+import { createReplyStore } from "./statements.ts";
 import { type Origins, ReplyStream, sseOf } from "./stream.ts";
 import { Tails } from "./tail.ts";
-import { ORPHANED_EVENT } from "./terminal.ts";
 import type { RepliesDeps } from "./types.ts";
 
 /** How long `stop` waits for the generating instance to end the reply. */

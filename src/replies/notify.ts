@@ -4,14 +4,14 @@
  * `eventsTopic(id)` or `stopTopic(id)` — in the same statement (replies/statements.ts). On
  * PostgreSQL the notifier LISTENs (postgres.js `listen`: one extra connection per pool, which
  * reconnects by itself) and dispatches each payload to its subscribers. On PGlite (one process,
- * no LISTEN) the store's after-write dispatch (replies/store.ts) hands the topics of every write
+ * no LISTEN) the store's after-write dispatch (replies/statements.ts) hands the topics of every write
  * to `local()`, so no write path can forget it. Nobody relies on a notification alone: followers
  * also poll (replies/tail.ts) and runs read their stop flag at each flush and lease beat, so a
  * notification lost while the connection reconnects only costs latency. One notifier per
  * `createReplies`; `close()` ends its LISTEN.
  */
 import type { Db } from "../db/client.ts";
-import { withTimeout } from "../timeout.ts";
+import { withTimeout } from "../primitives.ts";
 
 /** How long `close()` waits for the UNLISTEN. */
 const CLOSE_WAIT_MS = 1_000;

@@ -7,7 +7,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { MessageRow } from "../db/schema.ts";
 import { conversations, messages } from "../db/schema.ts";
-import type { StoredEvent } from "./batcher.ts";
+import type { StoredEvent } from "./generate.ts";
 import { rowsOf } from "./statements.ts";
 
 /**

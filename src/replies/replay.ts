@@ -15,7 +15,7 @@
  * translate (stream.ts).
  */
 import { frame, type SseResponse, SseWriter, terminalStatus } from "../http/sse.ts";
-import type { StoredEvent } from "./batcher.ts";
+import type { StoredEvent } from "./generate.ts";
 import type { readPage } from "./reads.ts";
 
 /** Reads up to `limit` events of reply `id` after `after` as one value (reads.ts's `readPage` over a Db). */

@@ -9,15 +9,13 @@ import type { StreamEvent } from "../contract/events.ts";
 import { SQLSTATE, sqlState } from "../db/errors.ts";
 import { toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
-import { newId } from "../ids.ts";
+import { newId } from "../primitives.ts";
 import { type ActiveSpan, inSpan, NOOP_TRACE } from "../tracing/index.ts";
-import { type Batch, WriteBatcher } from "./batcher.ts";
-import { EventLog, type Sequenced } from "./event-log.ts";
-import { type Generated, type GenerateInput, generate } from "./generate.ts";
+import { EventLog, endEvent, errorEvent, replyLost, type Sequenced } from "./event-log.ts";
+import { type Batch, type Generated, type GenerateInput, generate, WriteBatcher } from "./generate.ts";
 import { stopTopic } from "./notify.ts";
 import { type RunInput, type RunOutcome, StopRequest, whyEnded } from "./outcome.ts";
 import { replyStatus } from "./reads.ts";
-import { endEvent, errorEvent, replyLost } from "./terminal.ts";
 import type { RepliesDeps, Shared } from "./types.ts";
 
 export class Run {

@@ -4,24 +4,25 @@
  * (`lease_until`), grown by flushes (events + content + lease renewal in ONE statement), ended by
  * one final statement, and swept to `failed` by any instance once its lease has passed (the
  * generating instance died or stalled). The generating instance renews the lease with each
- * flush and, while the agent is silent, every quarter lease (replies/lease.ts). Every write to a
+ * flush and, while the agent is silent, every quarter lease (replies/live-runs.ts). Every write to a
  * running reply is conditional on `status = 'in_progress'`, so a swept reply can never be
  * written to again, nor finished twice; of several instances sweeping at once, exactly one ends
  * each reply. Each statement that adds events or asks for a stop notifies (replies/notify.ts)
- * and returns the topics it notified, which the store dispatches in process (replies/store.ts).
+ * and returns the topics it notified, which the store dispatches in process (below).
  *
  * Tables: replies/ writes `message_events` and the run columns of an assistant message (content
  * growth, status, lease, stop flag, last seq). Other tables are written by their owners'
  * fragments, passed in and run inside these statements (`ReplyWrite`), so atomicity stays.
  */
-
 import { type SQL, sql } from "drizzle-orm";
 import type { Usage } from "../contract/events.ts";
 import type { Db } from "../db/client.ts";
 import { preparedRows, rowsOf } from "../db/rows.ts";
-import type { StoredEvent } from "./batcher.ts";
+import { compactEvents } from "./compact.ts";
+import { ORPHANED_EVENT } from "./event-log.ts";
+import type { StoredEvent } from "./generate.ts";
+import type { Notifier } from "./notify.ts";
 import { CHANNEL, EVENTS_PREFIX, STOP_PREFIX } from "./notify.ts";
-import { ORPHANED_EVENT } from "./terminal.ts";
 
 /**
  * A write another folder owns, run inside a reply statement: given the name of the CTE that
@@ -164,4 +165,43 @@ export async function requestStop(db: Db, id: string): Promise<Notified[]> {
     update messages set stop_requested = true where id = ${id} and status = 'in_progress'
     returning ${STOP_PREFIX} || id as topic, pg_notify(${CHANNEL}, ${STOP_PREFIX} || id)`,
   );
+}
+
+/**
+ * The reply store: every write statement above, each followed by the one after-write dispatch —
+ * the topics the statement notified go to the notifier's `local()`, so this process's
+ * subscribers hear them where LISTEN does not (PGlite). Nothing else in replies/ runs a write
+ * statement, so no write path can forget the notify.
+ */
+export type ReplyStore = ReturnType<typeof createReplyStore>;
+
+export function createReplyStore(db: Db, notifier: Notifier) {
+  /** The after-write dispatch. */
+  const dispatched = <R extends Notified>(rows: R[]): R[] => {
+    for (const row of rows) if (row.topic) notifier.local(row.topic);
+    return rows;
+  };
+  return {
+    db,
+    create: async (r: Parameters<typeof createReply>[1]) => {
+      dispatched(await createReply(db, r));
+    },
+    /** One flush: "gone" when the reply is no longer ours (deleted, or swept). */
+    flush: async (r: Parameters<typeof flushReply>[1]): Promise<FlushResult> => {
+      const [row] = dispatched(await flushReply(db, r));
+      if (!row) return "gone";
+      return row.stop_requested ? "stop" : "running";
+    },
+    /** The final statement; false when the reply was no longer ours. */
+    finish: async (r: Parameters<typeof finishReply>[1]): Promise<boolean> =>
+      dispatched(await finishReply(db, r)).length === 1,
+    renew: (ids: string[], leaseUntil: number) => renewLeases(db, ids, leaseUntil),
+    /** Sweeps expired replies (all, or only `id`); the ids ended. */
+    expire: async (now: number, id?: string): Promise<string[]> =>
+      dispatched(await expireReplies(db, now, id)).map((r) => r.id),
+    /** Compacts the events of a batch of ended replies created before `cutoff` (compact.ts); nobody follows them. */
+    compact: (cutoff: number, limit?: number) => compactEvents(db, cutoff, limit),
+    /** Sets the stop flag; true when the reply was running. */
+    requestStop: async (id: string): Promise<boolean> => dispatched(await requestStop(db, id)).length === 1,
+  };
 }

@@ -17,9 +17,8 @@ import { toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import type { KeepAlive } from "../http/keep-alive.ts";
 import { type SseOptions, type SseResponse, sseResponse } from "../http/sse.ts";
-import { type EventLog, isTerminal, type Sequenced } from "./event-log.ts";
+import { conversationDeleted, type EventLog, errorEvent, isTerminal, type Sequenced } from "./event-log.ts";
 import { eventsOf, type ReplayPager } from "./replay.ts";
-import { conversationDeleted, errorEvent } from "./terminal.ts";
 
 /** What the streams of one `createReplies` read from. */
 export interface Origins {

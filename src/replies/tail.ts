@@ -8,11 +8,10 @@
  */
 import type { Logger } from "../config/logger.ts";
 import type { StreamEvent } from "../contract/events.ts";
-import { EventLog, type Sequenced } from "./event-log.ts";
+import { conversationDeleted, EventLog, errorEvent, type Sequenced } from "./event-log.ts";
 import { eventsTopic, type Notifier } from "./notify.ts";
 import { readEvents, replyStatus } from "./reads.ts";
-import type { ReplyStore } from "./store.ts";
-import { conversationDeleted, errorEvent } from "./terminal.ts";
+import type { ReplyStore } from "./statements.ts";
 
 /** The safety net under notifications: a follower reads at least this often. */
 export const POLL_MS = 1_000;

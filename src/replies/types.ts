@@ -3,10 +3,9 @@ import type { Agent } from "../agent/index.ts";
 import type { Logger } from "../config/logger.ts";
 import type { ParleyOptions } from "../config/options.ts";
 import type { Db } from "../db/client.ts";
-import type { LeaseKeeper } from "./lease.ts";
+import type { LeaseKeeper } from "./live-runs.ts";
 import type { Notifier } from "./notify.ts";
-import type { ReplyWrite } from "./statements.ts";
-import type { ReplyStore } from "./store.ts";
+import type { ReplyStore, ReplyWrite } from "./statements.ts";
 
 export interface RepliesDeps {
   db: Db;

@@ -32,7 +32,7 @@ import {
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { isStorageFault } from "../db/errors.ts";
-import { withTimeout } from "../timeout.ts";
+import { withTimeout } from "../primitives.ts";
 import { type DiskRoom, diskRoom, freeBytes, type RoomLimits, roomLimits } from "./disk-room.ts";
 import { fence } from "./panic-fence.ts";
 

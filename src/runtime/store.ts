@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import type { Env } from "../config/env.ts";
 import { openPostgres, pgliteStore, type Store } from "../db/client.ts";
-import { withTimeout } from "../timeout.ts";
+import { withTimeout } from "../primitives.ts";
 import { LockBusy, lockDataDir } from "./lock.ts";
 import { pgliteAssets, vectorExtension } from "./pglite-assets.ts";
 import { PrivateNodeFS, tightenFolder } from "./private-fs.ts";

@@ -2,8 +2,8 @@
 import { expect } from "bun:test";
 import type { Agent } from "../../src/agent/types.ts";
 import { createApp } from "../../src/app/app.ts";
+import { findKeyBySecret } from "../../src/auth/keys.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
-import { findKeyBySecret } from "../../src/auth/lookup.ts";
 import { createLogger } from "../../src/config/logger.ts";
 import type { ParleyOptions } from "../../src/config/options.ts";
 import type { ErrorBody, ErrorCode } from "../../src/contract/errors.ts";

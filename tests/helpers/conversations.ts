@@ -7,7 +7,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../src/db/client.ts";
 import type { ConversationRow, MessageRow } from "../../src/db/schema.ts";
 import { conversations, messages } from "../../src/db/schema.ts";
-import { newId } from "../../src/ids.ts";
+import { newId } from "../../src/primitives.ts";
 
 /** An empty conversation. */
 export async function createConversation(

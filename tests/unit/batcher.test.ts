@@ -1,6 +1,6 @@
 /** The write batcher over a fake store and a fake clock. */
 import { describe, expect, test } from "bun:test";
-import { type Batch, type Clock, WriteBatcher } from "../../src/replies/batcher.ts";
+import { type Batch, type Clock, WriteBatcher } from "../../src/replies/generate.ts";
 
 /** A clock whose timers fire only when the test says so. */
 function fakeClock() {

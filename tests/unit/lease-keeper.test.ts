@@ -1,7 +1,7 @@
 /** The lease keeper: one renewal for every kept reply; stop flags and lost replies reach their runs. */
 import { describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/config/logger.ts";
-import { type Leased, LeaseKeeper } from "../../src/replies/lease.ts";
+import { type Leased, LeaseKeeper } from "../../src/replies/live-runs.ts";
 
 function run(id: string) {
   const calls: string[] = [];
