@@ -25,7 +25,7 @@ export async function* capReply(chunks: AsyncIterable<AgentChunk>, limits: Reply
   let bytes = 0;
   let reported = false;
   const encoder = new TextEncoder();
-  const cut = (): AgentChunk[] => [
+  const finishAtLength = (): AgentChunk[] => [
     ...(reported ? [] : [{ type: "usage" as const, usage: { input_tokens: null, output_tokens: tokens } }]),
     { type: "finish", reason: "length" },
   ];
@@ -42,14 +42,14 @@ export async function* capReply(chunks: AsyncIterable<AgentChunk>, limits: Reply
         tokens++;
         yield { type: "token", content: head };
       }
-      yield* cut();
+      yield* finishAtLength();
       return;
     }
     bytes += size;
     tokens++;
     yield chunk;
     if (tokens >= limits.maxTokens) {
-      yield* cut();
+      yield* finishAtLength();
       return;
     }
   }

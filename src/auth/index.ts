@@ -28,7 +28,7 @@ import { bearerSecret, findKeyBySecret, hashSecret, touchKey } from "./keys.ts";
 export type { ApiKeyInfo } from "../ratelimit/index.ts";
 
 /** What the gate needs. */
-export interface GuardDeps {
+export interface AdmissionDeps {
   db: Db;
   metrics?: Metrics;
   /** The gate's span goes under the request's (tracing/). */
@@ -61,7 +61,7 @@ async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> 
 }
 
 /** The key behind the request's Bearer secret, admitted by its limits (the decision says; undefined with the limiter off). */
-async function admit({ db, options, now, refusals }: GuardDeps, request: Request) {
+async function admit({ db, options, now, refusals }: AdmissionDeps, request: Request) {
   const header = request.headers.get("authorization");
   if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
   const secret = bearerSecret(header);
@@ -97,7 +97,7 @@ async function admit({ db, options, now, refusals }: GuardDeps, request: Request
 type Gate = Awaited<ReturnType<typeof admit>>;
 
 /** The gate's statement for one request; one span with tracing on (the lookup and the admission are one statement). */
-const gateOf = (deps: GuardDeps, request: Request): Promise<Gate> =>
+const gateOf = (deps: AdmissionDeps, request: Request): Promise<Gate> =>
   !deps.tracing?.enabled
     ? admit(deps, request)
     : inSpan(deps.tracing.of(request), "auth+ratelimit", async (span) => {
@@ -117,7 +117,7 @@ const gateOf = (deps: GuardDeps, request: Request): Promise<Gate> =>
  * gate's second statement.
  */
 async function enforce(
-  { db, metrics, refusals }: Pick<GuardDeps, "db" | "metrics" | "refusals">,
+  { db, metrics, refusals }: Pick<AdmissionDeps, "db" | "metrics" | "refusals">,
   { apiKey, decision, at }: Gate,
   headers: Record<string, string | number>,
 ): Promise<void> {
@@ -160,7 +160,7 @@ async function enforce(
  * of its own: each call of an MCP JSON-RPC batch after the first (mcp/batch.ts). Returns the
  * headers it would answer with; throws the 401/429 that refuses it.
  */
-export async function admitAnother(deps: GuardDeps, request: Request): Promise<Record<string, string>> {
+export async function admitAnother(deps: AdmissionDeps, request: Request): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
   await enforce(deps, await gateOf(deps, request), headers);
   return headers;
@@ -169,12 +169,12 @@ export async function admitAnother(deps: GuardDeps, request: Request): Promise<R
 /**
  * Auth and the limiter are `derive`s on purpose, not `resolve`s: a derive runs in the transform
  * stage, before schema validation (a resolve runs after it), and body problems found while
- * parsing are raised by jsonBody's transform hook, registered after this guard. So a request
+ * parsing are raised by jsonBody's transform hook, registered after this admission. So a request
  * without a valid key hears 401 and one over its limit 429 before any 400/413/415 about its
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const guard = (deps: GuardDeps, need: { role?: "admin" } = {}) =>
+export const admission = (deps: AdmissionDeps, need: { role?: "admin" } = {}) =>
   new Elysia()
     .derive({ as: "scoped" }, ({ request }) => gateOf(deps, request))
     .derive({ as: "scoped" }, async ({ apiKey, decision, at, set }) => {
@@ -216,12 +216,12 @@ export const guard = (deps: GuardDeps, need: { role?: "admin" } = {}) =>
     });
 
 /**
- * The guard, then the role: a chat key gets 403 `permission_denied` on an admin route. Also a
+ * The admission, then the role: a chat key gets 403 `permission_denied` on an admin route. Also a
  * derive (transform stage), so the 403 comes before any complaint about the body, and the
  * refused request still counts against the key's limits like any other. (One instance with all
  * three derives: a scoped hook reaches one level up only, so it cannot be nested in another plugin.)
  */
-export const adminGuard = (deps: GuardDeps) => guard(deps, { role: "admin" });
+export const adminAdmission = (deps: AdmissionDeps) => admission(deps, { role: "admin" });
 export { createKey, getKey, listKeys, pageKeys, revokeKey, updateKey } from "./keys-admin.ts";
 export { checkLimit } from "./limits.ts";
 export { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "./model.ts";

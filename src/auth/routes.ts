@@ -2,14 +2,14 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../config/logger.ts";
 import { jsonBody } from "../http/body.ts";
-import { httpCore } from "../http/core.ts";
+import { requestIdsAndErrors } from "../http/core.ts";
 import { decodeCursor } from "../http/cursor.ts";
 import { notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { PageQuery, plainLimit } from "../http/paging.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { isId } from "../primitives.ts";
-import { adminGuard, type GuardDeps } from "./index.ts";
+import { type AdmissionDeps, adminAdmission } from "./index.ts";
 import { wireExpiry } from "./key-input.ts";
 import { createKey, getKey, pageKeys, revokeKey, updateKey } from "./keys-admin.ts";
 import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, KeyParams, toApiKey, UpdateKey } from "./model.ts";
@@ -39,7 +39,7 @@ interface KeyBody {
 }
 const KEY_ERRORS = { 403: ErrorBody, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses };
 
-export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
+export const keyRoutes = (deps: AdmissionDeps & { logger: Logger }) => {
   const at = () => new Date(deps.now());
   const read = async (id: string) => {
     const key = isId("key", id) ? await getKey(deps.db, id) : null;
@@ -49,8 +49,8 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
   // POST …/revoke takes no body: it lives in an instance without the JSON body reader, used
   // before the one with it (a parent's hooks reach the plugins it uses after them).
   const revoking = new Elysia({ tags: ["Keys"] })
-    .use(httpCore(deps.logger))
-    .use(adminGuard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(adminAdmission(deps))
     .post(
       "/:id/revoke",
       async ({ params }) => {
@@ -70,8 +70,8 @@ export const keyRoutes = (deps: GuardDeps & { logger: Logger }) => {
       },
     );
   const withBody = new Elysia({ tags: ["Keys"] })
-    .use(httpCore(deps.logger))
-    .use(adminGuard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(adminAdmission(deps))
     .use(jsonBody(deps.options.maxBodyBytes))
     .post(
       "",

@@ -1,8 +1,8 @@
 /** POST /chat: one reply as JSON, or streamed as Server-Sent Events. */
 import { Elysia } from "elysia";
-import { guard } from "../auth/index.ts";
+import { admission } from "../auth/index.ts";
 import { jsonBody } from "../http/body.ts";
-import { httpCore } from "../http/core.ts";
+import { requestIdsAndErrors } from "../http/core.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import type { ChatDeps } from "./deps.ts";
@@ -16,8 +16,8 @@ export { type ReplyRequest, type StartedReply, startReply } from "./reply.ts";
 
 export const chatRoutes = (deps: ChatDeps) => {
   return new Elysia({ tags: ["Chat"] })
-    .use(httpCore(deps.logger))
-    .use(guard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(admission(deps))
     .use(jsonBody(deps.options.maxBodyBytes))
     .post("/chat", answerChat(deps), {
       body: chatBody(deps.options.maxMessageChars),

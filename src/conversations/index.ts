@@ -1,8 +1,8 @@
 /** GET /conversations, GET /conversations/:id, GET /conversations/:id/messages, DELETE /conversations/:id. */
 import { Elysia } from "elysia";
-import { type GuardDeps, guard } from "../auth/index.ts";
+import { type AdmissionDeps, admission } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
-import { httpCore, urlOf } from "../http/core.ts";
+import { requestIdsAndErrors, urlOf } from "../http/core.ts";
 import { decodeCursor } from "../http/cursor.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
@@ -33,10 +33,10 @@ function plainLimit({ request }: { request: Request }) {
   }
 }
 
-export const conversationRoutes = (deps: GuardDeps & { logger: Logger; replies: Pick<Replies, "expireStale"> }) =>
+export const conversationRoutes = (deps: AdmissionDeps & { logger: Logger; replies: Pick<Replies, "expireStale"> }) =>
   new Elysia({ prefix: "/conversations", tags: ["Conversations"] })
-    .use(httpCore(deps.logger))
-    .use(guard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(admission(deps))
     .get(
       "",
       async ({ query, apiKey }) => {

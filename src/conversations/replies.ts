@@ -9,9 +9,9 @@
  * router node, one name.)
  */
 import { Elysia } from "elysia";
-import { type GuardDeps, guard } from "../auth/index.ts";
+import { type AdmissionDeps, admission } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
-import { httpCore, urlOf } from "../http/core.ts";
+import { requestIdsAndErrors, urlOf } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
@@ -19,7 +19,7 @@ import { isId } from "../primitives.ts";
 import type { Replies } from "../replies/index.ts";
 import { AFTER_MESSAGE, Reply, ReplyParams, toReply } from "./reply-model.ts";
 
-export interface ReplyDeps extends GuardDeps {
+export interface ReplyDeps extends AdmissionDeps {
   logger: Logger;
   replies: Replies;
 }
@@ -48,8 +48,8 @@ export const replyRoutes = (deps: ReplyDeps) => {
   };
 
   return new Elysia({ prefix: "/conversations/:id/messages/:message_id", tags: ["Conversations"] })
-    .use(httpCore(deps.logger))
-    .use(guard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(admission(deps))
     .get(
       "/events",
       async ({ params, apiKey, request }) => {

@@ -4,11 +4,11 @@
  * newest first, so a docs team can find what its knowledge base lacks.
  */
 import { Elysia } from "elysia";
-import { adminGuard, type GuardDeps, guard } from "../auth/index.ts";
+import { type AdmissionDeps, adminAdmission, admission } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { Feedback } from "../conversations/index.ts";
 import { jsonBody } from "../http/body.ts";
-import { httpCore } from "../http/core.ts";
+import { requestIdsAndErrors } from "../http/core.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
 import { ApiError, clip } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
@@ -48,10 +48,10 @@ function instant(v: string | undefined, name: string): number | undefined {
 
 const ownedIds = (p: { id: string; message_id: string }) => isId("conv", p.id) && isId("msg", p.message_id);
 
-export const feedbackRoutes = (deps: GuardDeps & { logger: Logger }) =>
+export const feedbackRoutes = (deps: AdmissionDeps & { logger: Logger }) =>
   new Elysia({ tags: ["Feedback"] })
-    .use(httpCore(deps.logger))
-    .use(guard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(admission(deps))
     .delete(
       "/conversations/:id/messages/:message_id/feedback",
       async ({ params, apiKey }) => {
@@ -101,12 +101,12 @@ export const feedbackRoutes = (deps: GuardDeps & { logger: Logger }) =>
 
 /**
  * GET /v1/feedback: admins only (a chat key gets 403 permission_denied from the gate). Its own
- * plugin: adminGuard's scoped derives would reach the ratings routes if they shared a parent.
+ * plugin: adminAdmission's scoped derives would reach the ratings routes if they shared a parent.
  */
-export const feedbackListRoutes = (deps: GuardDeps & { logger: Logger }) =>
+export const feedbackListRoutes = (deps: AdmissionDeps & { logger: Logger }) =>
   new Elysia({ tags: ["Feedback"] })
-    .use(httpCore(deps.logger))
-    .use(adminGuard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(adminAdmission(deps))
     .get(
       "/feedback",
       async ({ query }) => {

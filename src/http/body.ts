@@ -65,8 +65,8 @@ export async function readJsonBody(
 }
 
 /**
- * JSON bodies within `maxBytes`. Register after the auth guard: body problems are raised in
- * the transform stage, after the guard's derives, so 401/429 come before 400/413/415.
+ * JSON bodies within `maxBytes`. Register after the admission: body problems are raised in
+ * the transform stage, after the admission's derives, so 401/429 come before 400/413/415.
  */
 export const jsonBody = (maxBytes: number) =>
   new Elysia()

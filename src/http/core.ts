@@ -1,5 +1,5 @@
 /**
- * The HTTP core every feature plugin `.use(httpCore(...))`s: request ids and the one error
+ * The HTTP core every feature plugin `.use(requestIdsAndErrors(...))`s: request ids and the one error
  * handler. The hooks are scoped, so they cover that plugin's routes and never leak into a host
  * app that mounts Parley. Also what every request carries beside its Request object (a WeakMap
  * each, so every hook, the error handler and the logger see the same value): its id — a
@@ -13,7 +13,7 @@ import { newId } from "../primitives.ts";
 import { errorResponse, shapeErrorsOf } from "./error-handler.ts";
 
 /** Request ids and the error handler, for one feature plugin. */
-export const httpCore = (logger: Logger) =>
+export const requestIdsAndErrors = (logger: Logger) =>
   new Elysia()
     .onError({ as: "scoped" }, ({ error, code, request }) => errorResponse(error, request, logger, String(code)))
     .derive({ as: "scoped" }, ({ request, set }) => {

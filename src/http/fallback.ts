@@ -4,7 +4,7 @@
  */
 import { Elysia } from "elysia";
 import type { Logger } from "../config/logger.ts";
-import { httpCore, urlOf } from "./core.ts";
+import { requestIdsAndErrors, urlOf } from "./core.ts";
 import { ApiError, clip } from "./errors.ts";
 
 /** A route as the fallback sees it: method plus path with `:params`, relative to the API's base. */
@@ -20,7 +20,7 @@ export interface RouteRef {
  */
 export const fallback = (logger: Logger, routes: RouteRef[]) => {
   const patterns = routePatterns(routes);
-  return new Elysia().use(httpCore(logger)).all(
+  return new Elysia().use(requestIdsAndErrors(logger)).all(
     "/*",
     ({ request, route }) => {
       // `route` is this catch-all as mounted ("/api/v1/*" under a host's "/api"): what follows its

@@ -3,10 +3,10 @@
  * and search (any key that may use the knowledge base). Uploads are in upload.ts.
  */
 import { Elysia } from "elysia";
-import { adminGuard, type GuardDeps, guard } from "../auth/index.ts";
+import { type AdmissionDeps, adminAdmission, admission } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { jsonBody } from "../http/body.ts";
-import { httpCore } from "../http/core.ts";
+import { requestIdsAndErrors } from "../http/core.ts";
 import { decodeCursor } from "../http/cursor.ts";
 import { notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
@@ -36,7 +36,7 @@ import {
 } from "./model.ts";
 import { resolveKnowledgeBase } from "./retrieve.ts";
 
-export type KnowledgeDeps = GuardDeps & { logger: Logger };
+export type KnowledgeDeps = AdmissionDeps & { logger: Logger };
 
 const kbNotFound = (id: string) => notFound("knowledge base", id, "id");
 const docNotFound = (id: string) => notFound("document", id, "doc_id");
@@ -52,8 +52,8 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
     return kb;
   };
   return new Elysia({ prefix: "/knowledge_bases", tags: ["Knowledge bases"] })
-    .use(httpCore(deps.logger))
-    .use(adminGuard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(adminAdmission(deps))
     .use(jsonBody(deps.options.maxBodyBytes))
     .post(
       "",
@@ -193,8 +193,8 @@ export const knowledgeBaseRoutes = (deps: KnowledgeDeps) => {
 /** POST /knowledge_bases/:id/search: any key that may use the knowledge base (else 404). */
 export const searchRoutes = (deps: KnowledgeDeps) =>
   new Elysia({ prefix: "/knowledge_bases", tags: ["Knowledge bases"] })
-    .use(httpCore(deps.logger))
-    .use(guard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(admission(deps))
     .use(jsonBody(deps.options.maxBodyBytes))
     .post(
       "/:id/search",

@@ -1,12 +1,12 @@
 /**
  * POST /knowledge_bases/:id/documents (admin): one document as JSON (201 created, 200 replaced),
  * or many — an ndjson stream or multipart files — answered with a result per line or file.
- * The body is read here, by content type, after the guard (so 401/403/429 come first).
+ * The body is read here, by content type, after the admission (so 401/403/429 come first).
  */
 import { Elysia, t } from "elysia";
-import { adminGuard } from "../auth/index.ts";
+import { adminAdmission } from "../auth/index.ts";
 import { BodyBrokeOff, BodyStalled, holdOpen, readLimited, type TimeoutServer } from "../http/body.ts";
-import { httpCore, requestIdOf, urlOf } from "../http/core.ts";
+import { requestIdOf, requestIdsAndErrors, urlOf } from "../http/core.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
@@ -83,8 +83,8 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
   }
 
   return new Elysia({ prefix: "/knowledge_bases", tags: ["Knowledge bases"] })
-    .use(httpCore(deps.logger))
-    .use(adminGuard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(adminAdmission(deps))
     .post(
       "/:id/documents",
       async ({ params, request, set, server }) => {

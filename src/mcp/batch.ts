@@ -13,7 +13,7 @@
 import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { isInitializeRequest, isJSONRPCRequest, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { admitAnother, type GuardDeps } from "../auth/index.ts";
+import { type AdmissionDeps, admitAnother } from "../auth/index.ts";
 import { CODES } from "../contract/errors.ts";
 import { requestIdOf } from "../http/core.ts";
 import { toApiError } from "../http/error-handler.ts";
@@ -63,7 +63,7 @@ function refusal(id: unknown, error: unknown, request: Request) {
  * the first one meets it) is returned as it is.
  */
 export async function runBatch(
-  deps: GuardDeps,
+  deps: AdmissionDeps,
   request: Request,
   messages: unknown[],
   run: (message: unknown) => Promise<Response>,

@@ -10,10 +10,10 @@
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Elysia } from "elysia";
-import { guard } from "../auth/index.ts";
+import { admission } from "../auth/index.ts";
 import type { ChatDeps } from "../chat/index.ts";
 import { jsonBody } from "../http/body.ts";
-import { httpCore, requestIdOf } from "../http/core.ts";
+import { requestIdOf, requestIdsAndErrors } from "../http/core.ts";
 import { batchOf, runBatch } from "./batch.ts";
 import { answered, screen } from "./screen.ts";
 import { mcpServer } from "./tools.ts";
@@ -73,8 +73,8 @@ async function withRequestId(response: Response, request: Request): Promise<Resp
 
 export const mcpRoutes = (deps: ChatDeps) =>
   new Elysia({ tags: ["MCP"] })
-    .use(httpCore(deps.logger))
-    .use(guard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(admission(deps))
     .use(jsonBody(deps.options.maxBodyBytes))
     // JSON-RPC, not a REST operation: documented in docs/api.md#mcp, not in the OpenAPI document.
     .post("/mcp", ({ request, apiKey, body }) => handle(deps, request, apiKey, body), { detail: { hide: true } })

@@ -5,10 +5,10 @@
  * service (chat/): this folder only translates the wire form (docs/api.md#openai-compatible).
  */
 import { Elysia, t } from "elysia";
-import { guard } from "../auth/index.ts";
+import { admission } from "../auth/index.ts";
 import { type ChatDeps, IDEMPOTENCY_PARAMETER, startReply } from "../chat/index.ts";
 import { jsonBody } from "../http/body.ts";
-import { httpCore } from "../http/core.ts";
+import { requestIdsAndErrors } from "../http/core.ts";
 import { ApiError, clip } from "../http/errors.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { sha256Hex } from "../primitives.ts";
@@ -51,8 +51,8 @@ const errors = { 400: OpenAiErrorBody, 401: OpenAiErrorBody, 404: OpenAiErrorBod
 export const openAiRoutes = (deps: ChatDeps) =>
   new Elysia({ tags: ["OpenAI-compatible"] })
     .use(openAiErrors())
-    .use(httpCore(deps.logger))
-    .use(guard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(admission(deps))
     .use(jsonBody(deps.options.maxBodyBytes * BODY_FACTOR))
     .post(
       "/chat/completions",

@@ -2,7 +2,7 @@
  * ratelimit/: the limiter and the token budget. Its one table, `rate_limits`, is written only by
  * the gate's statement (admit.ts), which reads the key and admits the request in one round trip.
  * service.ts holds the sliding minute log and the day's count, the headers that state the
- * windows, and the daily token budget. auth/ is its caller: the guard every /v1 route goes through.
+ * windows, and the daily token budget. auth/ is its caller: the admission every /v1 route goes through.
  */
 export { type ApiKeyInfo, admitKey, apiKeyOf, type RefusalCount } from "./admit.ts";
 export { type Decision, rateLimitHeaders, tokenBudget, tokenHeaders, tokensTodaySql, utcDay } from "./service.ts";

@@ -20,8 +20,8 @@ export interface Generated {
   content: string;
   sources: string[];
   usage: Usage | null;
-  /** The agent ended the reply at a local limit (agent/cap.ts): it is stored as `length`. */
-  cut?: boolean;
+  /** The agent's `finish` reason: `length` when it ended the reply at a limit (agent/cap.ts), stored as the status. */
+  finish?: "length";
 }
 
 /** What the agent is asked. */
@@ -106,7 +106,7 @@ async function consumeAgent(
       const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
       out.usage = u.input_tokens === null && u.output_tokens === null ? null : u;
     } else if (chunk.type === "finish") {
-      out.cut = true;
+      out.finish = chunk.reason;
     } else if (Array.isArray(chunk.sources)) {
       out.sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
     }

@@ -168,7 +168,7 @@ export class Run {
     this.deps.leases.remove(this.id);
     this.deps.notifier.off(stopTopic(this.id), this.onStop);
     const rest = this.batcher ? await this.batcher.close() : { events: [], delta: "" };
-    const ended = stopped ? "stopped" : out.cut ? "length" : "completed";
+    const ended = stopped ? "stopped" : (out.finish ?? "completed");
     const status = failure ? "failed" : ended;
     const terminal = () => (failure ? errorEvent(failure) : endEvent(this.id, ended, out.usage));
     const seq = this.log.lastSeq + 1;

@@ -4,7 +4,7 @@
  * uses it, and when that write fails it PANICs; a PGlite instance that PANICked never answers
  * again (panic-fence.ts). So writes stop while a segment still fits, at two levels:
  * - below two segments free (`requestsBelow`), requests that change data are refused (503, the
- *   API's guard asks `writesRefused()`) and /readyz says not ready; reads go on;
+ *   API's admission asks `writesRefused()`) and /readyz says not ready; reads go on;
  * - below one segment and 4 MiB (`statementsBelow`), the store refuses every statement that may
  *   write (anything but a plain SELECT or SHOW), whoever runs it: a reply's flush, the sweeper, a
  *   CLI command on the admin socket, the API's own bookkeeping (a key's request count).

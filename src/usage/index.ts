@@ -5,9 +5,9 @@
  * and the refusal count it gives the gate (counts.ts).
  */
 import { Elysia } from "elysia";
-import { type GuardDeps, guard } from "../auth/index.ts";
+import { type AdmissionDeps, admission } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
-import { httpCore } from "../http/core.ts";
+import { requestIdsAndErrors } from "../http/core.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
@@ -31,10 +31,10 @@ function day(v: string | undefined, name: string, fallback: string): string {
   return v;
 }
 
-export const usageRoutes = (deps: GuardDeps & { logger: Logger }) =>
+export const usageRoutes = (deps: AdmissionDeps & { logger: Logger }) =>
   new Elysia({ prefix: "/usage", tags: ["Usage"] })
-    .use(httpCore(deps.logger))
-    .use(guard(deps))
+    .use(requestIdsAndErrors(deps.logger))
+    .use(admission(deps))
     .get(
       "",
       async ({ query, apiKey }) => {
@@ -52,7 +52,7 @@ export const usageRoutes = (deps: GuardDeps & { logger: Logger }) =>
         }
         let keys: string[] | "all" = [apiKey.id];
         if (query.key_id !== undefined && query.key_id !== apiKey.id) {
-          // The same refusal as adminGuard's (auth/): this route serves chat keys their own usage.
+          // The same refusal as adminAdmission's (auth/): this route serves chat keys their own usage.
           if (apiKey.role !== "admin")
             throw new ApiError(
               "permission_denied",
