@@ -77,6 +77,7 @@ export function createApp({
     span.end(status >= 500 ? { code: `http_${status}` } : undefined);
   };
   let spec: unknown;
+  let buildSpec = (): unknown => undefined;
   let patterns: ReturnType<typeof routePatterns> | undefined;
   const app = new Elysia()
     // Routes outside the plugin (health, docs) carry a request id too.
@@ -185,13 +186,14 @@ export function createApp({
         },
       },
     )
-    .get("/v1/openapi.json", () => spec, { detail: { hide: true } })
+    // Built on first read, not with the app: most apps (tests, embedded hosts) never serve it.
+    .get("/v1/openapi.json", () => (spec ??= buildSpec()), { detail: { hide: true } })
     .use(docsRoutes(docsScript))
     .use(metricsRoute(metrics, metricsToken))
     .use(consoleRoutes(consoleAssets))
     .use(parley);
   const maxChars = config.options?.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
-  spec = buildOpenApi(app, { maxMessageChars: maxChars });
+  buildSpec = () => buildOpenApi(app, { maxMessageChars: maxChars });
   // The plugin's lifetimes: `app.parley.close()` ends them, `app.parley.replies.drain()` at shutdown.
   const handle: ParleyHandle = parley;
   return Object.assign(app, { parley: handle });
