@@ -114,10 +114,10 @@ async function hybridRank(
     .slice(0, o.limit);
 }
 
-/** Whether `key` may use knowledge base `id`: an admin key every one, a chat key those granted. */
 // Which knowledge bases a key may use: an admin key every one, a chat key those granted
 // (`key_knowledge_bases`); finding one by id or name, the default of a chat that names none.
 
+/** Whether `key` may use knowledge base `id`: an admin key every one, a chat key those granted. */
 export const mayUse = (key: Pick<ApiKeyInfo, "role" | "knowledgeBaseIds">, id: string): boolean =>
   key.role === "admin" || key.knowledgeBaseIds.includes(id);
 
