@@ -19,7 +19,7 @@ import { parseJsonl } from "../src/knowledge/parse.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import type { SearchOptions } from "../src/knowledge/search.ts";
-import { ingestDocuments } from "../src/knowledge/service.ts";
+import { ingestDocuments } from "../src/knowledge/ingest.ts";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const corpusPath = process.argv[2] ?? here("../../shared/corpora/elysia-docs.jsonl");
