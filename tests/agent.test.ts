@@ -82,14 +82,15 @@ describe("retrieval agent", () => {
   });
 
   test("a follow-up uses the conversation so far", async () => {
-    const history: ChatTurn[] = [
-      { role: "user", content: "How do I use cookies in Wren?" },
+    const after = (question: string): ChatTurn[] => [
+      { role: "user", content: question },
       { role: "assistant", content: "…" },
     ];
-    const alone = await ask("How do I sign it?");
-    const followUp = await ask("How do I sign it?", history);
-    expect(followUp.sources![0]).toBe("https://wren.example/docs/cookies");
-    expect(followUp.sources).not.toEqual(alone.sources);
+    // The same elliptical question, after two different topics: each conversation's own page.
+    const cookies = await ask("How do I sign it?", after("How do I use cookies in Wren?"));
+    const jwt = await ask("How do I sign it?", after("How do I issue JSON Web Tokens in Wren?"));
+    expect(cookies.sources![0]).toBe("https://wren.example/docs/cookies");
+    expect(jwt.sources![0]).toBe("https://wren.example/docs/jwt");
   });
 
   test("a follow-up that names a new topic is answered on that topic", async () => {

@@ -62,5 +62,5 @@ export {
   SearchResults,
   UpdateKnowledgeBase,
 } from "./model.ts";
-export { searchPassages } from "./retrieve.ts";
+export { contextOf, searchPassages } from "./retrieve.ts";
 export type { SearchHit } from "./search.ts";

@@ -21,15 +21,14 @@ export interface ChatTurn {
   content: string;
 }
 
-// Words that point back to the conversation's topic rather than naming one ("how do I sign it?").
-const REFERS_BACK = /\b(it|its|that|this|those|these|them|they|one|ones)\b/i;
-
 /**
  * Passages that answer `question`, best page first (at most `perPage` passages per page), or
- * none when the question is not about this knowledge base. A follow-up that refers back, or
- * finds nothing alone, is searched together with the previous user turn of `history` (oldest
- * first): the combined text still holds every word of the question, the earlier one supplies
- * the topic; one that names a new topic ("and what are the rate limits?") finds it on its own.
+ * none when the question is not about this knowledge base. A follow-up is searched in the
+ * context of the conversation: the previous user turn of `history` (oldest first) joins the
+ * search at `contextWeight` of the message's own weight, in the ranking and in the abstention
+ * (search.ts). No phrase of any language decides it: a self-contained new question is ranked by
+ * its own words, which outweigh the context's; an elliptical one ("and on Deno?") takes its
+ * topic from the context; and the context can only raise a question's coverage, never lower it.
  * With `semantic`, the question is embedded once and every ranking below is hybrid.
  */
 export async function searchPassages(
@@ -54,6 +53,10 @@ export async function searchPassages(
   );
 }
 
+/** The conversation's context for a follow-up: the previous user turn, if any. */
+export const contextOf = (history: ChatTurn[]): string =>
+  [...history].reverse().find((t) => t.role === "user")?.content ?? "";
+
 async function search(
   db: Db,
   question: string,
@@ -61,34 +64,29 @@ async function search(
   options: SearchOptions,
   semantic?: SemanticSearch,
 ): Promise<SearchHit[]> {
-  const previous = [...history].reverse().find((t) => t.role === "user")?.content;
-  const refersBack = previous !== undefined && REFERS_BACK.test(question);
-  // One embedding per search: of the follow-up with its topic when it refers back.
+  const context = contextOf(history);
+  // One embedding per search, of the message with its context (the vector side has no weights).
   const vector =
     semantic && /[\p{L}\p{N}]/u.test(question)
-      ? await semantic.embedQuestion(refersBack ? `${question} ${previous}` : question)
+      ? await semantic.embedQuestion(context ? `${question} ${context}` : question)
       : undefined;
-  const rank = (text: string) =>
-    semantic && vector ? hybridRank(db, text, vector, semantic, options) : rankPassages(db, text, options);
-  let hits = await rank(question);
-  if (previous && (hits.length === 0 || refersBack)) {
-    const combined = await rank(`${question} ${previous}`);
-    if (combined.length > 0) hits = combined;
-  }
-  return hits;
+  return semantic && vector
+    ? hybridRank(db, question, context, vector, semantic, options)
+    : rankPassages(db, question, options, context);
 }
 
 /** BM25F and vector ranks fused (RRF), grouped by page like BM25F's results. */
 async function hybridRank(
   db: Db,
   text: string,
+  context: string,
   vector: number[],
   semantic: SemanticSearch,
   options: SearchOptions,
 ): Promise<SearchHit[]> {
   const o = { ...SEARCH_DEFAULTS, ...options };
   const [lexical, near] = await Promise.all([
-    rankPassages(db, text, { ...options, limit: semantic.depth, perPage: semantic.depth }),
+    rankPassages(db, text, { ...options, limit: semantic.depth, perPage: semantic.depth }, context),
     nearestPassages(db, semantic.embedder.model, vector, semantic.depth, options.kbId),
   ]);
   if (

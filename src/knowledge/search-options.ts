@@ -66,6 +66,11 @@ export interface SearchOptions {
   /** Which of the known terms' IDFs `unseenWeight` multiplies: their mean or their maximum. */
   unseenOf?: "mean" | "max";
   /**
+   * Weight of the conversation's context terms (those of the earlier question a follow-up
+   * continues, absent from the message) relative to the message's own, in scores and coverage.
+   */
+  contextWeight?: number;
+  /**
    * The question's language (its text-search configuration); by default the knowledge base's
    * `language`, else the language most of its documents are in.
    */
@@ -87,4 +92,5 @@ export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "kbId" | "language">>
   unseenWeight: 2,
   unseenHalfWords: 2_000,
   unseenOf: "max",
+  contextWeight: 0.5,
 };

@@ -63,6 +63,8 @@ const Q = sql.placeholder("q");
 const WORDS = sql.placeholder("words");
 const KB = sql.placeholder("kb");
 const CFG = sql.placeholder("cfg");
+const CTX = sql.placeholder("ctx");
+const CTX_WORDS = sql.placeholder("ctxWords");
 
 /**
  * The search statement's text for a shape of options (one round trip): the question and the
@@ -93,6 +95,13 @@ function searchSql(o: Required<Omit<SearchOptions, "kbId" | "language">> & Searc
   // A term's `df` scores it; its `postings`, in every knowledge base (the GIN index holds them
   // all), are what reading them from the index costs, which picks the candidate terms.
   const df = o.kbId === undefined ? sql`sum(g.df)` : sql`sum(g.df) filter (where g.kb_id = ${KB}::text)`;
+  // Coverage: of the message's own mass, or — when the context helps — of the mass of the
+  // message and its context together, whichever is larger: a context never makes a
+  // self-contained question less covered, and a follow-up too short to stand alone is covered
+  // with the topic it continues.
+  const coverage = (t: string) =>
+    sql.raw(`greatest(coalesce(sum(${t}.cw) filter (where not ${t}.ctx) / (select m from qmass), 0),
+      coalesce(sum(${t}.cw) / (select mc from qmass), 0))`);
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
@@ -101,22 +110,33 @@ with st as (
 qc as (select coalesce(${cfg}, 'english') as cfg),
 -- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
 -- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
--- coverage. Over MAX_TERMS (a long CJK question: words, bigrams and characters), single
--- characters go first, then bigrams.
+-- coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
+-- continues), which scores and covers at contextWeight of its weight. Over MAX_TERMS (a long CJK
+-- question: words, bigrams and characters), context terms go first, then single characters,
+-- then bigrams.
+qx as (
+  select distinct x.lexeme, false as ctx from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x
+),
 ql as (
-  select u.lexeme,
-    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text)) w) as word,
+  select u.lexeme, u.ctx,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing
-  from (select distinct x.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x) u
-  order by word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
+  from (
+    select * from qx
+    union all
+    select distinct y.lexeme, true from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
+      where y.lexeme not in (select lexeme from qx)
+  ) u
+  order by u.ctx, word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
 ),
 qt as (
-  select ql.lexeme, ql.word, ql.framing, t.df, t.postings, i.idf,
-    case when ql.framing or char_length(ql.lexeme) = 1 then 0 else i.idf end as cw
+  select ql.lexeme, ql.word, ql.framing, ql.ctx, t.df, t.postings, i.idf * f.w as idf,
+    case when ql.framing or char_length(ql.lexeme) = 1 then 0 else i.idf * f.w end as cw
   from ql cross join st
     cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
       from knowledge_base_terms g where g.lexeme = ql.lexeme) t
     cross join lateral (select ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) as idf) i
+    cross join lateral (select case when ql.ctx then ${num(o.contextWeight)} else 1 end as w) f
 ),
 -- Candidates from the GIN index, never from a scan: the postings of each selective term
 -- (in at most probeMaxDf passages; the rarest term alone when every one is common), then the
@@ -127,9 +147,14 @@ qt as (
 -- it). Unseen bigrams and hyphenated compounds (logged-in, whose parts are terms too) are
 -- artefacts of cutting and weigh nothing.
 qmass as (
-  select nullif(coalesce(sum(cw) filter (where df > 0), 0)
-    + count(*) filter (where df = 0 and word and not framing and char_length(lexeme) > 1 and strpos(lexeme, '-') = 0) * ${num(o.unseenWeight)} * (select n * avglen / (n * avglen + ${num(o.unseenHalfWords)}) from st) * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(cw) filter (where df > 0 and cw > 0), 0), 0) as m
-  from qt
+  select nullif(coalesce(sum(q.cw) filter (where q.df > 0 and not q.ctx), 0) + u.in_msg * k.unit, 0) as m,
+    nullif(coalesce(sum(q.cw) filter (where q.df > 0), 0) + (u.in_msg + u.in_ctx * ${num(o.contextWeight)}) * k.unit, 0) as mc
+  from qt q
+    cross join (select ${num(o.unseenWeight)} * (select n * avglen / (n * avglen + ${num(o.unseenHalfWords)}) from st)
+      * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(cw) filter (where df > 0 and cw > 0 and not ctx), 0) as unit from qt) k
+    cross join (select count(*) filter (where not ctx) as in_msg, count(*) filter (where ctx) as in_ctx from qt
+      where df = 0 and word and not framing and char_length(lexeme) > 1 and strpos(lexeme, '-') = 0) u
+  group by u.in_msg, u.in_ctx, k.unit
 ),
 quoted as (
   select lexeme, df, postings, idf, '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' as lit from qt where df > 0
@@ -152,7 +177,7 @@ cand as materialized (
 ),
 -- A query term's occurrences in a candidate, by field: the weight labels of its positions.
 tf as (
-  select c.id, c.document_id, c.len, qt.lexeme, qt.idf, qt.cw,
+  select c.id, c.document_id, c.len, qt.lexeme, qt.idf, qt.cw, qt.ctx,
     ${num(o.titleWeight)} * x.a + ${num(o.headingWeight)} * x.b + (x.n - x.a - x.b) as w
   from cand c cross join lateral unnest(c.tsv) u join qt on qt.lexeme = u.lexeme
     cross join lateral (select cardinality(array_positions(u.weights, 'A'))::float8 as a,
@@ -161,7 +186,7 @@ tf as (
 scored as (
   select tf.id, tf.document_id,
     sum(tf.idf * tf.w * ${num(o.k1 + 1)} / (tf.w + ${num(o.k1)} * (1 - ${num(o.b)} + ${num(o.b)} * tf.len / st.avglen))) as score,
-    coalesce(sum(tf.cw) / (select m from qmass), 0) as coverage
+    ${coverage("tf")} as coverage
   from tf cross join st
   group by tf.id, tf.document_id
 ),
@@ -169,8 +194,8 @@ ranked as (
   select s.*, row_number() over (partition by s.document_id order by s.score desc, s.id) as nth from scored s
 ),
 page_terms as (
-  select document_id, coalesce(sum(cw) / (select m from qmass), 0) as coverage
-  from (select distinct document_id, lexeme, cw from tf) x group by document_id
+  select document_id, ${coverage("x")} as coverage
+  from (select distinct document_id, lexeme, cw, ctx from tf) x group by document_id
 ),
 pages as (
   select r.document_id, sum(r.score * power(${num(o.pageDecay)}, r.nth - 1)) as page_score, min(pt.coverage) as coverage
@@ -213,10 +238,18 @@ function searchStatement(options: SearchOptions): Query {
 }
 
 /** The statement's parameters for `question`. */
-function searchValues(question: string, options: SearchOptions): Record<string, unknown> {
+function searchValues(question: string, options: SearchOptions, context = ""): Record<string, unknown> {
   const text = question.slice(0, MAX_QUESTION_CHARS);
+  const ctx = context.slice(0, MAX_QUESTION_CHARS);
   const cfg = options.language ? LANGUAGE_CONFIGS[options.language] : undefined;
-  return { q: searchableText(text), words: wordsOnlyText(text), kb: options.kbId, cfg };
+  return {
+    q: searchableText(text),
+    words: wordsOnlyText(text),
+    ctx: searchableText(ctx),
+    ctxWords: wordsOnlyText(ctx),
+    kb: options.kbId,
+    cfg,
+  };
 }
 
 /** The search statement as text with $n parameters, for a driver used directly (the benchmark's floor). */
@@ -225,11 +258,23 @@ export function searchQueryText(question: string, options: SearchOptions = {}): 
   return { sql: text, params: fillPlaceholders(params, searchValues(question, options)) };
 }
 
-/** One search for `question` alone: the ranked passages, or none (see the module comment). */
-export async function rankPassages(db: Db, question: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+/**
+ * One search for `question`, with the conversation's `context` (the text a follow-up continues,
+ * weighted at `contextWeight`): the ranked passages, or none (see the module comment).
+ */
+export async function rankPassages(
+  db: Db,
+  question: string,
+  options: SearchOptions = {},
+  context = "",
+): Promise<SearchHit[]> {
   if (!/[\p{L}\p{N}]/u.test(question)) return [];
   // Not prepared: its plan must follow the knowledge base's size (db/rows.ts).
-  const rows = await builtRows<Record<string, unknown>>(db, searchStatement(options), searchValues(question, options));
+  const rows = await builtRows<Record<string, unknown>>(
+    db,
+    searchStatement(options),
+    searchValues(question, options, context),
+  );
   return rows.map((r) => ({
     id: String(r.id),
     documentId: String(r.document_id),
