@@ -48,7 +48,7 @@ describe("POST /v1/chat (stream)", () => {
 
     const conv = await h.call("GET", `/v1/conversations/${start.conversation_id}`, { key });
     expectStatus(conv, 200);
-    const reply = conv.json.messages.find((m: any) => m.id === end.message_id);
+    const reply = conv.json.messages.find((m) => m.id === end.message_id);
     expect(reply).toMatchObject({ role: "assistant", status: "completed", content: text, sources });
   });
 
@@ -140,7 +140,7 @@ describe("POST /v1/chat (stream)", () => {
     const res = await chat(base, key, { message: "slow", stream: true });
     const reading = readSse(res);
     const list = await h.call("GET", "/v1/conversations", { key });
-    expectStatus(await h.call("DELETE", `/v1/conversations/${list.json.data[0].id}`, { key }), 204);
+    expectStatus(await h.call("DELETE", `/v1/conversations/${list.json.data[0]!.id}`, { key }), 204);
     const { events } = await reading;
     expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "not_found" } });
     expect(events.filter((e) => e.type === "end" || e.type === "error")).toHaveLength(1);

@@ -14,10 +14,10 @@ const agent = scriptedAgent(["The", " answer"], { sources: ["https://docs.exampl
 async function turn(h: Harness, key: string, message: string, conversation_id?: string) {
   const res = await h.call("POST", "/v1/chat", { key, json: { message, conversation_id } });
   expectStatus(res, 200);
-  return { cid: res.json.conversation_id as string, mid: res.json.id as string };
+  return { cid: res.json.conversation_id, mid: res.json.id };
 }
 
-const path = (cid: string, mid: string) => `/v1/conversations/${cid}/messages/${mid}/feedback`;
+const path = (cid: string, mid: string) => `/v1/conversations/${cid}/messages/${mid}/feedback` as const;
 
 describe("PUT/DELETE …/feedback", () => {
   test("one rating per reply, replaced by a new one, carried by the history, removed by DELETE", async () => {
@@ -35,14 +35,14 @@ describe("PUT/DELETE …/feedback", () => {
     expect(again.json).toMatchObject({ rating: "up", comment: null });
     const conv = await h.call("GET", `/v1/conversations/${cid}`, { key });
     const [user, reply] = conv.json.messages;
-    expect(user.feedback).toBeNull();
-    expect(reply.feedback).toEqual(again.json);
+    expect(user?.feedback).toBeNull();
+    expect(reply?.feedback).toEqual(again.json);
     const page = await h.call("GET", `/v1/conversations/${cid}/messages`, { key });
-    expect(page.json.data[1].feedback).toEqual(again.json);
+    expect(page.json.data[1]?.feedback).toEqual(again.json);
     expectStatus(await h.call("DELETE", path(cid, mid), { key }), 204);
     expectStatus(await h.call("DELETE", path(cid, mid), { key }), 204); // idempotent
     const after = await h.call("GET", `/v1/conversations/${cid}`, { key });
-    expect(after.json.messages[1].feedback).toBeNull();
+    expect(after.json.messages[1]?.feedback).toBeNull();
   });
 
   test("a user message is 400, a foreign or unknown reply the same 404, a bad body 400 with param", async () => {
@@ -51,7 +51,7 @@ describe("PUT/DELETE …/feedback", () => {
     const other = await h.key();
     const { cid, mid } = await turn(h, key, "hello");
     const conv = await h.call("GET", `/v1/conversations/${cid}`, { key });
-    const userMid = conv.json.messages[0].id;
+    const userMid = conv.json.messages[0]!.id;
     expectError(await h.call("PUT", path(cid, userMid), { key, json: { rating: "up" } }), 400, "invalid_request");
     const foreign = await h.call("PUT", path(cid, mid), { key: other, json: { rating: "up" } });
     expectError(foreign, 404, "not_found");
@@ -71,7 +71,7 @@ describe("PUT/DELETE …/feedback", () => {
     ]) {
       const bad = await h.call("PUT", path(cid, mid), { key, json });
       expectError(bad, 400, "invalid_request");
-      expect(["rating", "comment"]).toContain(bad.json.error.param);
+      expect(bad.json.error.param).toBeOneOf(["rating", "comment"]);
     }
     expectStatus(await h.call("PUT", path(cid, mid), { key, json: { rating: "up", comment: "x".repeat(2000) } }), 200);
     expectError(await h.call("PUT", path(cid, mid), { json: { rating: "up" } }), 401, "unauthorized");

@@ -72,10 +72,7 @@ describe("HTTP edges", () => {
   });
 
   test("any query parameter given twice → 400 naming it, on every route that takes one", async () => {
-    const conv = (await h.call("POST", "/v1/chat", { key, json: { message: "twice" } })).json as {
-      id: string;
-      conversation_id: string;
-    };
+    const conv = (await h.call("POST", "/v1/chat", { key, json: { message: "twice" } })).json;
     const c = conv.conversation_id;
     const urls: [string, string][] = [
       ["/v1/conversations?limit=1&cursor=a&cursor=b", "cursor"],
@@ -113,8 +110,10 @@ describe("HTTP edges", () => {
     ];
     for (const r of cases) {
       expect(r.status, r.text).toBe(400);
-      expect(r.json.error.code, r.text).toBe("invalid_request");
-      expect(r.json.error.message, r.text).toContain("NUL (U+0000)");
+      // Parley's error body, or OpenAI's shape on its route: both carry the code and message here.
+      expect(r.json, r.text).toMatchObject({
+        error: { code: "invalid_request", message: expect.stringContaining("NUL (U+0000)") },
+      });
     }
   });
 

@@ -1,6 +1,7 @@
 /** Knowledge bases and documents over HTTP: happy paths, errors, roles. */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import type { KnowledgeBaseList } from "../src/contract/index.ts";
 import { rowsOf } from "../src/db/rows.ts";
 import { expectError, expectStatus, harness, type Reply } from "./helpers/app.ts";
 
@@ -15,7 +16,7 @@ const word = () => `zq${uniq().replace(/[^a-z]/g, "x")}word`;
 async function newKb(name = `kb-${uniq()}`) {
   const r = await h.call("POST", "/v1/knowledge_bases", { key: admin, json: { name, description: "test" } });
   expectStatus(r, 201);
-  return r.json as { id: string; name: string };
+  return r.json;
 }
 
 const addDoc = (kb: string, doc: Record<string, unknown>, key = admin) =>
@@ -85,11 +86,15 @@ describe("knowledge bases", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Reply = await h.call("GET", `/v1/knowledge_bases?limit=1${cursor ? `&cursor=${cursor}` : ""}`, {
-        key: admin,
-      });
+      const page: Reply<KnowledgeBaseList> = await h.call(
+        "GET",
+        `/v1/knowledge_bases?limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+        {
+          key: admin,
+        },
+      );
       expectStatus(page, 200);
-      seen.push(...page.json.data.map((k: { id: string }) => k.id));
+      seen.push(...page.json.data.map((k) => k.id));
       cursor = page.json.pagination.next_cursor;
     } while (cursor);
     expect(seen.indexOf(other.id)).toBeLessThan(seen.indexOf(kb.id));
@@ -105,7 +110,7 @@ describe("knowledge bases", () => {
     const created = await h.call("POST", "/v1/knowledge_bases", { key: admin, json: { name, language: "german" } });
     expectStatus(created, 201);
     expect(created.json.language).toBe("german");
-    const kb = created.json as { id: string };
+    const kb = created.json;
     expect((await h.call("GET", `/v1/knowledge_bases/${kb.id}`, { key: admin })).json.language).toBe("german");
     const w = word();
     // English-looking text: detection alone would say english; the knowledge base says german.
@@ -131,7 +136,7 @@ The Häuser of ${w}`,
     // German stems "Häuser" to "haus": only the German document matches "Haus".
     const found = await search(kb.id, "Haus");
     expectStatus(found, 200);
-    expect(found.json.data.map((r: { url: string }) => r.url)).toEqual(["https://kb.test/de"]);
+    expect(found.json.data.map((r) => r.url)).toEqual(["https://kb.test/de"]);
     const patched = await h.call("PATCH", `/v1/knowledge_bases/${kb.id}`, { key: admin, json: { language: null } });
     expectStatus(patched, 200);
     expect(patched.json.language).toBeNull();
@@ -184,16 +189,14 @@ describe("documents", () => {
     expectStatus(again, 200);
     expect(again.json.id).toBe(first.json.id);
     expect((await search(kb.id, w1)).json.data).toEqual([]);
-    expect((await search(kb.id, w2)).json.data.map((d: { url: string }) => d.url)).toEqual([
-      "https://docs.test/guide/a",
-    ]);
+    expect((await search(kb.id, w2)).json.data.map((d) => d.url)).toEqual(["https://docs.test/guide/a"]);
     expectStatus(await addDoc(kb.id, { url: "https://docs.test/blog/b", content: "blog post" }), 201);
     const listed = await h.call(
       "GET",
       `/v1/knowledge_bases/${kb.id}/documents?url_prefix=${encodeURIComponent("https://docs.test/guide/")}`,
       { key: admin },
     );
-    expect(listed.json.data.map((d: { url: string }) => d.url)).toEqual(["https://docs.test/guide/a"]);
+    expect(listed.json.data.map((d) => d.url)).toEqual(["https://docs.test/guide/a"]);
     expect(listed.json.data[0]).not.toHaveProperty("content");
     const one = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents/${first.json.id}`, { key: admin });
     expect(one.json).toMatchObject({ title: "Guide 2", content: `# Guide\n\n${w2}`, passage_count: 1 });
@@ -263,16 +266,16 @@ describe("documents", () => {
     });
     expectStatus(r, 200);
     expect(r.json).toMatchObject({ created: 1, replaced: 1, failed: 3 });
-    expect(r.json.results.map((i: { line: number; status: string }) => [i.line, i.status])).toEqual([
+    expect(r.json.results.map((i) => [i.line, i.status])).toEqual([
       [1, "created"],
       [2, "failed"],
       [4, "failed"],
       [5, "failed"],
       [6, "replaced"],
     ]);
-    expect(r.json.results[2].error).toMatchObject({ code: "invalid_request", param: "url" });
-    expect(r.json.results[3].error).toMatchObject({ code: "payload_too_large", param: "content" });
-    expect((await search(kb.id, w)).json.data.map((d: { title: string }) => d.title)).toEqual(["One again"]);
+    expect(r.json.results[2]?.error).toMatchObject({ code: "invalid_request", param: "url" });
+    expect(r.json.results[3]?.error).toMatchObject({ code: "payload_too_large", param: "content" });
+    expect((await search(kb.id, w)).json.data.map((d) => d.title)).toEqual(["One again"]);
   });
 
   test("multipart: Markdown with YAML and TOML front matter, HTML without scripts or styles, JSONL, base_url; PDF refused per file", async () => {
@@ -306,18 +309,21 @@ describe("documents", () => {
     const r = await h.call("POST", `/v1/knowledge_bases/${kb.id}/documents`, { key: admin, body: form });
     expectStatus(r, 200);
     expect(r.json).toMatchObject({ created: 5, replaced: 0, failed: 2 });
-    const byFile = Object.fromEntries(
-      r.json.results.map((i: { file: string; line?: number }) => [`${i.file}${i.line ? `:${i.line}` : ""}`, i]),
-    );
-    expect(byFile["f.pdf"].error.code).toBe("unsupported_media_type");
-    expect(byFile["e.jsonl:2"].status).toBe("failed");
-    expect(byFile["guide/c.txt"].url).toBe("https://mp.test/files/guide/c.txt");
-    expect(byFile["d.html"].url).toBe("https://mp.test/files/d.html");
-    const yaml = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents/${byFile["a.md"].id}`, { key: admin });
+    const results = new Map(r.json.results.map((i) => [`${i.file}${i.line ? `:${i.line}` : ""}`, i]));
+    const byFile = (name: string) => {
+      const item = results.get(name);
+      if (!item) throw new Error(`no result for ${name}: ${r.text}`);
+      return item;
+    };
+    expect(byFile("f.pdf").error?.code).toBe("unsupported_media_type");
+    expect(byFile("e.jsonl:2").status).toBe("failed");
+    expect(byFile("guide/c.txt").url).toBe("https://mp.test/files/guide/c.txt");
+    expect(byFile("d.html").url).toBe("https://mp.test/files/d.html");
+    const yaml = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents/${byFile("a.md").id}`, { key: admin });
     expect(yaml.json).toMatchObject({ title: "From YAML", metadata: { tags: ["a", "b"] } });
-    const toml = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents/${byFile["b.md"].id}`, { key: admin });
+    const toml = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents/${byFile("b.md").id}`, { key: admin });
     expect(toml.json).toMatchObject({ title: "From TOML", metadata: { version: 2 } });
-    const html = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents/${byFile["d.html"].id}`, { key: admin });
+    const html = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents/${byFile("d.html").id}`, { key: admin });
     expect(html.json.title).toBe("Page");
     expect(html.json.content).toContain("## Part");
     expect(html.json.content).not.toContain(secret);
@@ -335,7 +341,7 @@ describe("documents", () => {
     expect(replies.filter((r) => r.status === 200)).toHaveLength(7);
     const list = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents`, { key: admin });
     expect(list.json.data).toHaveLength(1);
-    const doc = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents/${list.json.data[0].id}`, { key: admin });
+    const doc = await h.call("GET", `/v1/knowledge_bases/${kb.id}/documents/${list.json.data[0]?.id}`, { key: admin });
     expect(versions).toContain(doc.json.content);
     expect(doc.json.passage_count).toBe(1);
   });

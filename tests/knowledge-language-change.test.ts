@@ -30,7 +30,7 @@ async function newKb(language: string | null) {
   const r = await h.call("POST", "/v1/knowledge_bases", { key: admin, json: { name: `kb-${uniq()}`, language } });
   expectStatus(r, 201);
   created.push(r.json.id);
-  return r.json.id as string;
+  return r.json.id;
 }
 // The store is shared: a thousand German documents left in it would make German the language
 // of searches that name no knowledge base (the majority's), in the files that run after this one.
@@ -47,7 +47,7 @@ const addDoc = async (kb: string, doc: Record<string, unknown>) =>
 const found = async (kb: string, query: string) => {
   const r = await h.call("POST", `/v1/knowledge_bases/${kb}/search`, { key: admin, json: { query } });
   expectStatus(r, 200);
-  return (r.json.data as { url: string }[]).map((d) => d.url);
+  return r.json.data.map((d) => d.url);
 };
 /** Each document's language, where it came from, and its passages' tsvectors. */
 const indexOf = (kb: string) =>

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../src/app/app.ts";
+import type { BulkResult } from "../src/contract/index.ts";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { parseFile, parseJsonl } from "../src/knowledge/parse.ts";
 import { ingestCommand } from "../src/runtime/cli/ingest.ts";
@@ -25,10 +26,10 @@ const uniq = () => crypto.randomUUID().slice(0, 8);
 async function newKb() {
   const r = await h.call("POST", "/v1/knowledge_bases", { key: admin, json: { name: `kb-${uniq()}` } });
   expectStatus(r, 201);
-  return r.json.id as string;
+  return r.json.id;
 }
 
-const documentsPath = (kb: string) => `/v1/knowledge_bases/${kb}/documents`;
+const documentsPath = (kb: string) => `/v1/knowledge_bases/${kb}/documents` as const;
 const ndjson = (kb: string, body: BodyInit, app: { handle(r: Request): Promise<Response> } = h.app) =>
   send(app, "POST", documentsPath(kb), { key: admin, body, headers: { "content-type": "application/x-ndjson" } });
 const multipart = (kb: string, files: File[]) => {
@@ -36,9 +37,8 @@ const multipart = (kb: string, files: File[]) => {
   for (const f of files) form.append("files", f);
   return h.call("POST", documentsPath(kb), { key: admin, body: form });
 };
-const statuses = (r: Reply) => r.json.results.map((i: { status: string }) => i.status);
-const stored = async (kb: string) =>
-  (await h.call("GET", `${documentsPath(kb)}?limit=100`, { key: admin })).json.data as { url: string }[];
+const statuses = (r: Reply<BulkResult>) => r.json.results.map((i) => i.status);
+const stored = async (kb: string) => (await h.call("GET", `${documentsPath(kb)}?limit=100`, { key: admin })).json.data;
 
 /** An object nested `depth` levels deep, built without recursion. */
 function nested(depth: number): Record<string, unknown> {
@@ -80,9 +80,7 @@ describe("title and metadata limits", () => {
     const lines = refused.map(([fields]) => JSON.stringify({ ...doc, ...fields }));
     const nd = await ndjson(kb, lines.join("\n"));
     expectStatus(nd, 200);
-    expect(nd.json.results.map((i: { error?: { param?: string } }) => i.error?.param)).toEqual(
-      refused.map(([, p]) => p),
-    );
+    expect(nd.json.results.map((i) => i.error?.param)).toEqual(refused.map(([, p]) => p));
 
     const deepYaml = `---\nurl: https://limits.test/y\nm: ${"[".repeat(40)}${"]".repeat(40)}\n---\ntext`;
     const mp = await multipart(kb, [
@@ -96,11 +94,7 @@ describe("title and metadata limits", () => {
       new File([deepYaml], "deep.md"),
     ]);
     expectStatus(mp, 200);
-    expect(mp.json.results.map((i: { error?: { param?: string } }) => i.error?.param)).toEqual([
-      "title",
-      "title",
-      "metadata",
-    ]);
+    expect(mp.json.results.map((i) => i.error?.param)).toEqual(["title", "title", "metadata"]);
     // The CLI reads with the same rules.
     expect(
       parseFile(`---\nurl: https://limits.test/c\ntitle: ${"t".repeat(1_001)}\n---\nx`, "c.md").problem?.param,
@@ -140,9 +134,9 @@ describe("deep nesting and bad bytes fail their own line or file", () => {
     const r = await ndjson(kb, body);
     expectStatus(r, 200);
     expect(statuses(r)).toEqual(["created", "failed", "failed", "failed", "created"]);
-    expect(r.json.results[1].error).toMatchObject({ code: "invalid_request", param: "metadata" });
-    expect(r.json.results[2].error).toMatchObject({ code: "invalid_request", param: "content" });
-    expect(r.json.results[2].error.message).toContain("nested too deeply");
+    expect(r.json.results[1]?.error).toMatchObject({ code: "invalid_request", param: "metadata" });
+    expect(r.json.results[2]?.error).toMatchObject({ code: "invalid_request", param: "content" });
+    expect(r.json.results[2]?.error?.message).toContain("nested too deeply");
     const mp = await multipart(kb, [
       new File([`<html><body>${"<span>".repeat(30_000)}x</body></html>`], "deep.html"),
       new File(["---\nurl: https://deep.test/loop\na: &x [*x]\n---\ntext"], "loop.md"),
@@ -150,7 +144,7 @@ describe("deep nesting and bad bytes fail their own line or file", () => {
     ]);
     expectStatus(mp, 200);
     expect(statuses(mp)).toEqual(["failed", "failed", "created"]);
-    expect(mp.json.results[1].error.param).toBe("metadata");
+    expect(mp.json.results[1]?.error?.param).toBe("metadata");
   });
 
   test("invalid UTF-8 fails its ndjson line or multipart file, as a JSON body is refused", async () => {
@@ -169,12 +163,12 @@ describe("deep nesting and bad bytes fail their own line or file", () => {
     const r = await ndjson(kb, body);
     expectStatus(r, 200);
     expect(statuses(r)).toEqual(["created", "failed", "created"]);
-    expect(r.json.results[1].error.message).toContain("UTF-8");
+    expect(r.json.results[1]?.error?.message).toContain("UTF-8");
     const mp = await multipart(kb, [
       new File([enc.encode("---\nurl: https://utf.test/f\n---\nok "), new Uint8Array([0xc3, 0x28])], "f.md"),
     ]);
     expect(statuses(mp)).toEqual(["failed"]);
-    expect(mp.json.results[0].error.message).toContain("UTF-8");
+    expect(mp.json.results[0]?.error?.message).toContain("UTF-8");
     const json = await send(h.app, "POST", documentsPath(kb), {
       key: admin,
       body: bad,
@@ -242,7 +236,7 @@ describe("overlong ndjson lines", () => {
     });
     expectStatus(r, 200);
     expect(statuses(r)).toEqual(["failed", "created"]);
-    expect(r.json.results[0].error).toMatchObject({ code: "payload_too_large" });
+    expect(r.json.results[0]?.error).toMatchObject({ code: "payload_too_large" });
     expect(decoded).toBeLessThan(1_048_576);
     expect((peak - before) / 1_048_576).toBeLessThan(64);
   });

@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import { createApp } from "../src/app/app.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { createLogger } from "../src/config/logger.ts";
+import type { ChatReply, Reply as StoppedReply } from "../src/contract/index.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { read } from "./helpers/app.ts";
 import { words } from "./helpers/instances.ts";
@@ -98,11 +99,11 @@ describe("createParley lifetimes", () => {
       // B stops a reply A generates.
       const second = await readEvents(await post(a, key, "/v1/chat", { message: "two", stream: true }), 1);
       const stopPath = `/v1/conversations/${second[0]!.data.conversation_id}/messages/${second[0]!.data.message_id}/stop`;
-      const stopped = await read(await post(b, key, stopPath));
+      const stopped = await read<StoppedReply>(await post(b, key, stopPath));
       expect({ status: stopped.status, reply: stopped.json?.status }).toEqual({ status: 200, reply: "stopped" });
       // Closing A leaves B serving.
       await a.parley.close();
-      const alone = await read(await post(b, key, "/v1/chat", { message: "three" }));
+      const alone = await read<ChatReply>(await post(b, key, "/v1/chat", { message: "three" }));
       expect({ status: alone.status, reply: alone.json?.status }).toEqual({ status: 200, reply: "completed" });
       await b.parley.close();
       await b.parley.close(); // idempotent

@@ -129,7 +129,7 @@ for (const p of providers) {
         sources: [firstUrl],
         usage: { input_tokens: 321, output_tokens: 6 },
       });
-      expect(stored[0].usage).toBeNull();
+      expect(stored[0]?.usage).toBeNull();
     });
 
     test("earlier turns go with the message; sources follow first citation; none cited → no sources", async () => {
@@ -138,7 +138,7 @@ for (const p of providers) {
       const first = await s.chat({ message: "How do I stream replies?" });
       expectStatus(first, 200);
       expect(seen(s.fake.received[0]!).system).toContain("URL: ");
-      expect((await s.messages(first.json.conversation_id))[1].sources).toEqual([]);
+      expect((await s.messages(first.json.conversation_id))[1]?.sources).toEqual([]);
 
       s.fake.script.push({ tokens: ["See", " [2]", " and", " [1][2]."] });
       const second = await s.chat({
@@ -153,8 +153,8 @@ for (const p of providers) {
         { role: "user", text: "And how do rate limits work?" },
       ]);
       const urls = [...system.matchAll(/URL: (\S+)/g)].map((m) => m[1]);
-      const sources = [...new Set([urls[1], urls[0]])];
-      expect((await s.messages(first.json.conversation_id))[3].sources).toEqual(sources);
+      const sources = [...new Set([urls[1]!, urls[0]!])];
+      expect((await s.messages(first.json.conversation_id))[3]?.sources).toEqual(sources);
       // Renumbered to the sources: [k] is sources[k-1].
       expect(second.json.content).toBe(sources.length === 2 ? "See [1] and [2][1]." : "See [1] and [1].");
     });
@@ -165,7 +165,7 @@ for (const p of providers) {
       const first = await s.chat({ message: "How do I stream replies?" });
       expectError(first, 502, "upstream_error");
       const [conv] = (await s.h.call("GET", "/v1/conversations", { key: s.key })).json.data;
-      const second = await s.chat({ message: "Please try again.", conversation_id: conv.id });
+      const second = await s.chat({ message: "Please try again.", conversation_id: conv!.id });
       expectStatus(second, 200);
       const texts = seen(s.fake.received[1]!).turns;
       // Anthropic's provider merges the two user turns into one message; OpenAI-compatible sends both.
@@ -195,7 +195,7 @@ for (const p of providers) {
       const r = await s.chat({ message: "zyxwv qwplk frobnicate?" });
       expectStatus(r, 200);
       expect(seen(s.fake.received[0]!).system).toContain("No passage in the knowledge base matches");
-      expect((await s.messages(r.json.conversation_id))[1].sources).toEqual([]);
+      expect((await s.messages(r.json.conversation_id))[1]?.sources).toEqual([]);
     });
 
     test("stream: the model's tokens as they come, then sources and end with usage", async () => {
@@ -354,7 +354,7 @@ for (const p of providers) {
       expectStatus(r, 200);
       expect(r.json.status).toBe("length");
       expect(r.json.content).toBe(`Start ${"é".repeat(497)}`); // 6 + 497 × 2 = 1,000 bytes ≤ 1,001
-      const stored = (await s.messages(r.json.conversation_id))[1];
+      const stored = (await s.messages(r.json.conversation_id))[1]!;
       expect(new TextEncoder().encode(stored.content).length).toBeLessThanOrEqual(1_001);
       expect(stored.status).toBe("length");
     });

@@ -48,18 +48,18 @@ describe("a long conversation", () => {
     const detail = await h.call("GET", `/v1/conversations/${convId}`, { key });
     expectStatus(detail, 200);
     expect(MESSAGES_CAP).toBe(100);
-    expect(detail.json.messages.map((m: any) => m.id)).toEqual(ids.slice(-100));
+    expect(detail.json.messages.map((m) => m.id)).toEqual(ids.slice(-100));
     expect(detail.json.pagination.has_more).toBe(true);
     expect(typeof detail.json.pagination.next_cursor).toBe("string");
 
     // Walk back from the detail's cursor with small pages: every older message once, in order.
-    const seen: string[][] = [detail.json.messages.map((m: any) => m.id)];
+    const seen: string[][] = [detail.json.messages.map((m) => m.id)];
     let cursor: string | null = detail.json.pagination.next_cursor;
     while (cursor) {
       const r = await h.call("GET", `/v1/conversations/${convId}/messages?limit=40&cursor=${cursor}`, { key });
       expectStatus(r, 200);
       expect(r.json.data.length).toBeLessThanOrEqual(40);
-      seen.unshift(r.json.data.map((m: any) => m.id));
+      seen.unshift(r.json.data.map((m) => m.id));
       cursor = r.json.pagination.next_cursor;
       expect(r.json.pagination.has_more).toBe(cursor !== null);
     }
@@ -67,8 +67,8 @@ describe("a long conversation", () => {
 
     // Without a cursor, /messages is the detail's page; limit bounds it.
     const first = await h.call("GET", `/v1/conversations/${convId}/messages?limit=5`, { key });
-    expect(first.json.data.map((m: any) => m.id)).toEqual(ids.slice(-5));
-    expect(Object.keys(first.json.data[0]).sort()).toEqual([
+    expect(first.json.data.map((m) => m.id)).toEqual(ids.slice(-5));
+    expect(Object.keys(first.json.data[0] ?? {}).sort()).toEqual([
       "content",
       "created_at",
       "feedback",
@@ -86,7 +86,7 @@ describe("a long conversation", () => {
     const r = await h.call("GET", `/v1/conversations/${convId}/messages`, { key });
     expectStatus(r, 200);
     expect(r.json).toMatchObject({ pagination: { has_more: false, next_cursor: null } });
-    expect(r.json.data.map((m: any) => m.id)).toEqual(ids);
+    expect(r.json.data.map((m) => m.id)).toEqual(ids);
   });
 
   test("bad limits, foreign and tampered cursors are 400; another key's conversation is 404", async () => {

@@ -69,9 +69,9 @@ describe("openai SDK: chat.completions", () => {
     expect(conversationId).toMatch(/^conv_/);
     const conv = await h.call("GET", `/v1/conversations/${conversationId}`, { key });
     expectStatus(conv, 200);
-    expect(conv.json.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
-    expect(conv.json.messages[1].content).toBe(choice.message.content);
-    expect(data.id).toBe(`chatcmpl-${conv.json.messages[1].id}`);
+    expect(conv.json.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(conv.json.messages[1]?.content).toBe(choice.message.content!);
+    expect(data.id).toBe(`chatcmpl-${conv.json.messages[1]?.id}`);
   });
 
   test("stream with include_usage, in a for-await loop: role first, annotations before the end, finish_reason, usage chunk", async () => {
@@ -146,11 +146,11 @@ describe("openai SDK: chat.completions", () => {
       .withResponse();
     expect(data.choices[0]!.message.content!.length).toBeGreaterThan(0);
     const conv = await h.call("GET", `/v1/conversations/${response.headers.get("x-parley-conversation-id")}`, { key });
-    expect(conv.json.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+    expect(conv.json.messages.map((m) => [m.role, m.content])).toEqual([
       ["user", "What is Wren?"],
       ["assistant", "A web framework."],
       ["user", QUESTION],
-      ["assistant", data.choices[0]!.message.content],
+      ["assistant", data.choices[0]!.message.content!],
     ]);
     expect(conv.json.title).toBe("What is Wren?");
   });
@@ -174,9 +174,9 @@ describe("openai SDK: chat.completions", () => {
       .withResponse();
     expect(second.response.headers.get("x-parley-conversation-id")).toBe(id);
     const conv = await h.call("GET", `/v1/conversations/${id}`, { key });
-    expect(conv.json.messages.map((m: { content: string }) => m.content).slice(0, 3)).toEqual([
+    expect(conv.json.messages.map((m) => m.content).slice(0, 3)).toEqual([
       "What is a plugin?",
-      first.data.choices[0]!.message.content,
+      first.data.choices[0]!.message.content!,
       "How do I add a prefix to it?",
     ]);
     expect(conv.json.messages).toHaveLength(4);
@@ -494,10 +494,8 @@ describe("long histories", () => {
         json: { model: "default", messages: turns(n) },
       });
       expect({ n, status: over.status }).toEqual({ n, status: 400 });
-      expect(over.json.error).toMatchObject({
-        type: "invalid_request_error",
-        code: "invalid_request",
-        param: "messages",
+      expect(over.json).toMatchObject({
+        error: { type: "invalid_request_error", code: "invalid_request", param: "messages" },
       });
       expect(over.headers.get("retry-after")).toBeNull();
     }

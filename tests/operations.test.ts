@@ -65,7 +65,7 @@ describe("GET /metrics", () => {
     expectStatus(await send(a, "POST", "/v1/chat", { key, json: { message: "hi" } }), 200);
     const streamed = await send(a, "POST", "/v1/chat", { key, json: { message: "hi", stream: true } });
     expect(streamed.text).toContain('"type":"end"');
-    const conv = (await send(a, "GET", "/v1/conversations", { key })).json.data[0].id;
+    const conv = (await send(a, "GET", "/v1/conversations", { key })).json.data[0]!.id;
     expectStatus(await send(a, "GET", `/v1/conversations/${conv}`, { key }), 200);
     expect((await send(a, "GET", "/v1/conversations", { key })).status).toBe(429); // rpm 4
     await eventually(() => (log.entries().filter((e) => e.msg === "request").length === 5 ? true : undefined));
@@ -117,7 +117,7 @@ describe("GET /metrics: ingest", () => {
       json: { name: `ops-${crypto.randomUUID()}` },
     });
     expectStatus(kb, 201);
-    const docs = `/v1/knowledge_bases/${kb.json.id}/documents`;
+    const docs = `/v1/knowledge_bases/${kb.json.id}/documents` as const;
     const one = await send(a, "POST", docs, {
       key: admin,
       json: { url: "https://ops.example/one", title: "One", content: "# One\n\nA first page about gauges." },

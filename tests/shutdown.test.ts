@@ -46,8 +46,8 @@ describe("drain", () => {
     expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "service_unavailable" } });
     expect(events.filter((e) => e.type === "end" || e.type === "error")).toHaveLength(1);
     const conv = await h.call("GET", `/v1/conversations/${events[0].conversation_id}`, { key });
-    expect(conv.json.messages[1].status).toBe("failed");
-    expect(conv.json.messages[1].content).toBe(
+    expect(conv.json.messages[1]?.status).toBe("failed");
+    expect(conv.json.messages[1]?.content).toBe(
       events
         .filter((e) => e.type === "token")
         .map((e) => e.content)

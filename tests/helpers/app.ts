@@ -11,6 +11,7 @@ import type { Plan } from "../../src/contract/plans.ts";
 import type { Store } from "../../src/db/client.ts";
 import type { Replies } from "../../src/replies/index.ts";
 import type { Tracing } from "../../src/tracing/index.ts";
+import type { ResponseOf } from "./routes.ts";
 import { testStore } from "./store.ts";
 
 export interface Harness {
@@ -22,8 +23,22 @@ export interface Harness {
   key(plan?: Plan, limits?: { rpm?: number; rpd?: number }): Promise<string>;
   /** A new admin key (enterprise limits no test reaches). */
   admin(): Promise<string>;
-  /** One request through app.handle; `T`: the success body's type (src/contract), e.g. `call<ChatReply>(…)`. */
-  call<T = any>(method: string, path: string, init?: CallInit): Promise<Reply<T>>;
+  /** One request through app.handle (see `Call`). */
+  call: Call;
+}
+
+/**
+ * Sends one request. `json` is typed as the route's success body, found from the method and the
+ * path (tests/helpers/routes.ts): `call("GET", `/v1/conversations/${id}`)` reads a
+ * ConversationDetail. A path the table cannot place (a route it lacks, a path held as `string`)
+ * reads `unknown`: pass the type, `call<KnowledgeBase>("GET", path)`, or narrow. A path built
+ * ahead into a variable keeps its shape with `as const` (a template string alone is a `string`).
+ * Overloads, not defaults: a type argument given by hand picks the last signature.
+ */
+export interface Call {
+  <M extends string, P extends string>(method: M, path: P, init: JsonInit): Promise<Reply<ResponseOf<M, P, "json">>>;
+  <M extends string, P extends string>(method: M, path: P, init?: CallInit): Promise<Reply<ResponseOf<M, P, "raw">>>;
+  <T>(method: string, path: string, init?: CallInit): Promise<Reply<T>>;
 }
 
 export interface CallInit {
@@ -33,11 +48,14 @@ export interface CallInit {
   headers?: Record<string, string>;
 }
 
+/** A request whose body is `json`: an upload route answers differently to it (routes.ts, BySentBody). */
+type JsonInit = CallInit & { json: unknown };
+
 /**
  * A response read once: status, headers, parsed JSON (when JSON) and raw text. `json` is typed
  * as the success body `T`; an error body is read through expectError (or `as ErrorBody`).
  */
-export interface Reply<T = any> {
+export interface Reply<T = unknown> {
   status: number;
   headers: Headers;
   text: string;
@@ -77,7 +95,7 @@ export async function harness(
       });
       return secret;
     },
-    call: <T>(method: string, path: string, init: CallInit = {}) => send<T>(app, method, path, init),
+    call: (method: string, path: string, init?: CallInit) => send<unknown>(app, method, path, init),
   };
 }
 
@@ -125,12 +143,23 @@ export async function keyIdOf(store: Store, secret: string): Promise<string> {
   return row.id;
 }
 
-export async function send<T = any>(
-  app: { handle(r: Request): Promise<Response> },
-  method: string,
-  path: string,
-  init: CallInit = {},
-): Promise<Reply<T>> {
+type Handles = { handle(r: Request): Promise<Response> };
+
+/** `h.call` on any app (typed the same way, see `Call`). */
+export function send<M extends string, P extends string>(
+  app: Handles,
+  method: M,
+  path: P,
+  init: JsonInit,
+): Promise<Reply<ResponseOf<M, P, "json">>>;
+export function send<M extends string, P extends string>(
+  app: Handles,
+  method: M,
+  path: P,
+  init?: CallInit,
+): Promise<Reply<ResponseOf<M, P, "raw">>>;
+export function send<T>(app: Handles, method: string, path: string, init?: CallInit): Promise<Reply<T>>;
+export async function send(app: Handles, method: string, path: string, init: CallInit = {}): Promise<Reply<unknown>> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.key) headers.authorization = `Bearer ${init.key}`;
   let body = init.body;
@@ -139,10 +168,11 @@ export async function send<T = any>(
     headers["content-type"] ??= "application/json";
   }
   const res = await app.handle(new Request(`http://localhost${path}`, { method, headers, body }));
-  return read<T>(res);
+  return read(res);
 }
 
-export async function read<T = any>(res: Response): Promise<Reply<T>> {
+/** Reads a response; `T` is what the caller knows its body to be (the one place `json` is asserted). */
+export async function read<T = unknown>(res: Response): Promise<Reply<T>> {
   const text = await res.text();
   let json: unknown;
   try {
@@ -158,8 +188,11 @@ export function expectStatus(reply: Reply<unknown>, status: number): void {
   expect({ status: reply.status, body: reply.json ?? reply.text }).toMatchObject({ status });
 }
 
-/** Asserts a standard error body with this status and code. */
-export function expectError(reply: Reply<unknown>, status: number, code: ErrorCode): void {
+/**
+ * Asserts a standard error body with this status and code; after it, `reply.json` reads as an
+ * ErrorBody (e.g. `reply.json.error.param`).
+ */
+export function expectError(reply: Reply<unknown>, status: number, code: ErrorCode): asserts reply is Reply<ErrorBody> {
   expectStatus(reply, status);
   const body = reply.json as ErrorBody | undefined;
   expect(body?.error?.code, reply.text).toBe(code);

@@ -19,6 +19,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
+import type { CreatedApiKey, Document, KnowledgeBase } from "../../src/contract/index.ts";
 import { scriptedAgent } from "../helpers/agents.ts";
 import { harness, keyIdOf, type Reply } from "../helpers/app.ts";
 import { adminTargets } from "./fuzz-targets.ts";
@@ -44,9 +45,10 @@ const keyC = await h.admin();
 // Key D: 10 requests a minute, for MCP batches that run past it (fuzz-targets.ts).
 const keyD = await h.key("enterprise", { rpm: 10, rpd: 1_000_000 });
 async function created(path: string, json: unknown): Promise<string> {
-  const r = await h.call("POST", path, { key: keyC, json });
+  // A key, a knowledge base or a document: each answers its id.
+  const r = await h.call<CreatedApiKey | KnowledgeBase | Document>("POST", path, { key: keyC, json });
   if (r.status !== 201 && r.status !== 200) throw new Error(`seed ${path} failed: ${r.text}`);
-  return r.json.id as string;
+  return r.json.id;
 }
 const spareKeyId = await created("/v1/keys", { name: "spare", plan: "pro" });
 const kbId = await created("/v1/knowledge_bases", { name: "fuzz-kb" });
@@ -58,7 +60,7 @@ const docId = await created(`/v1/knowledge_bases/${kbId}/documents`, {
 async function chatAs(key: string, message: string, conversationId?: string) {
   const r = await h.call("POST", "/v1/chat", { key, json: { message, conversation_id: conversationId } });
   if (r.status !== 200) throw new Error(`seed chat failed: ${r.text}`);
-  return r.json as { id: string; conversation_id: string };
+  return r.json;
 }
 
 // A: three conversations, one long enough to have a message cursor.
@@ -74,17 +76,14 @@ const msgCursorA = (await h.call("GET", `/v1/conversations/${convA}/messages?lim
 const convB = (await chatAs(keyB, "b first")).conversation_id;
 for (let i = 0; i < 3; i++) await chatAs(keyB, `b turn ${i}`, convB);
 await chatAs(keyB, "b other");
-const listCursorB = (await h.call("GET", "/v1/conversations?limit=1", { key: keyB })).json.pagination
-  .next_cursor as string;
+const listCursorB = (await h.call("GET", "/v1/conversations?limit=1", { key: keyB })).json.pagination.next_cursor!;
 const msgCursorB = (await h.call("GET", `/v1/conversations/${convB}/messages?limit=2`, { key: keyB })).json.pagination
-  .next_cursor as string;
-const aMessageIds = (await h.call("GET", `/v1/conversations/${convA}`, { key: keyA })).json.messages.map(
-  (m: any) => m.id,
-) as string[];
+  .next_cursor!;
+const aMessageIds = (await h.call("GET", `/v1/conversations/${convA}`, { key: keyA })).json.messages.map((m) => m.id);
 /** B's replies (finished), for the events and stop routes; A's reply ids are in aMessageIds. */
-const bReplyIds = ((await h.call("GET", `/v1/conversations/${convB}`, { key: keyB })).json.messages as any[])
+const bReplyIds = (await h.call("GET", `/v1/conversations/${convB}`, { key: keyB })).json.messages
   .filter((m) => m.role === "assistant")
-  .map((m) => m.id as string);
+  .map((m) => m.id);
 /** Strings that only A's data contains. */
 const FORBIDDEN = [SECRET, idA, ...aMessageIds];
 
@@ -408,7 +407,10 @@ describe("fuzz", () => {
         }
         if (res.status >= 300 && r.target.method !== "HEAD" && r.target.path === "/mcp" && !hasApiError(res.json)) {
           // The MCP transport's own refusals are JSON-RPC errors, the request id in error.data.
-          const rpc = res.json as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown; data?: any } };
+          const rpc = res.json as {
+            jsonrpc?: unknown;
+            error?: { code?: unknown; message?: unknown; data?: { request_id?: unknown } };
+          };
           expect(rpc?.jsonrpc, show).toBe("2.0");
           expect(typeof rpc.error?.code, show).toBe("number");
           expect(typeof rpc.error?.message, show).toBe("string");

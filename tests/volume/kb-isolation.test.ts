@@ -7,6 +7,7 @@
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import fc from "fast-check";
+import type { DocumentList, SearchResults } from "../../src/contract/index.ts";
 import { harness, type Reply } from "../helpers/app.ts";
 import { onPostgres } from "../helpers/store.ts";
 
@@ -28,11 +29,11 @@ interface Tenant {
 type Real = { tenants: [Tenant, Tenant]; prefix: string };
 type Model = { docs: [Map<string, string>, Map<string, string>] };
 
-const ok = (r: Reply, ...status: number[]) => {
+const ok = <T>(r: Reply<T>, ...status: number[]) => {
   if (!status.includes(r.status)) throw new Error(`unexpected ${r.status}: ${r.text}`);
   return r;
 };
-const urlsOf = (r: Reply): string[] => ok(r, 200).json.data.map((d: { url: string }) => d.url);
+const urlsOf = (r: Reply<DocumentList | SearchResults>): string[] => ok(r, 200).json.data.map((d) => d.url);
 const other = (t: 0 | 1) => (1 - t) as 0 | 1;
 
 /** Every URL a tenant must never see: the other tenant's namespace. */
@@ -138,7 +139,7 @@ class Chat implements fc.AsyncCommand<Model, Real> {
     }
     ok(res, 200);
     const conv = ok(await h.call("GET", `/v1/conversations/${res.json.conversation_id}`, { key: me.key }), 200);
-    const sources: string[] = conv.json.messages.at(-1).sources;
+    const sources = conv.json.messages.at(-1)?.sources ?? [];
     checkOwn(r, this.t, sources);
     for (const s of sources) expect(m.docs[this.t].has(s), `cited ${s}, not live`).toBe(true);
   }
