@@ -18,7 +18,19 @@ const EXTENSIONS = "ts|md|json|sql|js|toml|png|tsx";
 /** Every file under the repository's own folders (no node_modules, no .git), by relative path. */
 function repositoryFiles(): string[] {
   const out: string[] = [];
-  for (const top of ["src", "tests", "docs", "scripts", "bench", "eval", "drizzle", "console", "packages", ".ci"]) {
+  for (const top of [
+    "src",
+    "tests",
+    "docs",
+    "scripts",
+    "bench",
+    "eval",
+    "drizzle",
+    "console",
+    "packages",
+    "vendor",
+    ".ci",
+  ]) {
     if (!existsSync(join(ROOT, top))) continue;
     for (const f of readdirSync(join(ROOT, top), { recursive: true, encoding: "utf8" }))
       if (!f.includes("node_modules")) out.push(`${top}/${f}`);

@@ -1,0 +1,212 @@
+/**
+ * The search statement: BM25F computed in one SQL statement, so PGlite and
+ * PostgreSQL rank identically.
+ *
+ * - Terms: the question through `to_tsvector(<language's configuration>, …)` after the same CJK
+ *   segmentation as ingest (language.ts, cjk.ts) — the same parser, stemmer and stop words as
+ *   the index. Stop words drop out, and the rest score what their inverse document frequency
+ *   says.
+ * - Fields: every passage's tsvector holds the document title (weight A), the passage heading
+ *   (B) and the body (C); a term's frequency counts each occurrence by its field's weight,
+ *   read from the candidates' tsvectors at query time (their lexemes' weight labels). Storing
+ *   per-field counts at ingest instead cost a third of every ingest; reading them
+ *   here costs ~1 ms a search at 100k passages, for the ≤ maxCandidates passages scored.
+ * - Statistics: per knowledge base, document frequencies per lexeme and the passages' count and
+ *   total length (knowledge_base_terms / knowledge_base_stats, kept by triggers in the ingest's
+ *   own transaction). A search of one knowledge base scores with its own, so another knowledge
+ *   base's documents never move its scores, its coverage or whether it answers; a search of the
+ *   whole store sums them.
+ * - Candidates: only through the GIN index (knowledge_candidates): every posting of each
+ *   selective query term (one in at most `probeMaxDf` passages; when all are commoner, the
+ *   rarest alone), then the `maxCandidates` passages holding the most IDF of those terms are
+ *   scored. Commoner terms still score; they just do not drag thousands of passages in, so
+ *   the cost follows the selective terms' postings, not the corpus. The index holds every
+ *   knowledge base's passages, so "selective" counts them all: a term of a small knowledge base
+ *   that is common in the store is not read whole (that cost 5–8 times the search's time). So
+ *   which of a knowledge base's passages are scored can follow the store, never their scores.
+ * - Pages: a page scores its best passage plus a decaying share of its next two, so a page
+ *   with several matching passages beats one stray passage of similar strength.
+ * - Abstention: `coverage` is the share of the question's IDF mass a passage (and its page)
+ *   contains. When no page reaches `minCoverage` and no passage `minPassageCoverage`, the
+ *   question is not about this knowledge base and search returns nothing. In that mass:
+ *   - a term the knowledge base has never seen weighs `unseenWeight` times the question's
+ *     rarest known term (its own BM25 IDF would make "tell" veto "tell me about streaming
+ *     replies"), scaled down in a small knowledge base (`unseenHalfWords`), which has seen
+ *     little of its language;
+ *   - what only frames the question or is an artefact of cutting it weighs nothing: the
+ *     language's question words (French "comment", "pourquoi": QUESTION_WORDS; PostgreSQL's
+ *     English stop list already drops "how" and "what"), single characters, and unseen CJK
+ *     bigrams or hyphenated compounds (whose parts are terms of their own).
+ *   Off-topic questions share a common word or two with the documents and are about a word the
+ *   documents lack ("recette de la ratatouille"); in-scope ones match most of their weight.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import { configCaseSql, questionWordsCaseSql } from "./language.ts";
+import type { SearchOptions } from "./search-options.ts";
+
+/** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
+export const MAX_QUESTION_CHARS = 2_000;
+const MAX_TERMS = 32;
+
+const num = (n: number) => {
+  if (!Number.isFinite(n)) throw new Error(`search option must be a finite number, got ${n}`);
+  return sql.raw(String(n));
+};
+
+/** The question's values the statement takes as parameters; everything else shapes its text. */
+const Q = sql.placeholder("q");
+const WORDS = sql.placeholder("words");
+const KB = sql.placeholder("kb");
+const CFG = sql.placeholder("cfg");
+const CTX = sql.placeholder("ctx");
+const CTX_WORDS = sql.placeholder("ctxWords");
+
+/**
+ * The search statement's text for a shape of options (one round trip): the question and the
+ * knowledge base are parameters (`searchValues`), the tuning numbers and the language are text.
+ */
+export function searchSql(o: Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions): SQL {
+  // Unset: the knowledge base's language, else the language most of its documents are in.
+  const byDocuments =
+    o.kbId === undefined
+      ? sql`(select language from documents group by language order by count(*) desc, language limit 1)`
+      : sql`(select language from documents where kb_id = ${KB}::text group by language order by count(*) desc, language limit 1)`;
+  const cfg = o.language
+    ? sql`${CFG}::text`
+    : o.kbId === undefined
+      ? sql`(select ${sql.raw(configCaseSql("l.language"))} from ${byDocuments} l(language))`
+      : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments})) l(language))`;
+  // The statistics (IDF, average length) are the knowledge base's own, so another knowledge
+  // base's documents never move its scores or its abstention; without one, the whole store's.
+  const candidates = (lit: SQL, lim: SQL) =>
+    o.kbId === undefined
+      ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
+      : sql`knowledge_candidates_in(${lit}::tsquery, ${KB}::text, ${lim})`;
+  const stats =
+    o.kbId === undefined
+      ? sql`select coalesce(sum(passages), 0) as passages, coalesce(sum(total_len), 0) as total_len from knowledge_base_stats`
+      : sql`select coalesce(k.passages, 0) as passages, coalesce(k.total_len, 0) as total_len
+    from (select 1) one left join knowledge_base_stats k on k.kb_id = ${KB}::text`;
+  // A term's `df` scores it; its `postings`, in every knowledge base (the GIN index holds them
+  // all), are what reading them from the index costs, which picks the candidate terms.
+  const df = o.kbId === undefined ? sql`sum(g.df)` : sql`sum(g.df) filter (where g.kb_id = ${KB}::text)`;
+  // Coverage: of the message's own mass, or — when the context helps — of the mass of the
+  // message and its context together, whichever is larger: a context never makes a
+  // self-contained question less covered, and a follow-up too short to stand alone is covered
+  // with the topic it continues.
+  const coverage = (t: string) =>
+    sql.raw(`greatest(coalesce(sum(${t}.cw) filter (where not ${t}.ctx) / (select m from qmass), 0),
+      coalesce(sum(${t}.cw) / (select mc from qmass), 0))`);
+  return sql`
+with st as (
+  select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
+  from (${stats}) s
+),
+qc as (select coalesce(${cfg}, 'english') as cfg),
+-- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
+-- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
+-- coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
+-- continues), which scores and covers at contextWeight of its weight. Over MAX_TERMS (a long CJK
+-- question: words, bigrams and characters), context terms go first, then single characters,
+-- then bigrams.
+qx as (
+  select distinct x.lexeme, false as ctx from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x
+),
+ql as (
+  select u.lexeme, u.ctx,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing
+  from (
+    select * from qx
+    union all
+    select distinct y.lexeme, true from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
+      where y.lexeme not in (select lexeme from qx)
+  ) u
+  order by u.ctx, word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
+),
+qt as (
+  select ql.lexeme, ql.word, ql.framing, ql.ctx, t.df, t.postings, i.idf * f.w as idf,
+    case when ql.framing or char_length(ql.lexeme) = 1 then 0 else i.idf * f.w end as cw
+  from ql cross join st
+    cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
+      from knowledge_base_terms g where g.lexeme = ql.lexeme) t
+    cross join lateral (select ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) as idf) i
+    cross join lateral (select case when ql.ctx then ${num(o.contextWeight)} else 1 end as w) f
+),
+-- Candidates from the GIN index, never from a scan: the postings of each selective term
+-- (in at most probeMaxDf passages; the rarest term alone when every one is common), then the
+-- passages holding the most IDF of them — the coordination level, read from the index alone —
+-- are the ones scored.
+-- The question's IDF mass, the denominator of coverage: known terms by their IDF, unseen words
+-- by unseenWeight times the known terms' highest (or mean) IDF (no known term: nothing covers
+-- it). Unseen bigrams and hyphenated compounds (logged-in, whose parts are terms too) are
+-- artefacts of cutting and weigh nothing.
+qmass as (
+  select nullif(coalesce(sum(q.cw) filter (where q.df > 0 and not q.ctx), 0) + u.in_msg * k.unit, 0) as m,
+    nullif(coalesce(sum(q.cw) filter (where q.df > 0), 0) + (u.in_msg + u.in_ctx * ${num(o.contextWeight)}) * k.unit, 0) as mc
+  from qt q
+    cross join (select ${num(o.unseenWeight)} * (select n * avglen / (n * avglen + ${num(o.unseenHalfWords)}) from st)
+      * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(cw) filter (where df > 0 and cw > 0 and not ctx), 0) as unit from qt) k
+    cross join (select count(*) filter (where not ctx) as in_msg, count(*) filter (where ctx) as in_ctx from qt
+      where df = 0 and word and not framing and char_length(lexeme) > 1 and strpos(lexeme, '-') = 0) u
+  group by u.in_msg, u.in_ctx, k.unit
+),
+quoted as (
+  select lexeme, df, postings, idf, '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' as lit from qt where df > 0
+),
+probe as (
+  select * from quoted where postings <= ${num(o.probeMaxDf)}
+  union all
+  (select * from quoted where not exists (select 1 from quoted where postings <= ${num(o.probeMaxDf)}) order by postings, lexeme limit 1)
+),
+cand_ids as (
+  -- A selective term brings all its postings (in this knowledge base: df of them); the common
+  -- fallback term only as many as are scored.
+  select k.id from probe p
+    cross join lateral ${candidates(sql`p.lit`, sql`case when p.postings <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end`)} as k(id)
+  group by k.id order by sum(p.idf) desc, k.id limit ${num(o.maxCandidates)}
+),
+cand as materialized (
+  select c.id, c.document_id, c.len, c.tsv
+  from cand_ids k join chunks c on c.id = k.id
+),
+-- A query term's occurrences in a candidate, by field: the weight labels of its positions.
+tf as (
+  select c.id, c.document_id, c.len, qt.lexeme, qt.idf, qt.cw, qt.ctx,
+    ${num(o.titleWeight)} * x.a + ${num(o.headingWeight)} * x.b + (x.n - x.a - x.b) as w
+  from cand c cross join lateral unnest(c.tsv) u join qt on qt.lexeme = u.lexeme
+    cross join lateral (select cardinality(array_positions(u.weights, 'A'))::float8 as a,
+      cardinality(array_positions(u.weights, 'B'))::float8 as b, cardinality(u.weights)::float8 as n) x
+),
+scored as (
+  select tf.id, tf.document_id,
+    sum(tf.idf * tf.w * ${num(o.k1 + 1)} / (tf.w + ${num(o.k1)} * (1 - ${num(o.b)} + ${num(o.b)} * tf.len / st.avglen))) as score,
+    ${coverage("tf")} as coverage
+  from tf cross join st
+  group by tf.id, tf.document_id
+),
+ranked as (
+  select s.*, row_number() over (partition by s.document_id order by s.score desc, s.id) as nth from scored s
+),
+page_terms as (
+  select document_id, ${coverage("x")} as coverage
+  from (select distinct document_id, lexeme, cw, ctx from tf) x group by document_id
+),
+pages as (
+  select r.document_id, sum(r.score * power(${num(o.pageDecay)}, r.nth - 1)) as page_score, min(pt.coverage) as coverage
+  from ranked r join page_terms pt on pt.document_id = r.document_id
+  where r.nth <= 3 group by r.document_id
+),
+best as (
+  select r.id, r.document_id, r.score, p.page_score, r.coverage from ranked r join pages p on p.document_id = r.document_id
+  where r.nth <= ${num(o.perPage)}
+    and (select max(coverage) from pages) >= ${num(o.minCoverage)}
+    and (select max(coverage) from scored) >= ${num(o.minPassageCoverage)}
+  order by p.page_score desc, r.document_id, r.score desc, r.id
+  limit ${num(o.limit)}
+)
+-- Only the returned passages' text is read.
+select c.id, d.id as document_id, d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
+from best t join chunks c on c.id = t.id join documents d on d.id = t.document_id
+order by t.page_score desc, t.document_id, t.score desc, t.id`;
+}
