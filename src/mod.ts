@@ -9,7 +9,7 @@ import { keyRoutes } from "./auth/index.ts";
 import { chatRoutes, startSweeper } from "./chat/index.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
 import { checkOptions, DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
-import { conversationRoutes, replyRoutes, touchConversation } from "./conversations/index.ts";
+import { conversationRoutes, lastQuestionOf, replyRoutes, touchConversation } from "./conversations/index.ts";
 import type { Store } from "./db/client.ts";
 import { feedbackListRoutes, feedbackRoutes } from "./feedback/index.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
@@ -85,7 +85,7 @@ export function createParley(config: ParleyConfig) {
     usageRoutes(deps),
     feedbackRoutes(deps),
     feedbackListRoutes(deps),
-    knowledgeRoutes(deps),
+    knowledgeRoutes({ ...deps, lastQuestionOf: (key, id) => lastQuestionOf(deps.db, key, id) }),
     keyRoutes(deps),
     openAiRoutes(deps),
   ] as const;

@@ -82,6 +82,19 @@ export interface SearchResult {
   score: number;
 }
 
+/** A term of the effective query: what was searched, where it came from, how much it weighed. */
+export interface QueryTerm {
+  term: string;
+  /** The message searched, or the conversation it continues (`conversation_id`). */
+  from: "message" | "history";
+  /** Its weight in the question's coverage (0: a question word, or a single character). */
+  weight: number;
+  /** Whether the knowledge base has the term at all. */
+  known: boolean;
+}
+
 export interface SearchResults {
   data: SearchResult[];
+  /** The effective query: each term the search used. */
+  query: { terms: QueryTerm[] };
 }

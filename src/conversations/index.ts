@@ -146,6 +146,7 @@ export {
   insertConversation,
   insertEarlierTurns,
   insertUserMessage,
+  lastQuestionOf,
   MESSAGES_CAP,
   pageMessages,
   titleFrom,

@@ -83,6 +83,27 @@ export async function findConversation(db: Db, keyId: string, id: string): Promi
 }
 
 /**
+ * The latest user message of conversation `id`, when `key` may read it (its own; an admin key
+ * any, as it reads every key's feedback), else null: the context a search is run in.
+ */
+export async function lastQuestionOf(db: Db, key: { id: string; role: string }, id: string): Promise<string | null> {
+  const [row] = await db
+    .select({ content: messages.content })
+    .from(messages)
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .where(
+      and(
+        eq(conversations.id, id),
+        eq(messages.role, "user"),
+        key.role === "admin" ? undefined : eq(conversations.keyId, key.id),
+      ),
+    )
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(1);
+  return row?.content ?? null;
+}
+
+/**
  * Keyset page: a row comparison `(created_at, id) < cursor` is an index condition on
  * (key_id, created_at desc, id desc), so a page deep in the list costs what the first one does
  * (an OR of the two cases would only be a filter over every earlier row). Both shapes are

@@ -137,6 +137,13 @@ export const SearchBody = t.Object({
     error: "Invalid field 'query': 1–2000 characters.",
   }),
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 50, default: 8, error: "Invalid field 'limit': 1–50." })),
+  conversation_id: t.Optional(
+    t.String({
+      description:
+        "Search as the next turn of this conversation: its latest question joins the search as context (weighted below the query). A chat key's own conversations; an admin key's any.",
+      error: "Invalid field 'conversation_id': a conversation id.",
+    }),
+  ),
 });
 
 export const SearchResult = t.Object({
@@ -148,7 +155,19 @@ export const SearchResult = t.Object({
   score: t.Number({ description: "BM25F score of the passage (higher is better); results come best page first." }),
 });
 
-export const SearchResults = t.Object({ data: t.Array(SearchResult) });
+export const QueryTerm = t.Object({
+  term: t.String(),
+  from: t.Union([t.Literal("message"), t.Literal("history")]),
+  weight: t.Number({
+    description: "Its weight in the question's coverage (0: a question word or a single character).",
+  }),
+  known: t.Boolean({ description: "Whether the knowledge base has the term at all." }),
+});
+
+export const SearchResults = t.Object({
+  data: t.Array(SearchResult),
+  query: t.Object({ terms: t.Array(QueryTerm) }, { description: "The effective query: each term the search used." }),
+});
 
 true satisfies Same<Static<typeof KnowledgeBase>, Wire.KnowledgeBase>;
 true satisfies Same<Static<typeof KnowledgeBaseList>, Wire.KnowledgeBaseList>;

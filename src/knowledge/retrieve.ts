@@ -40,7 +40,8 @@ export async function searchPassages(
   trace?: Trace,
 ): Promise<SearchHit[]> {
   if (!trace) return search(db, question, history, options, semantic);
-  // The span says which search ran and what it found, never the question.
+  // The span says which search ran, where its query came from and what it found — never the
+  // words (traces carry no message text: POST …/search with the conversation_id shows them).
   return inSpan(
     trace,
     "knowledge.search",
@@ -49,7 +50,11 @@ export async function searchPassages(
       span.set({ "parley.search.hits": hits.length, "parley.search.pages": new Set(hits.map((h) => h.url)).size });
       return hits;
     },
-    { "parley.kb_id": options.kbId ?? undefined, "parley.search.hybrid": Boolean(semantic) },
+    {
+      "parley.kb_id": options.kbId ?? undefined,
+      "parley.search.hybrid": Boolean(semantic),
+      "parley.search.from_history": contextOf(history) !== "",
+    },
   );
 }
 

@@ -12,6 +12,7 @@ import { notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { PageQuery, plainLimit } from "../http/paging.ts";
 import { routeDoc } from "../http/route-doc.ts";
+import { isId } from "../primitives.ts";
 import {
   createKnowledgeBase,
   deleteKnowledgeBase,
@@ -20,7 +21,7 @@ import {
   updateKnowledgeBase,
 } from "./bases.ts";
 import { deleteDocument, getDocument, pageDocuments } from "./documents.ts";
-import { searchKnowledgeBase } from "./find.ts";
+import { explainedSearch } from "./find.ts";
 import {
   CreateKnowledgeBase,
   DocParams,
@@ -36,7 +37,14 @@ import {
 } from "./model.ts";
 import { resolveKnowledgeBase } from "./retrieve.ts";
 
-export type KnowledgeDeps = AdmissionDeps & { logger: Logger };
+export type KnowledgeDeps = AdmissionDeps & {
+  logger: Logger;
+  /**
+   * The latest question of a conversation the key may read, or null (conversations/, passed in
+   * by the composition: knowledge/ sits below the features that reply).
+   */
+  lastQuestionOf?: (key: { id: string; role: string }, conversationId: string) => Promise<string | null>;
+};
 
 const kbNotFound = (id: string) => notFound("knowledge base", id, "id");
 const docNotFound = (id: string) => notFound("document", id, "doc_id");
@@ -200,7 +208,11 @@ export const searchRoutes = (deps: KnowledgeDeps) =>
       "/:id/search",
       async ({ params, body, apiKey }) => {
         const kb = await resolveKnowledgeBase(deps.db, apiKey, params.id, "id");
-        return { data: await searchKnowledgeBase(deps.db, kb.id, body.query, body.limit ?? 8) };
+        const id = body.conversation_id;
+        const context =
+          id === undefined ? "" : isId("conv", id) ? ((await deps.lastQuestionOf?.(apiKey, id)) ?? null) : null;
+        if (context === null) throw notFound("conversation", id!, "conversation_id");
+        return explainedSearch(deps.db, kb.id, body.query, body.limit ?? 8, context);
       },
       {
         params: KbParams,
@@ -208,7 +220,7 @@ export const searchRoutes = (deps: KnowledgeDeps) =>
         response: { 200: SearchResults, 413: ErrorBody, 415: ErrorBody, ...ErrorResponses },
         detail: routeDoc(
           "Search a knowledge base",
-          "Ranked passages, best page first: the agent's own search (BM25F), no model involved. Empty when the question is not about this knowledge base.",
+          "Ranked passages, best page first: the agent's own search (BM25F), no model involved. Empty when the question is not about this knowledge base. `query.terms` is the effective query: each term searched, from the query or (with `conversation_id`) from the conversation's latest question, with its weight.",
           { operationId: "searchKnowledgeBase", success: "SearchResults", body: "SearchRequest" },
         ),
       },

@@ -61,11 +61,15 @@ const CFG = sql.placeholder("cfg");
 const CTX = sql.placeholder("ctx");
 const CTX_WORDS = sql.placeholder("ctxWords");
 
+/** Options with their defaults: the statement's shape. */
+type Shape = Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions;
+
 /**
- * The search statement's text for a shape of options (one round trip): the question and the
- * knowledge base are parameters (`searchValues`), the tuning numbers and the language are text.
+ * The question's terms as common table expressions, `st` to `qt`: the statistics, the text
+ * search configuration, and each term with where it comes from (message or context), its
+ * document frequency and its weights. The search builds on them; so does `termsSql`.
  */
-export function searchSql(o: Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions): SQL {
+function termsCtes(o: Shape): SQL {
   // Unset: the knowledge base's language, else the language most of its documents are in.
   const byDocuments =
     o.kbId === undefined
@@ -78,10 +82,6 @@ export function searchSql(o: Required<Omit<SearchOptions, "kbId" | "language">> 
       : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments})) l(language))`;
   // The statistics (IDF, average length) are the knowledge base's own, so another knowledge
   // base's documents never move its scores or its abstention; without one, the whole store's.
-  const candidates = (lit: SQL, lim: SQL) =>
-    o.kbId === undefined
-      ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
-      : sql`knowledge_candidates_in(${lit}::tsquery, ${KB}::text, ${lim})`;
   const stats =
     o.kbId === undefined
       ? sql`select coalesce(sum(passages), 0) as passages, coalesce(sum(total_len), 0) as total_len from knowledge_base_stats`
@@ -90,13 +90,6 @@ export function searchSql(o: Required<Omit<SearchOptions, "kbId" | "language">> 
   // A term's `df` scores it; its `postings`, in every knowledge base (the GIN index holds them
   // all), are what reading them from the index costs, which picks the candidate terms.
   const df = o.kbId === undefined ? sql`sum(g.df)` : sql`sum(g.df) filter (where g.kb_id = ${KB}::text)`;
-  // Coverage: of the message's own mass, or — when the context helps — of the mass of the
-  // message and its context together, whichever is larger: a context never makes a
-  // self-contained question less covered, and a follow-up too short to stand alone is covered
-  // with the topic it continues.
-  const coverage = (t: string) =>
-    sql.raw(`greatest(coalesce(sum(${t}.cw) filter (where not ${t}.ctx) / (select m from qmass), 0),
-      coalesce(sum(${t}.cw) / (select mc from qmass), 0))`);
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
@@ -132,7 +125,34 @@ qt as (
       from knowledge_base_terms g where g.lexeme = ql.lexeme) t
     cross join lateral (select ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) as idf) i
     cross join lateral (select case when ql.ctx then ${num(o.contextWeight)} else 1 end as w) f
-),
+)`;
+}
+
+/** The question's terms alone (POST …/search shows them: where each comes from, its weight). */
+export function termsSql(o: Shape): SQL {
+  return sql`
+${termsCtes(o)}
+select lexeme, ctx, df, cw from qt order by ctx, cw desc, lexeme`;
+}
+
+/**
+ * The search statement's text for a shape of options (one round trip): the question and the
+ * knowledge base are parameters (`searchValues`), the tuning numbers and the language are text.
+ */
+export function searchSql(o: Shape): SQL {
+  const candidates = (lit: SQL, lim: SQL) =>
+    o.kbId === undefined
+      ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
+      : sql`knowledge_candidates_in(${lit}::tsquery, ${KB}::text, ${lim})`;
+  // Coverage: of the message's own mass, or — when the context helps — of the mass of the
+  // message and its context together, whichever is larger: a context never makes a
+  // self-contained question less covered, and a follow-up too short to stand alone is covered
+  // with the topic it continues.
+  const coverage = (t: string) =>
+    sql.raw(`greatest(coalesce(sum(${t}.cw) filter (where not ${t}.ctx) / (select m from qmass), 0),
+      coalesce(sum(${t}.cw) / (select mc from qmass), 0))`);
+  return sql`
+${termsCtes(o)},
 -- Candidates from the GIN index, never from a scan: the postings of each selective term
 -- (in at most probeMaxDf passages; the rarest term alone when every one is common), then the
 -- passages holding the most IDF of them — the coordination level, read from the index alone —

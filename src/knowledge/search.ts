@@ -9,7 +9,7 @@ import type { Db } from "../db/client.ts";
 import { builtRows } from "../db/rows.ts";
 import { LANGUAGE_CONFIGS, searchableText, wordsOnlyText } from "./language.ts";
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
-import { MAX_QUESTION_CHARS, searchSql } from "./search-statement.ts";
+import { MAX_QUESTION_CHARS, searchSql, termsSql } from "./search-statement.ts";
 
 export { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 
@@ -22,13 +22,13 @@ const dialect = new PgDialect();
 const statements = new Map<string, Query>();
 const MAX_SHAPES = 256;
 
-function searchStatement(options: SearchOptions): Query {
+function searchStatement(options: SearchOptions, kind: "search" | "terms" = "search"): Query {
   const o = { ...SEARCH_DEFAULTS, ...options };
-  const shape = JSON.stringify({ ...o, kbId: o.kbId !== undefined, language: Boolean(o.language) });
+  const shape = JSON.stringify({ kind, ...o, kbId: o.kbId !== undefined, language: Boolean(o.language) });
   let built = statements.get(shape);
   if (!built) {
     if (statements.size >= MAX_SHAPES) statements.clear();
-    built = dialect.sqlToQuery(searchSql(o));
+    built = dialect.sqlToQuery(kind === "search" ? searchSql(o) : termsSql(o));
     statements.set(shape, built);
   }
   return built;
@@ -82,5 +82,35 @@ export async function rankPassages(
     score: Number(r.score),
     pageScore: Number(r.page_score),
     coverage: Number(r.coverage),
+  }));
+}
+
+/** A term of the effective query: the lexeme searched, where it came from, its weight in coverage. */
+export interface QueryTerm {
+  term: string;
+  from: "message" | "history";
+  /** Its IDF as it counts in coverage (the context's at `contextWeight`; question words 0). */
+  weight: number;
+  /** Whether the knowledge base has it at all (an unseen word only weighs against coverage). */
+  known: boolean;
+}
+
+/** The terms a search for `question` with `context` uses: what POST …/search shows. */
+export async function queryTerms(
+  db: Db,
+  question: string,
+  options: SearchOptions = {},
+  context = "",
+): Promise<QueryTerm[]> {
+  const rows = await builtRows<{ lexeme: string; ctx: boolean; df: number; cw: number }>(
+    db,
+    searchStatement(options, "terms"),
+    searchValues(question, options, context),
+  );
+  return rows.map((r) => ({
+    term: r.lexeme,
+    from: r.ctx ? "history" : "message",
+    weight: Math.round(Number(r.cw) * 1000) / 1000,
+    known: Number(r.df) > 0,
   }));
 }
