@@ -35,8 +35,10 @@
  *     little of its language;
  *   - what only frames the question or is an artefact of cutting it weighs nothing: the
  *     language's question words (French "comment", "pourquoi": QUESTION_WORDS; PostgreSQL's
- *     English stop list already drops "how" and "what"), single characters, and unseen CJK
- *     bigrams or hyphenated compounds (whose parts are terms of their own).
+ *     English stop list already drops "how" and "what"), single characters, CJK bigrams that
+ *     are not words (seen or not: a long natural question's bigrams across word boundaries,
+ *     "目从" in "项目从", are rare in documentation and would outweigh its subject), and unseen
+ *     hyphenated compounds (whose parts are terms of their own). Bigrams still score.
  *   Off-topic questions share a common word or two with the documents and are about a word the
  *   documents lack ("recette de la ratatouille"); in-scope ones match most of their weight.
  */
@@ -119,7 +121,7 @@ ql as (
 ),
 qt as (
   select ql.lexeme, ql.word, ql.framing, ql.ctx, t.df, t.postings, i.idf * f.w as idf,
-    case when ql.framing or char_length(ql.lexeme) = 1 then 0 else i.idf * f.w end as cw
+    case when ql.framing or char_length(ql.lexeme) = 1 or not ql.word then 0 else i.idf * f.w end as cw
   from ql cross join st
     cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
       from knowledge_base_terms g where g.lexeme = ql.lexeme) t
