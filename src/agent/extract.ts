@@ -24,6 +24,7 @@ export interface Extract {
 
 const MAX_QUOTE_CHARS = 700;
 const MAX_CODE_CHARS = 1_500;
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
 const FENCE = /^(```|~~~)[^\n]*\n[\s\S]*?\n\1[ \t]*$/gm;
 
 const sentences = new Intl.Segmenter(undefined, { granularity: "sentence" });
@@ -40,6 +41,17 @@ export function termsOf(text: string): string[] {
   return out;
 }
 
+/** The sentences of a flattened paragraph; a break inside `inline code` ("`?pretty`") is no break. */
+function sentencesOf(flat: string): string[] {
+  const out: string[] = [];
+  for (const s of sentences.segment(flat)) {
+    const open = out.length > 0 && (out[out.length - 1]!.match(/`/g)?.length ?? 0) % 2 === 1;
+    if (open) out[out.length - 1] += s.segment;
+    else out.push(s.segment);
+  }
+  return out.map((x) => x.trim()).filter(Boolean);
+}
+
 /** A passage cut into pieces: fenced code blocks whole, prose paragraphs into sentences. */
 export function piecesOf(content: string): Piece[] {
   const pieces: Piece[] = [];
@@ -47,13 +59,14 @@ export function piecesOf(content: string): Piece[] {
   let at = 0;
   const prose = (text: string) => {
     for (const paragraph of text.split(/\n{2,}/)) {
-      const flat = paragraph.replace(/\s+/g, " ").trim();
+      // A list keeps its lines (one piece); the sentences before it are sentences.
+      const lines = paragraph.split("\n");
+      const list = lines.findIndex((l) => LIST_ITEM.test(l));
+      const lead = (list < 0 ? lines : lines.slice(0, list)).join(" ").replace(/\s+/g, " ").trim();
       // Tables, HTML and stray import lines (from MDX pages) are not prose.
-      if (flat.length < 3 || /^(\||<|import |export )/.test(flat)) continue;
-      for (const s of sentences.segment(flat)) {
-        const text = s.segment.trim();
-        if (text) pieces.push({ text, code: false, block });
-      }
+      if (/^(\||<|import |export )/.test(lead)) continue;
+      if (lead.length >= 3) for (const text of sentencesOf(lead)) pieces.push({ text, code: false, block });
+      if (list >= 0) pieces.push({ text: lines.slice(list).join("\n").trim(), code: false, block });
       block++;
     }
   };
@@ -115,6 +128,13 @@ export function extract(question: string, context: string, hits: SearchHit[]): E
       if (scores[j]! <= 0 && chosen.length > 1) break;
       chosen.push(next);
       length += next.text.length;
+    }
+    // A sentence that announces what follows ("…the following keys:") brings it: the next
+    // paragraph (a list, say) when it is prose.
+    const last = chosen[chosen.length - 1]!;
+    if (/[:：]$/.test(last.text)) {
+      const next = pieces.filter((p) => p.block === last.block + 1 && !p.code);
+      if (next.length && next.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2) chosen.push(...next);
     }
     const after = pieces.findIndex((p, j) => j > best.j && p.code && p.block <= best.p.block + 2);
     const bestCode = pieces

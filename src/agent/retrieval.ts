@@ -73,9 +73,13 @@ function compose(chosen: Extract[]): string {
   }
   const parts = chosen.map(({ hit, pieces }, i) => {
     const label = hit.heading && hit.heading !== hit.title ? `${hit.title} — ${hit.heading}` : hit.title;
-    const prose = pieces.filter((p) => !p.code).map((p) => p.text);
-    const code = pieces.filter((p) => p.code).map((p) => p.text);
-    return [`[${i + 1}] ${label}:`, ...(prose.length ? [prose.join(" ")] : []), ...code].join("\n\n");
+    // In the passage's order: a paragraph's sentences joined by a space, blocks by a blank line.
+    const blocks = new Map<number, string[]>();
+    for (const p of [...pieces].sort((x, y) => x.block - y.block))
+      blocks.set(p.block, [...(blocks.get(p.block) ?? []), p.text]);
+    const text = (texts: string[]) =>
+      texts.reduce((out, t) => (out ? `${out}${t.includes("\n") ? "\n" : " "}${t}` : t), "");
+    return [`[${i + 1}] ${label}:`, ...[...blocks.values()].map(text)].join("\n\n");
   });
   return parts.join("\n\n");
 }

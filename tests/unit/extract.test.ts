@@ -1,0 +1,64 @@
+/** The built-in agent's extractive answer: what it quotes, in any language, always verbatim. */
+import { describe, expect, test } from "bun:test";
+import { extract, piecesOf, termsOf } from "../../src/agent/extract.ts";
+import type { SearchHit } from "../../src/knowledge/index.ts";
+
+const hit = (content: string, url = "https://docs.test/page"): SearchHit => ({
+  id: "chunk_1",
+  documentId: "doc_1",
+  url,
+  title: "Page",
+  heading: "Section",
+  content,
+  score: 1,
+  pageScore: 1,
+  coverage: 1,
+});
+const quoted = (question: string, content: string) =>
+  extract(question, "", [hit(content)])[0]!.pieces.map((p) => p.text);
+/** Whitespace-insensitive: prose is quoted with its line breaks folded. */
+const flat = (s: string) => s.replace(/\s+/g, " ").trim();
+
+describe("extract", () => {
+  test("the sentence that answers, not the first one; and the code block after it, fenced whole with its language", () => {
+    const content = [
+      "Lumen is a deployment platform for web apps. It runs on many regions.",
+      "To install the CLI, run the install command below. It needs Node 18.",
+      "```sh\nnpm install -g lumen-cli\n```",
+      "Pricing is described elsewhere.",
+    ].join("\n\n");
+    const q = quoted("How do I install the CLI?", content);
+    expect(q[0]).toBe("To install the CLI, run the install command below.");
+    expect(q).toContain("```sh\nnpm install -g lumen-cli\n```");
+    for (const piece of q) expect(flat(content)).toContain(flat(piece));
+  });
+
+  test("a yes/no question gets the sentence holding its answer", () => {
+    const content =
+      "Lumen has three plans. The Hobby plan is free and includes one project. The Pro plan costs 20 dollars a month.";
+    expect(quoted("Is Lumen free?", content)[0]).toBe("The Hobby plan is free and includes one project.");
+  });
+
+  test("sentences in Chinese and Japanese are cut by ICU, and the answering one is chosen", () => {
+    const zh = "组件可以复用。要在组件之间共享状态，可以使用 provide 和 inject。模板语法基于 HTML。";
+    expect(quoted("怎么在组件之间共享状态？", zh)[0]).toBe("要在组件之间共享状态，可以使用 provide 和 inject。");
+    const ja = "このガイドは入門です。環境変数を設定するには、設定ファイルに書きます。詳しくは次の章を読んでください。";
+    expect(quoted("環境変数を設定するには？", ja)[0]).toBe("環境変数を設定するには、設定ファイルに書きます。");
+  });
+
+  test("a question mark inside inline code does not end a sentence", () => {
+    const pieces = piecesOf("Add `?pretty` to the URL to prettify JSON. Nothing else changes.");
+    expect(pieces.map((p) => p.text)).toEqual(["Add `?pretty` to the URL to prettify JSON.", "Nothing else changes."]);
+  });
+
+  test("a sentence that announces a list brings the list, its lines kept", () => {
+    const content = "Other text about routing.\n\nThe supported runtimes are the following:\n- `deno`\n- `bun`\n- `node`";
+    const q = quoted("Which runtimes are supported?", content);
+    expect(q).toEqual(["The supported runtimes are the following:", "- `deno`\n- `bun`\n- `node`"]);
+  });
+
+  test("terms: words of any script, lower-cased; alphabetic ones cut to a prefix stem", () => {
+    expect(termsOf("Installing the CLI")).toEqual(["insta", "the", "cli"]);
+    expect(termsOf("共享状态")).toEqual(["共享", "状态"]);
+  });
+});
