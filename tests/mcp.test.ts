@@ -76,6 +76,26 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
+  test("ask continues a conversation given its conversation_id: same conversation, history used", async () => {
+    const client = await connect();
+    const first = await client.callTool({ name: "ask", arguments: { question: "How do I use cookies in Wren?" } });
+    const { conversation_id } = first.structuredContent as { conversation_id: string };
+    const next = await client.callTool({ name: "ask", arguments: { question: "How do I sign it?", conversation_id } });
+    expect(next.isError).toBeFalsy();
+    const answer = next.structuredContent as { conversation_id: string; sources: string[] };
+    expect(answer.conversation_id).toBe(conversation_id);
+    expect(answer.sources[0]).toBe("https://wren.example/docs/cookies");
+    const stored = await h.call("GET", `/v1/conversations/${conversation_id}`, { key });
+    expect(stored.json.messages).toHaveLength(4);
+    const unknown = await client.callTool({
+      name: "ask",
+      arguments: { question: "And then?", conversation_id: "conv_01jd5x8r7mf6sb1b2k3n4p5q6r" },
+    });
+    expect(unknown.isError).toBe(true);
+    expect((unknown.content as TextContent)[0]!.text).toStartWith("not_found:");
+    await client.close();
+  });
+
   test("list_knowledge_bases: the ones this key may use", async () => {
     const client = await connect();
     const r = await client.callTool({ name: "list_knowledge_bases", arguments: {} });
@@ -100,7 +120,10 @@ describe("MCP over Streamable HTTP", () => {
     ] as const) {
       const r = await client.callTool({ name, arguments: args });
       expect(r.isError).toBe(true);
+      // In the API's words for a knowledge base, not the OpenAI door's "model".
       expect((r.content as TextContent)[0]!.text).toStartWith("not_found:");
+      expect((r.content as TextContent)[0]!.text).toContain("knowledge base");
+      expect((r.content as TextContent)[0]!.text).not.toContain("model");
     }
     expect((await client.listResources()).resources.map((r) => r.uri)).not.toContain(secretUrl);
     expect(await client.readResource({ uri: secretUrl }).catch((e) => e)).toBeInstanceOf(Error);
@@ -121,7 +144,9 @@ describe("MCP over Streamable HTTP", () => {
     const client = await connect();
     const { resources } = await client.listResources();
     const validation = resources.find((r) => r.uri === "https://wren.example/docs/validation");
-    expect(validation).toMatchObject({ name: "Validation", mimeType: "text/markdown" });
+    // Each resource carries its own document's title, not the template's.
+    expect(validation).toMatchObject({ name: "Validation", title: "Validation", mimeType: "text/markdown" });
+    expect(new Set(resources.map((r) => r.title)).size).toBeGreaterThan(1);
     const read = await client.readResource({ uri: validation!.uri });
     expect((read.contents[0] as { text: string }).text).toContain("body");
     const missing = await client.readResource({ uri: "https://nowhere.example/x" }).catch((e) => e);

@@ -30,7 +30,7 @@ export function registerDocuments(server: McpServer, db: Db, key: ApiKeyInfo): v
             .where(inArray(documents.kbId, await kbIds()))
             .orderBy(desc(documents.updatedAt))
             .limit(LIST_MAX)
-        ).map((d) => ({ uri: d.url, name: d.title, mimeType: MIME })),
+        ).map((d) => ({ uri: d.url, name: d.title, title: d.title, mimeType: MIME })),
       }),
     }),
     { title: "Knowledge base documents", description: "A document's text, by its URL.", mimeType: MIME },

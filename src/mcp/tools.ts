@@ -11,8 +11,8 @@ import { z } from "zod";
 import type { ApiKeyInfo } from "../auth/index.ts";
 import { type ChatDeps, startReply } from "../chat/index.ts";
 import { ApiError } from "../http/errors.ts";
-import { searchKnowledgeBase } from "../knowledge/index.ts";
-import { type KnowledgeModel, modelsOf, resolveModel } from "../openai-compat/index.ts";
+import { defaultKnowledgeBaseFor, resolveKnowledgeBase, searchKnowledgeBase } from "../knowledge/index.ts";
+import { type KnowledgeModel, modelsOf } from "../openai-compat/index.ts";
 import type { Trace } from "../tracing/index.ts";
 import { registerDocuments } from "./resources.ts";
 
@@ -34,7 +34,13 @@ const kbJson = (m: KnowledgeModel) => ({ id: m.knowledgeBaseId, name: m.id });
 
 export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpServer {
   const server = new McpServer(SERVER_INFO);
-  const knowledgeBase = (name?: string) => resolveModel(deps.db, key, name ?? "default", "knowledge_base");
+  /** The knowledge base a tool names (id or name), else the key's default; not_found in the API's words. */
+  const knowledgeBase = async (ref?: string) => {
+    const id = ref ?? (await defaultKnowledgeBaseFor(deps.db, key));
+    if (id === null)
+      throw new ApiError("not_found", "This key may use no knowledge base.", { param: "knowledge_base" });
+    return { knowledgeBaseId: (await resolveKnowledgeBase(deps.db, key, id, "knowledge_base")).id };
+  };
 
   server.registerTool(
     "search",
@@ -81,19 +87,28 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpSe
     {
       title: "Ask the knowledge base",
       description:
-        "Asks Parley's agent a question; it answers from the knowledge base and cites its sources ([k] is the k-th source). Stored as a conversation.",
+        "Asks Parley's agent a question; it answers from the knowledge base and cites its sources ([k] is the k-th source). Stored as a conversation: pass its conversation_id to ask a follow-up in it.",
       inputSchema: {
         question: z.string().min(1).max(deps.options.maxMessageChars),
-        knowledge_base: z.string().optional().describe("Name or id; the key's default when omitted."),
+        knowledge_base: z
+          .string()
+          .optional()
+          .describe("Name or id; the key's default when omitted (a continued conversation keeps its own)."),
+        conversation_id: z
+          .string()
+          .optional()
+          .describe("A conversation an earlier `ask` returned: the question continues it, with its history."),
       },
       outputSchema: { answer: z.string(), sources: z.array(z.string()), conversation_id: z.string() },
     },
-    async ({ question, knowledge_base }) => {
+    async ({ question, knowledge_base, conversation_id }) => {
       try {
-        const kb = await knowledgeBase(knowledge_base);
+        // A continued conversation keeps its knowledge base; naming another one is refused by startReply.
+        const kb = conversation_id && !knowledge_base ? undefined : await knowledgeBase(knowledge_base);
         const { reply } = await startReply(deps, {
           key,
-          knowledgeBaseId: kb.knowledgeBaseId,
+          knowledgeBaseId: kb?.knowledgeBaseId,
+          conversationId: conversation_id,
           message: question,
           field: { param: "question", name: "'question'" },
           stream: false,

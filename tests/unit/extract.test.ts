@@ -52,7 +52,8 @@ describe("extract", () => {
   });
 
   test("a sentence that announces a list brings the list, its lines kept", () => {
-    const content = "Other text about routing.\n\nThe supported runtimes are the following:\n- `deno`\n- `bun`\n- `node`";
+    const content =
+      "Other text about routing.\n\nThe supported runtimes are the following:\n- `deno`\n- `bun`\n- `node`";
     const q = quoted("Which runtimes are supported?", content);
     expect(q).toEqual(["The supported runtimes are the following:", "- `deno`\n- `bun`\n- `node`"]);
   });
