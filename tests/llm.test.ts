@@ -67,6 +67,8 @@ for (const p of providers) {
           apiKey: KEY,
           timeoutMs: 5_000,
           idleTimeoutMs: 5_000,
+          // One provider request per reply here; the query rewrite has its own tests (llm-rewrite.test.ts).
+          rewrite: false,
           ...config,
         },
         { logger },

@@ -71,6 +71,12 @@ export function loadEnv(source: Record<string, string | undefined>) {
       LLM_IDLE_TIMEOUT_MS: int(30_000, 100),
       LLM_MAX_RETRIES: int(2, 0, 10),
       LLM_HISTORY_BUDGET: int(24_000, 0),
+      // A follow-up is condensed by the model into a standalone search query (agent/llm/rewrite.ts).
+      LLM_REWRITE: z.enum(["on", "off"]).default("on"),
+      LLM_REWRITE_TIMEOUT_MS: int(3_000, 100, 60_000),
+      // The model may search the knowledge base itself, up to LLM_TOOL_SEARCH_MAX times a reply.
+      LLM_AGENTIC: z.enum(["on", "off"]).default("off"),
+      LLM_TOOL_SEARCH_MAX: int(3, 1, 10),
       // --- end of the model backend block
       // --- Operations: GET /metrics needs this Bearer token (unset: /metrics is 404).
       METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),

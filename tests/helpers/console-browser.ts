@@ -30,7 +30,15 @@ export async function startConsoleServer() {
   const store = await testStore();
   const agent = llmAgent(
     store.db,
-    { provider: "openai-compatible", model: "fake", baseUrl: `${fake.url}/v1`, apiKey: "sk-test", timeoutMs: 10_000 },
+    // No query rewrite: each scripted reply is the answer to one message, follow-ups included.
+    {
+      provider: "openai-compatible",
+      model: "fake",
+      baseUrl: `${fake.url}/v1`,
+      apiKey: "sk-test",
+      timeoutMs: 10_000,
+      rewrite: false,
+    },
     { logger: createLogger("silent") },
   );
   const app = createApp({ store, agent, consoleAssets, logger: createLogger("silent") });

@@ -1,11 +1,21 @@
 /**
- * A loopback Anthropic Messages server (POST …/messages, stream: true) sending named events as
- * api.anthropic.com does: message_start (input usage), content_block_start, ping,
+ * A loopback Anthropic Messages server (POST …/messages). Streamed (`stream: true`): named events
+ * as api.anthropic.com sends them — message_start (input usage), content_block_start, ping,
  * content_block_delta (text_delta)…, content_block_stop, message_delta (stop_reason, output
- * usage), message_stop. Errors: `{"type":"error","error":{type, message}}`, as a body or as an
- * in-stream `event: error`.
+ * usage), message_stop. A tool call is its own `tool_use` block (id, name, `input: {}`) whose
+ * input arrives as `input_json_delta` pieces, and the message stops with `stop_reason: "tool_use"`.
+ * Not streamed: one `message` body. Errors: `{"type":"error","error":{type, message}}`, as a body
+ * or as an in-stream `event: error`.
  */
-import { type FakeProvider, type FakeReply, type Protocol, startFake } from "./fake-provider.ts";
+import {
+  type FakeProvider,
+  type FakeReply,
+  jsonPieces,
+  type Protocol,
+  startFake,
+  tokensOf,
+  toolCallsFor,
+} from "./fake-provider.ts";
 
 const ANTHROPIC_ERRORS: Record<number, string> = {
   400: "invalid_request_error",
@@ -17,6 +27,15 @@ const ANTHROPIC_ERRORS: Record<number, string> = {
   529: "overloaded_error",
 };
 
+const toolId = (body: { messages?: unknown[] } | null, i: number) => `toolu_fake${body?.messages?.length ?? 0}x${i}`;
+const stopReason = (reply: FakeReply, calls: unknown[]) =>
+  calls.length ? "tool_use" : reply.cutShort ? "max_tokens" : "end_turn";
+const inputUsage = (input: number) => ({
+  input_tokens: input,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+});
+
 export const anthropicProtocol: Protocol = {
   path: "/messages",
   errorBody: (status, message) => ({
@@ -24,8 +43,27 @@ export const anthropicProtocol: Protocol = {
     error: { type: ANTHROPIC_ERRORS[status] ?? "api_error", message },
     request_id: "req_fake0001",
   }),
+  complete(reply, body) {
+    const calls = toolCallsFor(reply, body);
+    const tokens = tokensOf(reply, calls);
+    const usage = reply.usage === undefined ? { input: 42, output: tokens.length } : reply.usage;
+    return {
+      id: "msg_fake0001",
+      type: "message",
+      role: "assistant",
+      model: body?.model ?? "unknown",
+      content: [
+        ...(tokens.length ? [{ type: "text", text: tokens.join("") }] : []),
+        ...calls.map((c, i) => ({ type: "tool_use", id: toolId(body, i), name: c.name, input: c.input })),
+      ],
+      stop_reason: stopReason(reply, calls),
+      stop_sequence: null,
+      usage: { ...inputUsage(usage?.input ?? 0), output_tokens: usage?.output ?? 0 },
+    };
+  },
   async stream(reply: FakeReply, body: any, w) {
-    const tokens = reply.tokens ?? ["Hello", " from", " the", " fake", "."];
+    const calls = toolCallsFor(reply, body);
+    const tokens = tokensOf(reply, calls);
     const usage = reply.usage === undefined ? { input: 42, output: tokens.length } : reply.usage;
     w.event(
       {
@@ -38,20 +76,16 @@ export const anthropicProtocol: Protocol = {
           model: body?.model ?? "unknown",
           stop_reason: null,
           stop_sequence: null,
-          usage: {
-            input_tokens: usage?.input ?? 0,
-            cache_creation_input_tokens: 0,
-            cache_read_input_tokens: 0,
-            output_tokens: 1,
-          },
+          usage: { ...inputUsage(usage?.input ?? 0), output_tokens: 1 },
         },
       },
       "message_start",
     );
-    w.event(
-      { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-      "content_block_start",
-    );
+    const text = tokens.length > 0 || calls.length === 0;
+    const first = text
+      ? { type: "text", text: "" }
+      : { type: "tool_use", id: toolId(body, 0), name: calls[0]!.name, input: {} };
+    w.event({ type: "content_block_start", index: 0, content_block: first }, "content_block_start");
     w.event({ type: "ping" }, "ping");
     for (const [i, text] of tokens.entries()) {
       if (reply.errorAfter === i) {
@@ -65,11 +99,25 @@ export const anthropicProtocol: Protocol = {
     }
     if (reply.disconnectAfter === tokens.length) return w.cut();
     if (reply.truncateAfter === tokens.length) return;
-    w.event({ type: "content_block_stop", index: 0 }, "content_block_stop");
+    for (const [i, call] of calls.entries()) {
+      const index = text ? i + 1 : i;
+      if (index > 0) {
+        w.event({ type: "content_block_stop", index: index - 1 }, "content_block_stop");
+        const block = { type: "tool_use", id: toolId(body, i), name: call.name, input: {} };
+        w.event({ type: "content_block_start", index, content_block: block }, "content_block_start");
+      }
+      for (const partial_json of ["", ...jsonPieces(call.input)])
+        w.event(
+          { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } },
+          "content_block_delta",
+        );
+    }
+    const last = text ? calls.length : calls.length - 1;
+    w.event({ type: "content_block_stop", index: last }, "content_block_stop");
     w.event(
       {
         type: "message_delta",
-        delta: { stop_reason: reply.cutShort ? "max_tokens" : "end_turn", stop_sequence: null },
+        delta: { stop_reason: stopReason(reply, calls), stop_sequence: null },
         usage: { output_tokens: usage?.output ?? 0 },
       },
       "message_delta",

@@ -2,8 +2,10 @@
  * Loopback model providers for tests and the bench: real HTTP servers (Bun.serve, port 0; the
  * handler alone is Web-standard, so Deno.serve can run it too — tests/deno/llm-smoke.ts) that
  * answer each request from a script of replies and speak the provider's protocol byte for byte
- * (fake-openai.ts, fake-anthropic.ts). Every request is recorded — headers, JSON body, and
- * whether the client went away before the reply ended — so tests assert what the provider got.
+ * (fake-openai.ts, fake-anthropic.ts): streamed replies (`stream: true`) as SSE, the others as
+ * one JSON body, and tool calls in each protocol's own form. Every request is recorded — headers,
+ * JSON body, and whether the client went away before the reply ended — so tests assert what the
+ * provider got.
  */
 
 /** What the fake does with one request. Unset fields: a normal, complete reply. */
@@ -29,6 +31,12 @@ export interface FakeReply {
   truncateAfter?: number;
   /** The stream ends at the provider's output cap (OpenAI `length`, Anthropic `max_tokens`). */
   cutShort?: boolean;
+  /**
+   * The model calls these tools (after its tokens, if any; no default tokens then) and stops for
+   * their results — as a model does only when the request declares tools and does not forbid
+   * them (`tool_choice` none): otherwise the reply is its text (`toolCallsFor`).
+   */
+  toolCalls?: { name: string; input: unknown }[];
 }
 
 /** One request as the fake received it. */
@@ -47,6 +55,8 @@ export interface Received {
 export interface Protocol {
   path: string;
   errorBody(status: number, message: string): unknown;
+  /** The whole reply as one JSON body, for a request without `stream: true`. */
+  complete(reply: FakeReply, body: Received["body"]): unknown;
   /** Writes the reply's events; returns early (and the caller ends or cuts the stream) on faults. */
   stream(reply: FakeReply, body: any, w: Writer): Promise<void>;
 }
@@ -111,6 +121,10 @@ export function fakeHandler(protocol: Protocol, fake: Pick<FakeProvider, "receiv
       const message = reply.errorMessage ?? `fake error ${reply.status}`;
       return Response.json(protocol.errorBody(reply.status, message), { status: reply.status, headers: reply.headers });
     }
+    if (body?.stream !== true) {
+      await sleep(reply.firstTokenDelayMs ?? 0);
+      return Response.json(protocol.complete(reply, body), { headers: reply.headers });
+    }
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     let cutOff = false;
     const stream = new ReadableStream<Uint8Array>({
@@ -150,6 +164,27 @@ export function fakeHandler(protocol: Protocol, fake: Pick<FakeProvider, "receiv
       headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...reply.headers },
     });
   };
+}
+
+/** The tool calls the model makes for this request: none unless it declares tools and allows them. */
+export function toolCallsFor(
+  reply: FakeReply,
+  body: { tools?: unknown; tool_choice?: string | { type?: string } } | null,
+): { name: string; input: unknown }[] {
+  const choice = body?.tool_choice;
+  const forbidden = choice === "none" || (typeof choice === "object" && choice.type === "none");
+  return reply.toolCalls && Array.isArray(body?.tools) && body.tools.length > 0 && !forbidden ? reply.toolCalls : [];
+}
+
+/** The text deltas of a reply: with tool calls, only those it was given. */
+export const tokensOf = (reply: FakeReply, calls: unknown[]): string[] =>
+  reply.tokens ?? (calls.length ? [] : ["Hello", " from", " the", " fake", "."]);
+
+/** A tool call's arguments as providers stream them: JSON text in a few pieces. */
+export function jsonPieces(input: unknown): string[] {
+  const json = JSON.stringify(input);
+  const cut = Math.ceil(json.length / 3);
+  return [json.slice(0, cut), json.slice(cut, 2 * cut), json.slice(2 * cut)].filter(Boolean);
 }
 
 /** Splits a text into deltas the way providers do: each word with the space before it. */

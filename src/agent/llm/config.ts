@@ -26,6 +26,17 @@ export interface LlmConfig {
   maxRetries?: number;
   /** Characters of earlier turns sent with a message; the newest turns are kept. */
   historyBudgetChars?: number;
+  /**
+   * Before searching a follow-up (a message with history), the model condenses it into a
+   * standalone search query: one short extra call (rewrite.ts). Default true.
+   */
+  rewrite?: boolean;
+  /** The query rewrite's own deadline (ms); past it the search uses the message as it is. */
+  rewriteTimeoutMs?: number;
+  /** The model may search the knowledge base itself with a `search` tool (search-tool.ts). Default false. */
+  agentic?: boolean;
+  /** With `agentic`: the most `search` calls in one reply. */
+  maxSearchCalls?: number;
 }
 
 export const PUBLIC_BASE_URL: Record<LlmProvider, string> = {
@@ -56,5 +67,9 @@ export function resolveConfig(c: LlmConfig): ResolvedLlmConfig {
     idleTimeoutMs: c.idleTimeoutMs ?? 30_000,
     maxRetries: c.maxRetries ?? 2,
     historyBudgetChars: c.historyBudgetChars ?? 24_000,
+    rewrite: c.rewrite ?? true,
+    rewriteTimeoutMs: c.rewriteTimeoutMs ?? 3_000,
+    agentic: c.agentic ?? false,
+    maxSearchCalls: c.maxSearchCalls ?? 3,
   };
 }

@@ -12,7 +12,13 @@ export function agentFromEnv(env: Env, db: Db, logger: Logger, semantic?: Semant
   const config = llmConfigFromEnv(env);
   if (!config) return undefined;
   logger.info(
-    { provider: config.provider, model: config.model, base_url: config.baseUrl ?? "(provider default)" },
+    {
+      provider: config.provider,
+      model: config.model,
+      base_url: config.baseUrl ?? "(provider default)",
+      rewrite: config.rewrite,
+      agentic: config.agentic ? config.maxSearchCalls : false,
+    },
     "model agent",
   );
   return llmAgent(db, config, { logger, semantic });
@@ -32,6 +38,10 @@ export function llmConfigFromEnv(env: Env): LlmConfig | undefined {
     idleTimeoutMs: env.LLM_IDLE_TIMEOUT_MS,
     maxRetries: env.LLM_MAX_RETRIES,
     historyBudgetChars: env.LLM_HISTORY_BUDGET,
+    rewrite: env.LLM_REWRITE === "on",
+    rewriteTimeoutMs: env.LLM_REWRITE_TIMEOUT_MS,
+    agentic: env.LLM_AGENTIC === "on",
+    maxSearchCalls: env.LLM_TOOL_SEARCH_MAX,
   };
 }
 

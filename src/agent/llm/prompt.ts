@@ -9,16 +9,29 @@ import type { Passage } from "./passages.ts";
 
 const MAX_PASSAGE_CHARS = 4_000;
 
-export function systemPrompt(base: string, passages: Passage[]): string {
+/**
+ * The instructions, then the numbered passages; with `searchCalls`, the model is also told it may
+ * search for more (search-tool.ts numbers what it finds after these).
+ */
+export function systemPrompt(base: string, passages: Passage[], searchCalls = 0): string {
+  const tool =
+    searchCalls > 0
+      ? `\n\nYou may call the \`search\` tool (at most ${searchCalls} times) when these passages do not answer the question. Its passages are numbered after these; cite them the same way.`
+      : "";
   if (passages.length === 0) {
-    return `${base}\n\nNo passage in the knowledge base matches this question. Tell the user you could not find it in the knowledge base; do not make up an answer.`;
+    return searchCalls > 0
+      ? `${base}${tool}\n\nNo passage in the knowledge base matched the question as asked. Search with other words; if nothing answers it, tell the user you could not find it in the knowledge base; do not make up an answer.`
+      : `${base}\n\nNo passage in the knowledge base matches this question. Tell the user you could not find it in the knowledge base; do not make up an answer.`;
   }
-  const blocks = passages.map((p, i) => {
-    const label = p.heading && p.heading !== p.title ? `${p.title} — ${p.heading}` : p.title;
-    const text = p.content.length > MAX_PASSAGE_CHARS ? `${p.content.slice(0, MAX_PASSAGE_CHARS)}…` : p.content;
-    return `[${i + 1}] ${label}\nURL: ${p.url}\n${text}`;
-  });
-  return `${base}\n\nPassages from the knowledge base for the latest question:\n\n${blocks.join("\n\n")}`;
+  const blocks = passages.map((p, i) => passageBlock(p, i + 1));
+  return `${base}${tool}\n\nPassages from the knowledge base for the latest question:\n\n${blocks.join("\n\n")}`;
+}
+
+/** One passage as the model sees it: `[n] title — heading`, its URL, its text (bounded). */
+export function passageBlock(p: Passage, n: number): string {
+  const label = p.heading && p.heading !== p.title ? `${p.title} — ${p.heading}` : p.title;
+  const text = p.content.length > MAX_PASSAGE_CHARS ? `${p.content.slice(0, MAX_PASSAGE_CHARS)}…` : p.content;
+  return `[${n}] ${label}\nURL: ${p.url}\n${text}`;
 }
 
 /**

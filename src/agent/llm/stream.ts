@@ -10,6 +10,7 @@ import type { Logger } from "../../config/logger.ts";
 import type { GenerationSettings } from "../types.ts";
 import type { ResolvedLlmConfig } from "./config.ts";
 import { classify, UpstreamFailure } from "./failure.ts";
+import type { ToolLoop } from "./search-tool.ts";
 
 /** `length`: the provider ended the reply at its output cap (max_tokens). */
 export type Piece =
@@ -24,6 +25,8 @@ export interface Prompt {
   settings?: Pick<GenerationSettings, "maxOutputTokens" | "temperature" | "topP" | "stopSequences">;
   /** The AI SDK's telemetry (tracing/: recordInputs and recordOutputs off); absent, none. */
   telemetry?: TelemetryOptions | undefined;
+  /** Agentic mode: the `search` tool and its loop (search-tool.ts); absent, one plain call. */
+  loop?: Pick<ToolLoop, "tools" | "stopWhen" | "prepareStep"> | undefined;
 }
 
 /** Yields the reply; throws the run's abort reason when cancelled, an UpstreamFailure otherwise. */
@@ -92,6 +95,9 @@ async function* attemptStream(
       stopSequences: prompt.settings?.stopSequences,
       maxRetries: 0,
       ...(prompt.telemetry ? { telemetry: prompt.telemetry } : {}),
+      ...(prompt.loop
+        ? { tools: prompt.loop.tools, stopWhen: prompt.loop.stopWhen, prepareStep: prompt.loop.prepareStep }
+        : {}),
       abortSignal: AbortSignal.any([signal, local.signal]),
       // The default handler prints the error, request body (the user's messages) included.
       onError: () => {},
@@ -103,6 +109,9 @@ async function* attemptStream(
           totalUsage: { inputTokens?: number; outputTokens?: number };
         }
       | undefined;
+    // Text a step wrote before its tool calls ("Let me look that up.") is kept apart from the next step's.
+    let stepText = false;
+    let gap = "";
     for await (const part of result.fullStream) {
       last = Date.now();
       if (part.type === "text-delta") {
@@ -112,7 +121,12 @@ async function* attemptStream(
           clearTimeout(timer); // from the first-token deadline to the idle timeout
           timer = setTimeout(check, c.idleTimeoutMs);
         }
-        yield { type: "text", text: part.text };
+        yield { type: "text", text: gap + part.text };
+        stepText = true;
+        gap = "";
+      } else if (part.type === "finish-step") {
+        if (stepText && part.finishReason === "tool-calls") gap = "\n\n";
+        stepText = false;
       } else if (part.type === "error") {
         throw part.error;
       } else if (part.type === "finish") {
