@@ -101,7 +101,8 @@ qc as (select coalesce(${cfg}, 'english') as cfg),
 -- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
 -- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
 -- coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
--- continues), which scores and covers at contextWeight of its weight. Over MAX_TERMS (a long CJK
+-- continues), which scores and covers at contextWeight of its weight if it is a word (a CJK
+-- context's bigrams and characters would outnumber a short message's words: they weigh nothing). Over MAX_TERMS (a long CJK
 -- question: words, bigrams and characters), context terms go first, then single characters,
 -- then bigrams.
 qx as (
@@ -126,7 +127,7 @@ qt as (
     cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
       from knowledge_base_terms g where g.lexeme = ql.lexeme) t
     cross join lateral (select ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) as idf) i
-    cross join lateral (select case when ql.ctx then ${num(o.contextWeight)} else 1 end as w) f
+    cross join lateral (select case when not ql.ctx then 1 when ql.word then ${num(o.contextWeight)} else 0 end as w) f
 )`;
 }
 
