@@ -1,133 +1,124 @@
 /**
- * `bun run eval [corpus.jsonl[,more.jsonl…] | sample] [questions.jsonl]`: ingests a corpus (or
- * the built-in 6-document sample) into a fresh in-memory PGlite (or the empty PostgreSQL
- * database in DATABASE_URL), asks every question through the search the agent uses, and prints
- * page-level top-1, top-3 and MRR with the misses, and the abstentions: in-scope questions
- * refused (no passage returned) and off-topic questions refused. EVAL_LANGUAGE sets the search
- * language (default: the documents' commonest). Question sets live in eval/sets/.
- * A question line is {"question": "...", "urls": ["https://..."]}: a hit is a result whose
- * document URL is one of them. Questions alternate between halves A and B (A = even lines) so
- * parameters can be chosen on one half and checked on the other. A question with no URLs is
- * off-topic: the right answer is none (abstention), counted apart.
+ * `bun run eval` — retrieval and answer evaluation (eval/README.md).
+ *
+ *   bun run eval [--all] [--only TEXT] [--misses]   every suite of catalog.ts whose corpus is present,
+ *                                                   ending with markdown tables per language and per
+ *                                                   dialog kind
+ *   bun run eval CORPUS SET                         one question or dialog set on one corpus
+ *                                                   (`sample`, or .jsonl files joined by commas)
+ *   bun run eval --check                            every set against its corpus, nothing ingested
+ *
+ * Each set's corpus goes into a fresh in-memory PGlite (or the PostgreSQL database in
+ * DATABASE_URL), into a knowledge base of its own. A question line is {"question", "urls",
+ * "fact"}: a hit is a page among `urls`; no URLs means off-topic (the right answer is a refusal).
+ * EVAL_LANGUAGE sets the search's language (default: the documents' commonest); EVAL_OPTIONS
+ * ='[{…},{…}]' compares ranking options (SearchOptions) on one ingest, search only. One
+ * `RESULT {…}` JSON line per set run.
  */
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { openPglite, openPostgres } from "../src/db/client.ts";
-import { migrate } from "../src/db/migrate.ts";
 import { isLanguage, LANGUAGES } from "../src/knowledge/language.ts";
-import { parseJsonl } from "../src/knowledge/parse.ts";
-import { searchPassages } from "../src/knowledge/retrieve.ts";
-import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import type { SearchOptions } from "../src/knowledge/search.ts";
-import { ingestDocuments } from "../src/knowledge/ingest.ts";
+import { corpusPresent, SUITES, type Suite } from "./catalog.ts";
+import { dialogResult, printDialogMisses, printDialogSummary, runDialogs } from "./dialogs.ts";
+import { type Corpus, checkAgainst, isDialogFile, readCorpus, readDialogs, readQuestions } from "./load.ts";
+import { latency, printQuestionMisses, questionFigures, questionSummary, runQuestions } from "./questions.ts";
+import { type Base, withCorpus } from "./store.ts";
+import { dialogTables, questionTables, type SuiteResult } from "./tables.ts";
 
-const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const corpusPath = process.argv[2] ?? here("../../shared/corpora/elysia-docs.jsonl");
-const questionsPath = process.argv[3] ?? here("./sets/elysia-en.jsonl");
+const args = process.argv.slice(2);
+const flag = (name: string) => args.includes(name);
+const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined;
+const positional = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--only");
+
 const language = process.env.EVAL_LANGUAGE;
 if (language !== undefined && !isLanguage(language))
   throw new Error(`EVAL_LANGUAGE must be one of ${LANGUAGES.join(", ")}`);
-
-interface Question {
-  question: string;
-  urls: string[];
-}
-const questions: Question[] = readFileSync(questionsPath, "utf8")
-  .split("\n")
-  .filter((l) => l.trim())
-  .map((l, i) => {
-    const q = JSON.parse(l) as Question;
-    if (typeof q.question !== "string" || !Array.isArray(q.urls))
-      throw new Error(`${questionsPath}:${i + 1}: needs question and urls`);
-    return { question: q.question, urls: q.urls.map((u) => new URL(u).href) };
-  });
-
-// EVAL_OPTIONS='[{"k1":1.2},{"k1":2}]': ranking options to compare (summaries only when several).
 const optionSets: SearchOptions[] = (
   process.env.EVAL_OPTIONS ? [JSON.parse(process.env.EVAL_OPTIONS)].flat() : [{}]
 ).map((o: SearchOptions) => ({ ...o, language }));
 
-const store = process.env.DATABASE_URL ? openPostgres(process.env.DATABASE_URL) : await openPglite();
-try {
-  await migrate(store);
-  const parsed =
-    corpusPath === "sample"
-      ? [{ docs: SAMPLE_DOCS, problems: [] }]
-      : corpusPath.split(",").map((p) => parseJsonl(readFileSync(p, "utf8"), p));
-  const docs = parsed.flatMap((p) => p.docs);
-  const problems = parsed.flatMap((p) => p.problems);
-  const t0 = performance.now();
-  await ingestDocuments(store.db, docs);
-  console.log(
-    `corpus: ${docs.length} documents (${problems.length} bad lines) ingested in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
-  );
-  console.log(`questions: ${questions.length} from ${questionsPath}\n`);
+const fileName = (path: string) => path.split("/").at(-1)!;
 
-  for (const options of optionSets) await evaluate(options, optionSets.length > 1);
-} finally {
-  await store.close();
+/** A set's problems against its corpus, printed; whether there were none. */
+function check(path: string, corpus: Corpus): boolean {
+  const items = isDialogFile(path)
+    ? readDialogs(path).flatMap((d) => [{ ...d.turns[0], fact: undefined }, d.turns[1]])
+    : readQuestions(path);
+  // A dialog's first turn needs no fact: only the follow-up is judged.
+  const problems = checkAgainst(items, corpus.docs).filter((p) => !p.startsWith("no fact") || !isDialogFile(path));
+  for (const p of problems) console.log(`  ${fileName(path)}: ${p}`);
+  return problems.length === 0;
 }
 
-async function evaluate(options: SearchOptions, brief: boolean) {
-  type Row = { half: "A" | "B"; rank: number; q: Question; pages: string[]; ms: number };
-  type Off = { half: "A" | "B"; q: Question; pages: string[] };
-  const rows: Row[] = [];
-  const offTopic: Off[] = [];
-  for (const q of questions) {
-    const t = performance.now();
-    const hits = await searchPassages(store.db, q.question, [], options);
-    const ms = performance.now() - t;
-    const pages = [...new Set(hits.map((h) => h.url))];
-    if (q.urls.length === 0) {
-      offTopic.push({ half: offTopic.length % 2 === 0 ? "A" : "B", q, pages });
-      continue;
+async function runSet(base: Base, path: string, suite: Pick<Suite, "name" | "language">): Promise<SuiteResult> {
+  const result: SuiteResult = { name: suite.name, language: suite.language, file: fileName(path) };
+  if (isDialogFile(path)) {
+    const rows = await runDialogs(base, readDialogs(path));
+    if (flag("--misses") || positional.length) printDialogMisses(rows);
+    printDialogSummary(rows);
+    result.dialogs = dialogResult(rows);
+    console.log(`RESULT ${JSON.stringify({ store: base.store, dialogs: result.file, kinds: result.dialogs })}\n`);
+    return result;
+  }
+  const questions = readQuestions(path);
+  if (optionSets.length > 1) {
+    for (const options of optionSets) {
+      const rows = await runQuestions(base, questions, { options, agent: false });
+      const line = (h?: "A" | "B") => questionSummary(questionFigures(rows, h));
+      console.log(`${JSON.stringify(options)}\n  all ${line()}\n  A   ${line("A")}\n  B   ${line("B")}`);
     }
-    const at = pages.findIndex((u) => q.urls.includes(u));
-    rows.push({ half: rows.length % 2 === 0 ? "A" : "B", rank: at < 0 ? 0 : at + 1, q, pages, ms });
+    return result;
   }
-
-  const figures = (half?: "A" | "B") => {
-    const rs = rows.filter((r) => !half || r.half === half);
-    const off = offTopic.filter((o) => !half || o.half === half);
-    const n = rs.length || 1;
-    return {
-      questions: rs.length,
-      top1: rs.filter((r) => r.rank === 1).length / n,
-      top3: rs.filter((r) => r.rank >= 1 && r.rank <= 3).length / n,
-      mrr: rs.reduce((s, r) => s + (r.rank ? 1 / r.rank : 0), 0) / n,
-      inScopeRefused: `${rs.filter((r) => r.pages.length === 0).length}/${rs.length}`,
-      offTopicRefused: `${off.filter((o) => o.pages.length === 0).length}/${off.length}`,
-    };
-  };
-  const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
-  const summary = (half?: "A" | "B") => {
-    const f = figures(half);
-    return `top-1 ${pct(f.top1)}  top-3 ${pct(f.top3)}  MRR ${f.mrr.toFixed(3)}  in-scope refused ${f.inScopeRefused}  off-topic refused ${f.offTopicRefused}`;
-  };
-  const answered = offTopic.filter((o) => o.pages.length > 0);
-  if (brief) {
-    console.log(`${JSON.stringify(options)}\n  all ${summary()}\n  A   ${summary("A")}\n  B   ${summary("B")}`);
-    return;
-  }
-  const short = (u: string) => u.replace(/^https?:\/\/[^/]+/, "");
-  console.log("misses (answering page not first):");
-  for (const r of rows.filter((r) => r.rank !== 1)) {
-    console.log(`  [${r.half}] ${r.rank ? `rank ${r.rank}` : "not found"}: ${r.q.question}`);
-    console.log(`       want ${r.q.urls.map(short).join(" | ")}`);
-    console.log(`       got  ${r.pages.slice(0, 3).map(short).join(", ") || "(nothing)"}`);
-  }
-  for (const r of rows.filter((r) => r.pages.length === 0)) console.log(`  in-scope but refused: ${r.q.question}`);
-  for (const o of answered)
-    console.log(`  off-topic but answered: ${o.q.question} → ${o.pages.slice(0, 3).map(short).join(", ")}`);
-  const ms = rows.map((r) => r.ms).sort((a, b) => a - b);
-  console.log(`\nall      ${summary()}`);
-  console.log(`half A   ${summary("A")}`);
-  console.log(`half B   ${summary("B")}`);
+  const rows = await runQuestions(base, questions, { options: optionSets[0] });
+  if (flag("--misses") || positional.length) printQuestionMisses(rows);
+  const [all, A, B] = [questionFigures(rows), questionFigures(rows, "A"), questionFigures(rows, "B")];
+  console.log(`all      ${questionSummary(all)}\nhalf A   ${questionSummary(A)}\nhalf B   ${questionSummary(B)}`);
   // One line a table can be built from (eval/README.md).
-  console.log(
-    `RESULT ${JSON.stringify({ store: store.kind, questions: questionsPath.split("/").at(-1), all: figures(), B: figures("B") })}`,
-  );
-  console.log(
-    `latency  p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms (${store.kind})`,
-  );
+  console.log(`RESULT ${JSON.stringify({ store: base.store, questions: result.file, all, B })}`);
+  console.log(`${latency(rows, base.store)}\n`);
+  const offTopic = questions.filter((q) => q.urls.length === 0).length;
+  result.questions = { all, B, offTopic };
+  return result;
 }
+
+async function runSuite(suite: Suite): Promise<SuiteResult[]> {
+  const corpus = readCorpus(suite.corpus);
+  if (!corpus) throw new Error(`corpus not found: ${suite.corpus}`);
+  for (const s of suite.sets) check(s, corpus);
+  return withCorpus(corpus, suite.name, async (base) => {
+    const results: SuiteResult[] = [];
+    for (const s of suite.sets) {
+      console.log(`${suite.language} — ${suite.name}: ${fileName(s)}`);
+      results.push(await runSet(base, s, suite));
+    }
+    return results;
+  });
+}
+
+const chosen = SUITES.filter((s) => !only || `${s.name} ${s.language} ${s.sets.join(" ")}`.includes(only));
+
+if (flag("--check")) {
+  let ok = true;
+  for (const s of chosen.filter((s) => corpusPresent(s.corpus))) {
+    const corpus = readCorpus(s.corpus)!;
+    for (const set of s.sets) ok = check(set, corpus) && ok;
+  }
+  console.log(ok ? "every set matches its corpus" : "problems above");
+  process.exit(ok ? 0 : 1);
+}
+
+const results: SuiteResult[] = [];
+if (positional.length === 2) {
+  const [corpus, set] = positional as [string, string];
+  const known = SUITES.find((s) => s.sets.some((p) => fileName(p) === fileName(set)));
+  const name = known?.name ?? fileName(corpus);
+  results.push(...(await runSuite({ name, language: known?.language ?? "?", corpus, sets: [set] })));
+} else if (positional.length === 0) {
+  for (const s of chosen) {
+    if (corpusPresent(s.corpus)) results.push(...(await runSuite(s)));
+    else console.log(`skipped (corpus not present): ${s.language} — ${s.name}, ${s.corpus}\n`);
+  }
+} else {
+  console.error("usage: bun run eval [--all] [--only TEXT] [--misses] | CORPUS SET | --check");
+  process.exit(2);
+}
+if (optionSets.length === 1) console.log(`${questionTables(results)}\n${dialogTables(results)}`);

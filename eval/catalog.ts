@@ -1,0 +1,63 @@
+/**
+ * Every evaluation the repository knows: which question set and dialog set run on which corpus,
+ * in which language. `bun run eval` (or `--all`) runs those whose corpus is present; the corpora
+ * live outside the repository (../shared/corpora, or EVAL_CORPORA).
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const corpora = process.env.EVAL_CORPORA ?? here("../../shared/corpora");
+
+export interface Suite {
+  /** What the tables call it. */
+  name: string;
+  /** The language of its questions, as the tables group them. */
+  language: string;
+  /** `sample` or a `.jsonl` file (several joined by commas). */
+  corpus: string;
+  /** Question sets (eval/sets/) and dialog sets (eval/dialogs/), told apart by their lines. */
+  sets: string[];
+}
+
+const corpus = (file: string) => `${corpora}/${file}`;
+const set = (file: string) => here(`./sets/${file}`);
+const dialog = (file: string) => here(`./dialogs/${file}`);
+
+export const SUITES: Suite[] = [
+  { name: "Parley sample", language: "English", corpus: "sample", sets: [set("sample-en.jsonl")] },
+  {
+    name: "Elysia docs",
+    language: "English",
+    corpus: corpus("elysia-docs.jsonl"),
+    sets: [set("elysia-en.jsonl")],
+  },
+  {
+    name: "Hono docs",
+    language: "English",
+    corpus: corpus("hono-docs.jsonl"),
+    sets: [set("hono-en.jsonl"), dialog("hono-en.jsonl")],
+  },
+  {
+    name: "Vue docs",
+    language: "Chinese",
+    corpus: corpus("vue-zh-docs.jsonl"),
+    sets: [set("vue-zh.jsonl"), set("vue-zh-long.jsonl"), dialog("vue-zh.jsonl")],
+  },
+  {
+    name: "React docs",
+    language: "French",
+    corpus: corpus("react-fr-docs.jsonl"),
+    sets: [set("react-fr.jsonl")],
+  },
+  { name: "Vue docs", language: "Korean", corpus: corpus("ko-docs.jsonl"), sets: [set("ko-vue.jsonl")] },
+  {
+    name: "React docs",
+    language: "Spanish",
+    corpus: corpus("es-docs.jsonl"),
+    sets: [set("es-react.jsonl"), dialog("es-react.jsonl")],
+  },
+];
+
+/** Whether every file of a corpus is present (the sample always is). */
+export const corpusPresent = (spec: string) => spec === "sample" || spec.split(",").every((p) => existsSync(p));
