@@ -19,6 +19,8 @@ export interface SearchHit {
   pageScore: number;
   /** Share (0–1) of the question's IDF mass the passage contains (search.ts: Abstention). */
   coverage: number;
+  /** Its page's count of the message's own known words (the abstention's second rule). */
+  pageTerms?: number;
 }
 
 /** Tuning of the ranking; the defaults are the literature's (k1, b) or chosen once, generally. */
@@ -66,6 +68,12 @@ export interface SearchOptions {
   /** Which of the known terms' IDFs `unseenWeight` multiplies: their mean or their maximum. */
   unseenOf?: "mean" | "max";
   /**
+   * Abstention's second way to answer: a page holding at least this many of the message's own
+   * known words (a long question in a person's words covers little of its mass, yet one page
+   * holds several of its words). Chosen leaving one language out (eval/tune-abstention.ts).
+   */
+  minTerms?: number;
+  /**
    * Weight of the conversation's context terms (those of the earlier question a follow-up
    * continues, absent from the message) relative to the message's own, in scores and coverage.
    */
@@ -93,4 +101,5 @@ export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "kbId" | "language">>
   unseenHalfWords: 2_000,
   unseenOf: "max",
   contextWeight: 0.5,
+  minTerms: 5,
 };

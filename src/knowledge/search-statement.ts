@@ -211,25 +211,35 @@ scored as (
 ranked as (
   select s.*, row_number() over (partition by s.document_id order by s.score desc, s.id) as nth from scored s
 ),
+-- A page's evidence besides coverage: how many of the message's own known words it holds.
 page_terms as (
-  select document_id, ${coverage("x")} as coverage
+  select document_id, ${coverage("x")} as coverage,
+    count(*) filter (where not x.ctx and x.cw > 0) as terms
   from (select distinct document_id, lexeme, cw, ctx from tf) x group by document_id
 ),
 pages as (
-  select r.document_id, sum(r.score * power(${num(o.pageDecay)}, r.nth - 1)) as page_score, min(pt.coverage) as coverage
+  select r.document_id, sum(r.score * power(${num(o.pageDecay)}, r.nth - 1)) as page_score, min(pt.coverage) as coverage,
+    min(pt.terms) as terms
   from ranked r join page_terms pt on pt.document_id = r.document_id
   where r.nth <= 3 group by r.document_id
 ),
 best as (
-  select r.id, r.document_id, r.score, p.page_score, r.coverage from ranked r join pages p on p.document_id = r.document_id
+  select r.id, r.document_id, r.score, p.page_score, r.coverage, p.terms
+  from ranked r join pages p on p.document_id = r.document_id
   where r.nth <= ${num(o.perPage)}
-    and (select max(coverage) from pages) >= ${num(o.minCoverage)}
-    and (select max(coverage) from scored) >= ${num(o.minPassageCoverage)}
+    and ((select max(coverage) from pages) >= ${num(o.minCoverage)}
+      and (select max(coverage) from scored) >= ${num(o.minPassageCoverage)}
+      -- A long question in a person's words holds words no documentation uses ("quickest",
+      -- "enormous"): its coverage stays low, yet one page holds several of its rarer words.
+      -- Several of them on one page are evidence of a topic: minTerms was chosen leaving one
+      -- language out (eval/tune-abstention.ts).
+      or exists (select 1 from pages where terms >= ${num(o.minTerms)}))
   order by p.page_score desc, r.document_id, r.score desc, r.id
   limit ${num(o.limit)}
 )
 -- Only the returned passages' text is read.
-select c.id, d.id as document_id, d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage
+select c.id, d.id as document_id, d.url, d.title, c.heading, c.content, t.score, t.page_score, t.coverage,
+  t.terms
 from best t join chunks c on c.id = t.id join documents d on d.id = t.document_id
 order by t.page_score desc, t.document_id, t.score desc, t.id`;
 }

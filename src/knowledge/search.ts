@@ -82,6 +82,7 @@ export async function rankPassages(
     score: Number(r.score),
     pageScore: Number(r.page_score),
     coverage: Number(r.coverage),
+    pageTerms: Number(r.terms),
   }));
 }
 

@@ -1,0 +1,118 @@
+/**
+ * `bun eval/tune-abstention.ts`: chooses the abstention's second way to answer (`minTerms`,
+ * search-options.ts) leaving one language out. Every question set of catalog.ts
+ * whose corpus is present is searched once with the abstention off; each question keeps what the
+ * rule reads (the best page's and passage's coverage, each page's count of known words).
+ * For each language, the grid point that does best on the OTHER languages (in-scope answered
+ * plus off-topic refused, each as a share, averaged over languages) is reported on that one.
+ */
+
+import { searchPassages } from "../src/knowledge/retrieve.ts";
+import { SEARCH_DEFAULTS } from "../src/knowledge/search-options.ts";
+import { SUITES } from "./catalog.ts";
+import { isDialogFile, readCorpus, readQuestions } from "./load.ts";
+import { withCorpus } from "./store.ts";
+
+interface Seen {
+  language: string;
+  inScope: boolean;
+  top3: boolean;
+  pageCov: number;
+  passCov: number;
+  pages: number[];
+}
+
+const seen: Seen[] = [];
+for (const suite of SUITES) {
+  const corpus = readCorpus(suite.corpus);
+  if (!corpus) continue;
+  await withCorpus(corpus, suite.name, async ({ db, kbId }) => {
+    for (const set of suite.sets.filter((s) => !isDialogFile(s))) {
+      for (const q of readQuestions(set)) {
+        const hits = await searchPassages(db, q.question, [], {
+          kbId,
+          minCoverage: 0,
+          minPassageCoverage: 0,
+          minTerms: 0,
+          limit: 50,
+          perPage: 1,
+        });
+        const pages = [...new Set(hits.map((h) => h.url))];
+        seen.push({
+          language: suite.language,
+          inScope: q.urls.length > 0,
+          top3: pages.slice(0, 3).some((u) => q.urls.includes(u)),
+          pageCov: Math.max(0, ...hits.map((h) => h.coverage)),
+          passCov: Math.max(0, ...hits.map((h) => h.coverage)),
+          pages: hits.map((h) => h.pageTerms ?? 0),
+        });
+      }
+    }
+  });
+}
+
+type Rule = { minTerms: number };
+const answers = (s: Seen, r: Rule) =>
+  (s.pageCov >= SEARCH_DEFAULTS.minCoverage && s.passCov >= SEARCH_DEFAULTS.minPassageCoverage) ||
+  s.pages.some((terms) => terms >= r.minTerms);
+function score(rows: Seen[], r: Rule) {
+  const inS = rows.filter((s) => s.inScope);
+  const off = rows.filter((s) => !s.inScope);
+  const answered = inS.filter((s) => answers(s, r)).length;
+  const refused = off.filter((s) => !answers(s, r)).length;
+  return { answered, inS: inS.length, refused, off: off.length, value: answered / inS.length + refused / off.length };
+}
+const grid: Rule[] = [{ minTerms: 1_000 }];
+for (const minTerms of [2, 3, 4, 5, 6, 7, 8, 10, 12]) grid.push({ minTerms });
+const languages = [...new Set(seen.map((s) => s.language))];
+for (const held of languages) {
+  const others = languages.filter((l) => l !== held);
+  const mean = (r: Rule) =>
+    others.reduce(
+      (n, l) =>
+        n +
+        score(
+          seen.filter((s) => s.language === l),
+          r,
+        ).value,
+      0,
+    ) / others.length;
+  const best = grid.reduce((b, r) => (mean(r) > mean(b) ? r : b), grid[0]!);
+  const off = score(
+    seen.filter((s) => s.language === held),
+    grid[0]!,
+  );
+  const on = score(
+    seen.filter((s) => s.language === held),
+    best,
+  );
+  console.log(
+    `${held}: chosen on ${others.join(", ")}: minTerms ${best.minTerms} → in-scope answered ${on.answered}/${on.inS} (rule off ${off.answered}), off-topic refused ${on.refused}/${on.off} (rule off ${off.refused})`,
+  );
+}
+const all = grid.reduce(
+  (b, r) =>
+    languages.reduce(
+      (n, l) =>
+        n +
+        score(
+          seen.filter((s) => s.language === l),
+          r,
+        ).value,
+      0,
+    ) >
+    languages.reduce(
+      (n, l) =>
+        n +
+        score(
+          seen.filter((s) => s.language === l),
+          b,
+        ).value,
+      0,
+    )
+      ? r
+      : b,
+  grid[0]!,
+);
+console.log(`all languages: minTerms ${all.minTerms}`);
+process.exit(0);
