@@ -33,8 +33,29 @@ const ZH_STOP_WORDS =
 const JA_STOP_CHARS = "のにはをがでとへもやかなだ";
 const JA_STOP_WORDS =
   "です ます ました でしょう ない ある いる する して され られる から まで より この その どう どの なに 何 ため こと もの";
+// Korean is written in spaced words (eojeol) that carry their particles and endings: 컴포넌트에서,
+// 데이터를. A word is indexed by its stem — the longest particle or ending at its end dropped
+// while two syllables remain — so the question's 컴포넌트로 meets the page's 컴포넌트를.
+const KO_SUFFIXES = (
+  "에서부터 으로부터 에게서 한테서 이라고 이라는 에서는 에서도 에게는 으로는 으로도 까지는 부터는 이지만 이라면 " +
+  "하려면 되려면 해야 하나요 하나 하면 해서 하는 되는 되나요 인가요 있나요 없나요 는데요 는데 려면 나요 세요 어요 아요 " +
+  "에서 에게 한테 께서 으로 까지 부터 처럼 보다 하고 이나 이랑 에는 에도 와는 과는 이고 라고 라는 " +
+  "은 는 이 가 을 를 의 에 와 과 도 만 로 랑 요"
+)
+  .split(" ")
+  .sort((a, b) => b.length - a.length);
+const KO_STOP_WORDS =
+  "어떻게 무엇을 무엇 뭐 왜 언제 어디 어디서 그 이 저 것 것을 수 좀 제가 저는 나는 우리 그리고 그런데 그래서 하지만 " +
+  "또는 혹시 정말 너무 있나요 있어요 하나요 하죠 싶은데 싶어요 싶습니다 싶은 있을까요 할까요 됩니다 합니다";
 const STOP_CHARS = new Set([...ZH_STOP_CHARS, ...JA_STOP_CHARS]);
-const STOP_WORDS = new Set(`${ZH_STOP_WORDS} ${JA_STOP_WORDS}`.split(" "));
+const STOP_WORDS = new Set(`${ZH_STOP_WORDS} ${JA_STOP_WORDS} ${KO_STOP_WORDS}`.split(" "));
+
+/** A Korean word's stem: its particle or ending dropped while two syllables remain. */
+export function koreanStem(word: string): string {
+  for (const suffix of KO_SUFFIXES)
+    if (word.endsWith(suffix) && [...word].length - [...suffix].length >= 2) return word.slice(0, -suffix.length);
+  return word;
+}
 
 const segmenters = new Map<string, Intl.Segmenter | null>();
 function segmenter(locale: string): Intl.Segmenter | null {
@@ -63,9 +84,10 @@ export function cjkTerms(run: string): { words: string[]; bigrams: string[]; cha
     for (let i = 0; i + 1 < stretch.length; i++) bigrams.push(stretch[i]! + stretch[i + 1]!);
     stretch = [];
   };
-  for (const s of segments) {
+  for (const segment of segments) {
+    const s = locale === "ko" ? koreanStem(segment) : segment;
     const letters = [...s];
-    if (STOP_WORDS.has(s) || (letters.length === 1 && STOP_CHARS.has(s))) {
+    if (STOP_WORDS.has(segment) || STOP_WORDS.has(s) || (letters.length === 1 && STOP_CHARS.has(s))) {
       flush();
       continue;
     }
