@@ -1,0 +1,15 @@
+/** Korean words meet whatever particle or ending they carry. */
+import { describe, expect, test } from "bun:test";
+import { cjkTerms, koreanStem } from "../../src/knowledge/cjk.ts";
+
+describe("Korean words are indexed by their stems", () => {
+  test("a particle or ending is dropped while two syllables remain; question endings are no terms", () => {
+    expect(koreanStem("컴포넌트에서")).toBe("컴포넌트");
+    expect(koreanStem("데이터를")).toBe("데이터");
+    expect(koreanStem("컴포넌트로")).toBe(koreanStem("컴포넌트를"));
+    // Two syllables stay: 버튼 is not cut to 버.
+    expect(koreanStem("버튼")).toBe("버튼");
+    expect(cjkTerms("어떻게").words).toEqual([]);
+    expect(cjkTerms("컴포넌트에서").bigrams).toEqual(["컴포", "포넌", "넌트"]);
+  });
+});
