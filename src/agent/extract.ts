@@ -24,6 +24,8 @@ export interface Extract {
 
 const MAX_QUOTE_CHARS = 700;
 const MAX_CODE_CHARS = 1_500;
+/** What adjacency to the quoted paragraph is worth, in question-word weight (about one word). */
+const ADJACENT_BONUS = 1;
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
 const FENCE = /^(```|~~~)[^\n]*\n[\s\S]*?\n\1[ \t]*$/gm;
 
@@ -136,13 +138,13 @@ export function extract(question: string, context: string, hits: SearchHit[]): E
       const next = pieces.filter((p) => p.block === last.block + 1 && !p.code);
       if (next.length && next.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2) chosen.push(...next);
     }
-    const after = pieces.findIndex((p, j) => j > best.j && p.code && p.block <= best.p.block + 2);
-    const bestCode = pieces
-      .map((p, j) => ({ p, s: scores[j]! }))
-      .filter((x) => x.p.code && x.s > 0)
+    // The code that goes with the answer: the block sharing most of the question's words, the
+    // one right after the quoted paragraph counting as if it shared a little more.
+    const code = pieces
+      .map((p, j) => ({ p, s: scores[j]! + (j > best.j && p.block <= best.p.block + 2 ? ADJACENT_BONUS : 0) }))
+      .filter((x) => x.p.code && x.s > 0 && x.p.text.length <= MAX_CODE_CHARS)
       .sort((a, b) => b.s - a.s)[0]?.p;
-    const code = after >= 0 ? pieces[after] : bestCode;
-    if (code && code.text.length <= MAX_CODE_CHARS) chosen.push(code);
+    if (code) chosen.push(code);
     return { hit, pieces: chosen, score: best.s };
   });
 }

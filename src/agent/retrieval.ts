@@ -40,46 +40,54 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
         if (options.tokenDelayMs) await new Promise((r) => setTimeout(r, options.tokenDelayMs));
         yield { type: "token", content: token };
       }
-      yield { type: "sources", sources: chosen.map((e) => e.hit.url) };
+      yield { type: "sources", sources: chosen.map((page) => page[0]!.hit.url) };
     },
   };
 }
 
 /**
- * The pages to quote, best first: each page's best-answering passage; the first page always,
- * the others only when their passage answers nearly as well and covers nearly as much of the
- * question (search.ts: coverage).
+ * The pages to quote, best first, each with its best-answering passage: the first page always
+ * (and its second passage too when that answers nearly as well: the page that answers often
+ * holds the usage in one section, the details in the next), the others only when their passage
+ * answers nearly as well and covers nearly as much of the question (search.ts: coverage).
  */
-function choose(extracts: Extract[]): Extract[] {
-  const byPage = new Map<string, Extract>();
-  for (const e of extracts) {
-    const seen = byPage.get(e.hit.url);
-    if (e.pieces.length && (!seen || e.score > seen.score)) byPage.set(e.hit.url, e);
-  }
+function choose(extracts: Extract[]): Extract[][] {
+  const byPage = new Map<string, Extract[]>();
+  for (const e of extracts)
+    if (e.pieces.length)
+      byPage.set(
+        e.hit.url,
+        [...(byPage.get(e.hit.url) ?? []), e].sort((a, b) => b.score - a.score),
+      );
   const pages = [...byPage.values()];
   const [first, ...rest] = pages;
   if (!first) return [];
-  const best = Math.max(...pages.map((e) => e.score));
-  const cover = Math.max(...pages.map((e) => e.hit.coverage));
+  const best = Math.max(...pages.map((p) => p[0]!.score));
+  const cover = Math.max(...pages.map((p) => p[0]!.hit.coverage));
+  const answers = (e: Extract | undefined) => e !== undefined && e.score >= best * MIN_RELATIVE_ANSWER;
   return [
-    first,
-    ...rest.filter((e) => e.score >= best * MIN_RELATIVE_ANSWER && e.hit.coverage >= cover * MIN_RELATIVE_COVERAGE),
+    first.slice(0, answers(first[1]) ? 2 : 1),
+    ...rest
+      .filter((p) => answers(p[0]) && p[0]!.hit.coverage >= cover * MIN_RELATIVE_COVERAGE)
+      .map((p) => p.slice(0, 1)),
   ].slice(0, MAX_PAGES);
 }
 
-function compose(chosen: Extract[]): string {
+function compose(chosen: Extract[][]): string {
   if (chosen.length === 0) {
     return "I could not find anything about that in the knowledge base, so I can't answer it from my sources. Try rephrasing the question, or ingest documents that cover it.";
   }
-  const parts = chosen.map(({ hit, pieces }, i) => {
-    const label = hit.heading && hit.heading !== hit.title ? `${hit.title} — ${hit.heading}` : hit.title;
-    // In the passage's order: a paragraph's sentences joined by a space, blocks by a blank line.
-    const blocks = new Map<number, string[]>();
-    for (const p of [...pieces].sort((x, y) => x.block - y.block))
-      blocks.set(p.block, [...(blocks.get(p.block) ?? []), p.text]);
-    const text = (texts: string[]) =>
-      texts.reduce((out, t) => (out ? `${out}${t.includes("\n") ? "\n" : " "}${t}` : t), "");
-    return [`[${i + 1}] ${label}:`, ...[...blocks.values()].map(text)].join("\n\n");
-  });
+  const parts = chosen
+    .flatMap((page, i) => page.map((e) => [e, i] as const))
+    .map(([{ hit, pieces }, i]) => {
+      const label = hit.heading && hit.heading !== hit.title ? `${hit.title} — ${hit.heading}` : hit.title;
+      // In the passage's order: a paragraph's sentences joined by a space, blocks by a blank line.
+      const blocks = new Map<number, string[]>();
+      for (const p of [...pieces].sort((x, y) => x.block - y.block))
+        blocks.set(p.block, [...(blocks.get(p.block) ?? []), p.text]);
+      const text = (texts: string[]) =>
+        texts.reduce((out, t) => (out ? `${out}${t.includes("\n") ? "\n" : " "}${t}` : t), "");
+      return [`[${i + 1}] ${label}:`, ...[...blocks.values()].map(text)].join("\n\n");
+    });
   return parts.join("\n\n");
 }
