@@ -7,6 +7,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createParser } from "eventsource-parser";
+import pkg from "../package.json" with { type: "json" };
 import { startFakeEmbeddings } from "../tests/helpers/fake-embeddings.ts";
 import { startFakeOpenAI } from "../tests/helpers/fake-openai.ts";
 
@@ -41,6 +42,7 @@ function run(args: string[]) {
 }
 
 try {
+  check(run(["--version"]).out === `parley ${pkg.version}\n`, "--version prints the version the binary carries");
   check(run(["migrate"]).code === 0, "migrate");
   const created = run(["keys", "create", "--name", "smoke", "--plan", "pro"]);
   const key = created.out.trim().split("\n").at(-1)!;

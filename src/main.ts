@@ -1,9 +1,11 @@
 #!/usr/bin/env bun
 /**
- * The one command-line entry: `serve`, `migrate`, `keys …`, `ingest …`.
+ * The one command-line entry: `serve`, `migrate`, `keys …`, `ingest …`, `--version`.
  * The environment is validated before anything else; a bad value stops here.
  */
 import { resolve } from "node:path";
+// A JSON import: `bun build --compile` puts the value in the binary, which has no package.json beside it.
+import pkg from "../package.json" with { type: "json" };
 import { type Env, loadEnv } from "./config/env.ts";
 import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./runtime/admin.ts";
 import { runStoreCommand } from "./runtime/cli/commands.ts";
@@ -16,15 +18,22 @@ const USAGE = `usage: parley <command>
   serve                 migrate, then serve the API (default store: PGlite in DATA_DIR)
   migrate               apply database migrations
   keys create|list|revoke|update ...   (keys create --admin: an admin key)
-  ingest [--kb NAME] PATH...  load documents (.jsonl, .md, .txt, .html) into a knowledge base
+  ingest [--kb NAME] [--base-url URL [--url-style clean|slash|html|keep]] PATH...
+                        load documents (.jsonl, .md, .txt, .html) into a knowledge base; --base-url:
+                        the address a docs folder is served at, for files without a url
                         (migrate, keys and ingest run on the running server when it holds DATA_DIR)
-  healthcheck           exit 0 when the server on PORT answers /healthz (for containers)`;
+  healthcheck           exit 0 when the server on PORT answers /healthz (for containers)
+  --version, -v         print the version`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === "help" || command === "--help" || command === "-h") {
     console.log(USAGE);
     return command ? 0 : 2;
+  }
+  if (command === "--version" || command === "-v") {
+    console.log(`parley ${pkg.version}`);
+    return 0;
   }
   if (!["serve", "migrate", "keys", "ingest", "healthcheck"].includes(command)) {
     console.error(`unknown command '${command}'\n${USAGE}`);

@@ -30,12 +30,13 @@ describe("client.admin", () => {
     expect(bulk).toMatchObject({ created: 5, replaced: 0, failed: 0 });
     const files = await parley.admin.documents.uploadFiles(kb.id, [new File(["# F\n\nfile body"], "f.md")], {
       baseUrl: "https://c.test/files/",
+      urlStyle: "html",
     });
-    expect(files.results[0]).toMatchObject({ file: "f.md", url: "https://c.test/files/f.md", status: "created" });
+    expect(files.results[0]).toMatchObject({ file: "f.md", url: "https://c.test/files/f.html", status: "created" });
     const urls: string[] = [];
     for await (const d of parley.admin.documents.list(kb.id, { limit: 2 })) urls.push(d.url);
     expect(urls.sort()).toEqual([
-      "https://c.test/files/f.md",
+      "https://c.test/files/f.html",
       "https://c.test/n0",
       "https://c.test/n1",
       "https://c.test/n2",

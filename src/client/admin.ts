@@ -88,11 +88,20 @@ export function admin(send: Send) {
       });
       return camel(await readJson(call, (v) => Array.isArray(v.results))) as BulkResult;
     },
-    /** Files (.md, .txt, .html, .jsonl) as multipart; `baseUrl` names files without a `url`. */
-    async uploadFiles(kbId: string, files: File[], o: RequestOptions & { baseUrl?: string } = {}): Promise<BulkResult> {
+    /**
+     * Files (.md, .txt, .html, .jsonl) as multipart; `baseUrl` (the folder's address) names files
+     * without a `url`, as a docs site serves them: `urlStyle` `clean` (default: `guide/setup.md` →
+     * `guide/setup`), `slash`, `html` or `keep`.
+     */
+    async uploadFiles(
+      kbId: string,
+      files: File[],
+      o: RequestOptions & { baseUrl?: string; urlStyle?: "clean" | "slash" | "html" | "keep" } = {},
+    ): Promise<BulkResult> {
       const form = new FormData();
       for (const f of files) form.append("files", f, f.name);
       if (o.baseUrl) form.append("base_url", o.baseUrl);
+      if (o.urlStyle) form.append("url_style", o.urlStyle);
       const call = await send("POST", `${kbPath(kbId)}/documents`, undefined, o, { raw: { body: form } });
       return camel(await readJson(call, (v) => Array.isArray(v.results))) as BulkResult;
     },

@@ -11,7 +11,14 @@ import type { Db } from "../db/client.ts";
 import { isStoreUnavailable } from "../db/errors.ts";
 import { BodyBrokeOff, BodyStalled } from "../http/body.ts";
 import { BATCH_DOCS, type IngestCounter, ingestDocuments, mergePendingIndexEntries } from "./ingest.ts";
-import { type KnowledgeDoc, type ParseProblem, type ParseRules, parseFile, parseJsonLine } from "./parse.ts";
+import {
+  type FileSource,
+  type KnowledgeDoc,
+  type ParseProblem,
+  type ParseRules,
+  parseFile,
+  parseJsonLine,
+} from "./parse.ts";
 
 /**
  * Documents are stored as a stream is read, a batch at a time: at most BATCH_DOCS documents (an
@@ -156,17 +163,20 @@ export const asParsed = (r: ReturnType<typeof parseJsonLine>) => ("doc" in r ? {
 
 export const UPLOAD_EXTENSIONS = [".md", ".markdown", ".txt", ".html", ".htm", ".jsonl"];
 
-/** Stores the files of a multipart upload (every `File` part, whatever its field name). */
+/**
+ * Stores the files of a multipart upload (every `File` part, whatever its field name). A file
+ * without a `url` gets the address a docs site serves it at: `source.baseUrl` and its name (a
+ * folder upload's relative path) in `source.urlStyle` (docs-url.ts).
+ */
 export async function ingestFiles(
   db: Db,
   kbId: string,
   form: FormData,
   rules: Required<ParseRules>,
   options: BulkOptions,
+  source: Pick<FileSource, "baseUrl" | "urlStyle"> = {},
 ): Promise<BulkResult> {
   const c = new Collector(db, kbId, options);
-  const base = form.get("base_url");
-  const baseUrl = typeof base === "string" && base.trim() ? base.trim() : undefined;
   return c.collect(async () => {
     for (const [, value] of form.entries()) {
       if (typeof value === "string") continue;
@@ -198,7 +208,7 @@ export async function ingestFiles(
         }
         continue;
       }
-      await c.item({ file }, () => parseFile(text, file, { ...rules, baseUrl, relativePath: file }));
+      await c.item({ file }, () => parseFile(text, file, { ...rules, ...source, relativePath: file }));
     }
   });
 }

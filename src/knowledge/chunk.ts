@@ -37,6 +37,23 @@ export function splitIntoPassages(title: string, markdown: string): Passage[] {
 }
 
 /**
+ * A document's title from its text: the first `#` heading, else the first heading of any level
+ * (a page that starts at `##`), never a line inside a code block (a shell comment is no title).
+ */
+export function firstHeading(markdown: string): string | undefined {
+  let inFence = false;
+  let first: string | undefined;
+  for (const line of markdown.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    const h = inFence ? undefined : headingOf(line);
+    if (h === undefined) continue;
+    if (/^#\s/.test(line)) return h;
+    first ??= h;
+  }
+  return first;
+}
+
+/**
  * The text of an ATX heading line (`## Title`, `## Title ##`), or undefined. Linear in the line:
  * the pattern it replaces (`\s*#*\s*$` after a lazy group) backtracked cubically, minutes for
  * one line of 10,000 spaces. Every passage of a section carries its heading, so a heading

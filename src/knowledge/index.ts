@@ -19,10 +19,18 @@ export {
   type KnowledgeBaseRow,
 } from "./bases.ts";
 export { utf8 } from "./bulk.ts";
+export { docsBase, isUrlStyle, URL_STYLES, type UrlStyle } from "./docs-url.ts";
 export { deleteDocument, getDocument, putDocument } from "./documents.ts";
 export { searchKnowledgeBase } from "./find.ts";
 export { countDocuments, ingestDocuments } from "./ingest.ts";
-export { type KnowledgeDoc, type ParseProblem, parseFile, parseJsonl, parseMarkdown } from "./parse.ts";
+export {
+  type FileSource,
+  type KnowledgeDoc,
+  type ParseProblem,
+  parseFile,
+  parseJsonl,
+  parseMarkdown,
+} from "./parse.ts";
 export { recutCjkPassagesOnce } from "./reindex.ts";
 export {
   defaultKnowledgeBaseFor,

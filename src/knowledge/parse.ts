@@ -7,9 +7,11 @@
  */
 
 import type { DocumentFormat } from "../contract/knowledge.ts";
+import { firstHeading } from "./chunk.ts";
+import { DEFAULT_URL_STYLE, docsUrl, type UrlStyle } from "./docs-url.ts";
 import { FrontMatterError, frontMatter, HtmlError, htmlToDocument } from "./formats.ts";
 import { isLanguage, LANGUAGES, type Language } from "./language.ts";
-import { checkMetadata, longerThan, MAX_TITLE_CHARS, titleProblem } from "./limits.ts";
+import { checkMetadata, titleProblem } from "./limits.ts";
 
 /** A document to ingest. */
 export interface KnowledgeDoc {
@@ -58,7 +60,7 @@ const hasNul = (s: string) => s.includes("\0");
 const bytesOf = (s: string) => new TextEncoder().encode(s).byteLength;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Rules shared by every input: the size limit, and a base URL for files that name none. */
+/** Rules shared by every input: the size limit. */
 export interface ParseRules {
   maxBytes?: number;
 }
@@ -103,9 +105,8 @@ export function checkDocument(
     if (titleProblem(title)) return fail("title", `${titleProblem(title)!} (the HTML <title>)`);
     if (!content.trim()) return fail("content", "the HTML has no text");
   }
-  // A first heading too long to be a title is text (chunk.ts): the URL names the document then.
-  const heading = /^#\s+(.+)$/m.exec(content)?.[1]?.trim();
-  title ||= (heading && !longerThan(heading, MAX_TITLE_CHARS) ? heading : "") || checked.url;
+  // A heading too long to be a title is text (chunk.ts); with no heading, the URL names the document.
+  title ||= firstHeading(content) ?? checked.url;
   if (hasNul(content) || hasNul(title)) return fail("content", "contains a NUL character");
   const language = isLanguage(v.language) ? { language: v.language } : {};
   return { doc: { url: checked.url, title, content, metadata, ...language } };
@@ -155,15 +156,33 @@ export function parseJsonl(
   return { docs, problems };
 }
 
+/** Where a file's URL comes from when its front matter names none (docs-url.ts). */
+export interface FileSource {
+  /** The address of the folder the file is in, or of the folder a relative path starts from. */
+  baseUrl?: string;
+  /** The file's path under that folder (default: `file`). */
+  relativePath?: string;
+  urlStyle?: UrlStyle;
+  /** What to tell the user to give when there is no URL: the caller's own name for the base URL. */
+  baseUrlHint?: string;
+}
+
 /**
  * A Markdown, text or HTML file. The URL comes from front matter (`url:`), an HTML page's
- * canonical link, or else `baseUrl` joined with the file's relative path; the title from front
- * matter, `<title>`, or the first `# heading`. Other front matter fields become metadata.
+ * canonical link, or else the address a docs site serves it at, `baseUrl` and its relative path
+ * (docs-url.ts); the title from front matter, `<title>`, or the first heading. Other front matter
+ * fields become metadata.
  */
 export function parseFile(
   text: string,
   file: string,
-  { baseUrl, relativePath, ...rules }: ParseRules & { baseUrl?: string; relativePath?: string } = {},
+  {
+    baseUrl,
+    relativePath,
+    urlStyle = DEFAULT_URL_STYLE,
+    baseUrlHint = "send a base_url",
+    ...rules
+  }: ParseRules & FileSource = {},
 ): { doc?: KnowledgeDoc; problem?: ParseProblem } {
   let fm: ReturnType<typeof frontMatter>;
   try {
@@ -179,14 +198,12 @@ export function parseFile(
   if (page && "reason" in page) return { problem: { where: file, reason: page.reason, param: "content" } };
   let found = url ?? page?.url;
   if (found === undefined && baseUrl) {
-    try {
-      found = new URL(encodeURI(relativePath ?? file), baseUrl).href;
-    } catch {
-      return { problem: { where: file, reason: "`base_url` must be an absolute http(s) URL", param: "base_url" } };
-    }
+    const r = docsUrl(baseUrl, relativePath ?? file, urlStyle);
+    if ("reason" in r) return { problem: { where: file, reason: r.reason, param: "base_url" } };
+    found = r.url;
   }
   if (found === undefined)
-    return { problem: { where: `${file}:1`, reason: "front matter needs `url: https://…` (or send a base_url)" } };
+    return { problem: { where: `${file}:1`, reason: `front matter needs \`url: https://…\` (or ${baseUrlHint})` } };
   const r = checkDocument(
     { url: found, title: title ?? page?.title, content: page ? page.text : fm.body, metadata, language },
     rules,

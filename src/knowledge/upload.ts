@@ -12,6 +12,7 @@ import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { getKnowledgeBase } from "./bases.ts";
 import { ingestFiles, UPLOAD_EXTENSIONS } from "./bulk.ts";
+import { docsBase, isUrlStyle, URL_STYLES, type UrlStyle } from "./docs-url.ts";
 import { putDocument } from "./documents.ts";
 import type { IngestCounter } from "./ingest.ts";
 import { BulkResult, Document, DocumentInput, KbParams } from "./model.ts";
@@ -20,6 +21,25 @@ import { checkDocument } from "./parse.ts";
 import type { KnowledgeDeps } from "./routes.ts";
 
 const NDJSON = /^application\/(x-ndjson|ndjson|jsonl|x-jsonlines|jsonlines)\s*(;|$)/i;
+
+/**
+ * A multipart upload's `base_url` and `url_style` (docs-url.ts), checked once for the request: a
+ * bad one is the request's fault (400), not each file's.
+ */
+function fileSource(form: FormData): { baseUrl?: string; urlStyle?: UrlStyle } {
+  const base = form.get("base_url");
+  const style = form.get("url_style");
+  const baseUrl = typeof base === "string" && base.trim() ? base.trim() : undefined;
+  const checked = baseUrl === undefined ? undefined : docsBase(baseUrl);
+  if (checked && "reason" in checked)
+    throw new ApiError("invalid_request", `Invalid field 'base_url': ${checked.reason}.`, { param: "base_url" });
+  if (style === null || style === "") return { baseUrl };
+  if (!isUrlStyle(style))
+    throw new ApiError("invalid_request", `Invalid field 'url_style': must be one of ${URL_STYLES.join(", ")}.`, {
+      param: "url_style",
+    });
+  return { baseUrl, urlStyle: style };
+}
 
 export const uploadRoutes = (deps: KnowledgeDeps) => {
   const rules = { maxBytes: deps.options.maxDocumentBytes };
@@ -74,7 +94,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
       } catch {
         throw new ApiError("invalid_request", "The multipart body could not be read.");
       }
-      return ingestFiles(deps.db, kbId, form, rules, { now, count });
+      return ingestFiles(deps.db, kbId, form, rules, { now, count }, fileSource(form));
     }
     throw new ApiError(
       "unsupported_media_type",
@@ -128,7 +148,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
             okOneOf: ["Document", "BulkResult"],
           }),
           description:
-            "`application/json`: one document; 201 when new, 200 when it replaced the one with the same URL. `application/x-ndjson`: one document per line, streamed; `multipart/form-data`: files (.md, .markdown, .txt with YAML `---` or TOML `+++` front matter, .html, .htm, .jsonl) and an optional `base_url` field for files without a `url`. Both bulk forms answer 200 with counts and one result per line or file; a bad line fails alone.",
+            "`application/json`: one document; 201 when new, 200 when it replaced the one with the same URL. `application/x-ndjson`: one document per line, streamed; `multipart/form-data`: files (.md, .markdown, .txt with YAML `---` or TOML `+++` front matter, .html, .htm, .jsonl) and optional `base_url` and `url_style` fields for files without a `url` (the address a docs site serves each at: `guide/setup.md` → `base_url` + `guide/setup`). Both bulk forms answer 200 with counts and one result per line or file; a bad line fails alone.",
           requestBody: {
             required: true,
             content: {
@@ -143,7 +163,15 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
                     files: { type: "array", items: { type: "string", format: "binary" } },
                     base_url: {
                       type: "string",
-                      description: "URL of the folder: a file's URL is this joined with its name.",
+                      description:
+                        "URL of the folder, for files without a `url`: a file's URL is this joined with its name (a folder upload's relative path), as `url_style` says.",
+                    },
+                    url_style: {
+                      type: "string",
+                      enum: [...URL_STYLES],
+                      default: "clean",
+                      description:
+                        "How a Markdown file's name becomes its address: `clean` drops .md/.markdown/.mdx (`guide/setup`), `slash` adds a slash (`guide/setup/`), `html` ends it in .html, `keep` keeps it; an `index`, `_index` or `README` page is its folder (`guide/`; `guide/index.html` in `html`).",
                     },
                   },
                 },

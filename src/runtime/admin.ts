@@ -12,7 +12,8 @@
  * Bun-only (Bun.serve with `unix`, fetch with `unix`): CLI and server only.
  */
 import { chmodSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { forServer } from "./cli/args.ts";
 import { runStoreCommand, STORE_COMMANDS } from "./cli/commands.ts";
 import { bufferIo } from "./cli/io.ts";
 import type { OpenedStore } from "./store.ts";
@@ -121,13 +122,12 @@ export async function adminAnswers(dir: string, ms = 2_000): Promise<boolean> {
 }
 
 /**
- * Runs `argv` on the server behind `dir`'s socket. Paths for `ingest` are made absolute here:
- * the server reads the files, from its own working directory. `signal` (Ctrl-C) abandons it;
- * the server stops an ingest before its next batch.
+ * Runs `argv` on the server behind `dir`'s socket. Its path arguments are made absolute here
+ * (the server reads the files, from its own working directory), its flags go as typed
+ * (cli/args.ts). `signal` (Ctrl-C) abandons it; the server stops an ingest before its next batch.
  */
 export async function forward(dir: string, argv: string[], signal?: AbortSignal): Promise<Outcome> {
-  const [command, ...rest] = argv;
-  const sent = command === "ingest" ? [command, ...rest.map((p) => resolve(p))] : argv;
+  const sent = forServer(argv);
   const res = await fetch("http://parley/run", {
     unix: join(dir, ADMIN_SOCKET),
     method: "POST",

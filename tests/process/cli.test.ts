@@ -1,8 +1,8 @@
 /** The command line, run as a user would: `bun src/main.ts …` in a temp data folder. */
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, dataDir as dataFolder, PROCESS_TEST_MS, tempDir as tempFolder } from "../helpers/process.ts";
+import { cli, dataDir as dataFolder, PROCESS_TEST_MS, root, tempDir as tempFolder } from "../helpers/process.ts";
 import { onPostgres } from "../helpers/store.ts";
 
 setDefaultTimeout(PROCESS_TEST_MS); // per file: see bunfig.toml
@@ -119,6 +119,13 @@ describe("cli (environment and usage)", () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(name!);
     }
+  });
+
+  test("--version and -v print the version from package.json, whatever the environment", async () => {
+    const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    for (const flag of ["--version", "-v"])
+      expect(await cli([flag], { PORT: "not a port" })).toEqual({ code: 0, stdout: `parley ${version}\n`, stderr: "" });
   });
 
   test("unknown command → usage and exit 2", async () => {

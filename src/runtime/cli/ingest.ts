@@ -1,25 +1,50 @@
 /**
- * `ingest [--kb NAME] PATH...`: .jsonl files, .md/.txt/.html files, or folders of them, into a
- * knowledge base (default: `default`) — parsed and stored by the same services as the HTTP
- * uploads. Bad lines are reported and skipped.
+ * `ingest [--kb NAME] [--base-url URL [--url-style S]] PATH...`: .jsonl files, .md/.txt/.html
+ * files, or folders of them, into a knowledge base (default: `default`) — parsed and stored by
+ * the same services as the HTTP uploads. Bad lines are reported and skipped. A file whose front
+ * matter names no `url` gets the address a docs site serves it at (knowledge/docs-url.ts).
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { extname, join } from "node:path";
+import { basename, extname, join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import type { Store } from "../../db/client.ts";
 import { isStoreUnavailable, sqlState } from "../../db/errors.ts";
 import {
+  docsBase,
+  type FileSource,
   ingestDocuments,
+  isUrlStyle,
   type KnowledgeDoc,
   knowledgeBaseIdsByName,
   type ParseProblem,
   parseFile,
   parseJsonl,
+  URL_STYLES,
   utf8,
 } from "../../knowledge/index.ts";
+import { INGEST_OPTIONS } from "./args.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt", ".html", ".htm"]);
+
+const USAGE = `usage: ingest [--kb NAME] [--base-url URL [--url-style ${URL_STYLES.join("|")}]] PATH...
+  (.jsonl, .md, .txt, .html files or folders; --base-url: the address the folder is served at)`;
+
+/** What a file without a URL is told to add. */
+const BASE_URL_HINT = "pass --base-url with the address this folder is served at, e.g. https://docs.example.com/";
+
+/** `--base-url` and `--url-style`, checked before any file is read: a typo is one error, not one per file. */
+function fileSource(baseUrl: string | undefined, urlStyle: string | undefined): FileSource {
+  if (urlStyle !== undefined && !isUrlStyle(urlStyle))
+    throw new Error(`--url-style must be one of ${URL_STYLES.join(", ")}`);
+  if (baseUrl === undefined) {
+    if (urlStyle !== undefined) throw new Error("--url-style applies to --base-url: pass both");
+    return {};
+  }
+  const checked = docsBase(baseUrl);
+  if ("reason" in checked) throw new Error(`--base-url: ${checked.reason}`);
+  return { baseUrl, urlStyle };
+}
 
 /**
  * The files under `path` (itself, if it is a file), sorted. Symlinks are followed, but a folder
@@ -95,20 +120,21 @@ export async function ingestCommand(
   io: Io = consoleIo,
   signal?: AbortSignal,
 ): Promise<number> {
-  const { values, positionals: paths } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { kb: { type: "string" } },
-  });
+  const { values, positionals: paths } = parseArgs({ args: argv, allowPositionals: true, options: INGEST_OPTIONS });
   if (paths.length === 0) {
-    io.err("usage: ingest [--kb NAME] PATH... (.jsonl, .md, .txt, .html files or folders)");
+    io.err(USAGE);
     return 2;
   }
+  const source = fileSource(values["base-url"], values["url-style"]);
   const [kbId] = await knowledgeBaseIdsByName(store.db, [values.kb ?? "default"]);
   const docs: KnowledgeDoc[] = [];
   const problems: ParseProblem[] = [];
   const seen = new Set<string>();
-  for (const path of paths.flatMap((p) => files(p, problems, seen))) {
+  const found = paths.flatMap((root) =>
+    // A file's address is its path under the folder named here (a file named alone: its name).
+    files(root, problems, seen).map((path) => ({ path, relativePath: relative(root, path) || basename(path) })),
+  );
+  for (const { path, relativePath } of found) {
     let bytes: Uint8Array;
     try {
       bytes = readFileSync(path);
@@ -131,7 +157,7 @@ export async function ingestCommand(
         docs.push(...r.docs);
         problems.push(...r.problems);
       } else if (KINDS.has(extname(path))) {
-        const r = parseFile(text, path);
+        const r = parseFile(text, path, { ...source, relativePath, baseUrlHint: BASE_URL_HINT });
         if (r.doc) docs.push(r.doc);
         if (r.problem) problems.push(r.problem);
       } else {
@@ -164,6 +190,8 @@ export async function ingestCommand(
     return 130;
   }
   const skipped = problems.length + failed;
+  if (found.length === 0) io.err(`nothing to ingest: no .jsonl, .md, .txt or .html files in ${paths.join(", ")}`);
   io.out(`ingested ${n} document(s)${skipped ? `, skipped ${skipped}` : ""}`);
-  return failed && n === 0 ? 1 : 0;
+  // Nothing stored is a failure (a script should notice), whatever the reason each file gives.
+  return n === 0 ? 1 : 0;
 }

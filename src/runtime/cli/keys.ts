@@ -9,6 +9,7 @@ import { PLANS, type Plan } from "../../contract/plans.ts";
 import type { Store } from "../../db/client.ts";
 import { parseDateTime } from "../../http/date-time.ts";
 import { knowledgeBaseIdsByName } from "../../knowledge/index.ts";
+import { KEYS_OPTIONS } from "./args.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const USAGE = `usage:
@@ -51,17 +52,7 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: {
-      name: { type: "string" },
-      plan: { type: "string" },
-      rpm: { type: "string" },
-      rpd: { type: "string" },
-      tpd: { type: "string" },
-      admin: { type: "boolean" },
-      role: { type: "string" },
-      kb: { type: "string", multiple: true },
-      expires: { type: "string" },
-    },
+    options: KEYS_OPTIONS,
   });
   const kbs = values.kb ? await knowledgeBaseIdsByName(store.db, values.kb) : undefined;
   if (values.role !== undefined && values.role !== "chat" && values.role !== "admin")
