@@ -214,12 +214,13 @@ ranked as (
 -- A page's evidence besides coverage: how many of the message's own known words it holds.
 page_terms as (
   select document_id, ${coverage("x")} as coverage,
-    count(*) filter (where not x.ctx and x.cw > 0) as terms
+    count(*) filter (where not x.ctx and x.cw > 0) as terms,
+    count(*) filter (where x.ctx and x.cw > 0) as ctx_terms
   from (select distinct document_id, lexeme, cw, ctx from tf) x group by document_id
 ),
 pages as (
   select r.document_id, sum(r.score * power(${num(o.pageDecay)}, r.nth - 1)) as page_score, min(pt.coverage) as coverage,
-    min(pt.terms) as terms
+    min(pt.terms) as terms, min(pt.ctx_terms) as ctx_terms
   from ranked r join page_terms pt on pt.document_id = r.document_id
   where r.nth <= 3 group by r.document_id
 ),
@@ -232,8 +233,9 @@ best as (
       -- A long question in a person's words holds words no documentation uses ("quickest",
       -- "enormous"): its coverage stays low, yet one page holds several of its rarer words.
       -- Several of them on one page are evidence of a topic: minTerms was chosen leaving one
-      -- language out (eval/tune-abstention.ts).
-      or exists (select 1 from pages where terms >= ${num(o.minTerms)}))
+      -- language out (eval/tune-abstention.ts). A follow-up's context words count too, with at
+      -- least one of its own: "and a permanent redirect?" is about the conversation's page.
+      or exists (select 1 from pages where terms >= 1 and terms + ctx_terms >= ${num(o.minTerms)}))
   order by p.page_score desc, r.document_id, r.score desc, r.id
   limit ${num(o.limit)}
 )
