@@ -128,8 +128,10 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     store = await openStoreFromEnv(env, {
       command: "serve",
       warn: (msg) => logger.warn(msg),
-      // Only a CLI command can hold the folder while we hold the server lock: wait for it to end.
+      // With the server lock ours, a CLI command (wait for it to end) or an app that embeds the
+      // library (it keeps the folder for its whole life: refused at once) holds the folder.
       onBusy: async (busy) => {
+        if (busy.holder.embedded) throw busy;
         if (signalled) throw new StartupStopped();
         if (!waitLogged)
           logger.info(

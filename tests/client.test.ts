@@ -123,6 +123,7 @@ describe("client", () => {
       type: "start",
       conversationId: reply.conversationId,
       messageId: expect.stringMatching(/^msg_/),
+      resumeToken: expect.stringMatching(/^v1\./),
     });
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => i + 1));
     const end = events.at(-1)!;

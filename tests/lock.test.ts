@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { openPglite } from "../src/db/client.ts";
 import { lockDataDir, lockServer, STORE_LOCK, serverHolding } from "../src/runtime/lock.ts";
 import { tempDir } from "./helpers/process.ts";
 
@@ -41,5 +42,34 @@ describe("data folder lock", () => {
     release();
     expect(serverHolding(dir)).toBeNull();
     (await lockServer(dir))();
+  });
+});
+
+describe("the library's lock (openPglite on a folder)", () => {
+  test("two library stores on one folder: the second is refused naming the first; close() frees it", async () => {
+    const dir = join(tempDir("parley-lib-lock-"), "store");
+    const first = await openPglite(dir);
+    await expect(openPglite(dir)).rejects.toThrow(
+      `The PGlite folder ${dir} is in use by another process (pid ${process.pid} on ${hostname()}, \`app ${process.argv[1]}\`)`,
+    );
+    expect(JSON.parse(readFileSync(join(dir, STORE_LOCK), "utf8"))).toMatchObject({ embedded: true });
+    await first.close();
+    expect(existsSync(join(dir, STORE_LOCK))).toBe(false);
+    await (await openPglite(dir)).close();
+  });
+
+  test("a folder named pg is locked in its parent: the lock of `parley` with DATA_DIR set to that parent", async () => {
+    const dataDir = tempDir("parley-lib-lock-");
+    const app = await openPglite(join(dataDir, "pg"));
+    // What a CLI command (and a server, once it holds the server lock) runs first: refused, told why.
+    expect(() => lockDataDir(dataDir, "keys create")).toThrow(
+      `The data folder ${dataDir} is in use by an app that embeds Parley (pid ${process.pid}`,
+    );
+    await app.close();
+    const cli = lockDataDir(dataDir, "keys create");
+    await expect(openPglite(join(dataDir, "pg"))).rejects.toThrow(
+      `The PGlite folder ${join(dataDir, "pg")} is in use by another process (pid ${process.pid} on ${hostname()}, \`keys create\`)`,
+    );
+    cli();
   });
 });

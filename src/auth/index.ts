@@ -23,9 +23,11 @@ import {
   utcDay,
 } from "../ratelimit/index.ts";
 import { inSpan, type Tracing } from "../tracing/index.ts";
-import { bearerSecret, findKeyBySecret, hashSecret, touchKey } from "./keys.ts";
+import { type Credential, keyHash, unauthorized } from "./credential.ts";
+import { findKeyByHash, touchKey } from "./keys.ts";
 
 export type { ApiKeyInfo } from "../ratelimit/index.ts";
+export type { Credential } from "./credential.ts";
 
 /** What the gate needs. */
 export interface AdmissionDeps {
@@ -44,9 +46,6 @@ export interface AdmissionDeps {
 /** Methods that only read: served while writes are refused. */
 const READS = new Set(["GET", "HEAD"]);
 
-const unauthorized = (message: string) =>
-  new ApiError("unauthorized", message, { headers: { "www-authenticate": 'Bearer realm="parley"' } });
-
 /**
  * An expired key gets 401 `key_expired` (the gate never admits nor counts it); a live one has
  * its `last_used_at` moved, at most once a minute (a conditional UPDATE: keys.ts).
@@ -61,14 +60,15 @@ async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> 
 }
 
 /** The key behind the request's Bearer secret, admitted by its limits (the decision says; undefined with the limiter off). */
-async function admit({ db, options, now, refusals }: AdmissionDeps, request: Request) {
-  const header = request.headers.get("authorization");
-  if (!header) throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
-  const secret = bearerSecret(header);
-  if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
+async function admit(
+  { db, options, now, refusals }: AdmissionDeps,
+  ctx: Parameters<Credential>[0],
+  credential?: Credential,
+) {
+  const hash = await keyHash(db, ctx, credential);
   if (!options.rateLimit) {
     const at = now();
-    const apiKey = await findKeyBySecret(db, secret, utcDay(at));
+    const apiKey = await findKeyByHash(db, hash, utcDay(at));
     if (!apiKey) throw unauthorized("Invalid or revoked API key.");
     await checkLive(db, apiKey, at);
     return { apiKey, decision: undefined as Decision | undefined, at };
@@ -77,7 +77,7 @@ async function admit({ db, options, now, refusals }: AdmissionDeps, request: Req
   const at = now();
   let admission: Awaited<ReturnType<typeof admitKey>>;
   try {
-    admission = await admitKey(db, await hashSecret(secret), options.plans, at, refusals);
+    admission = await admitKey(db, hash, options.plans, at, refusals);
   } catch (error) {
     // Fail closed whatever the cause (down, read-only, out of space…): an unchecked request
     // is never served, and the next request tries the store again.
@@ -97,11 +97,11 @@ async function admit({ db, options, now, refusals }: AdmissionDeps, request: Req
 type Gate = Awaited<ReturnType<typeof admit>>;
 
 /** The gate's statement for one request; one span with tracing on (the lookup and the admission are one statement). */
-const gateOf = (deps: AdmissionDeps, request: Request): Promise<Gate> =>
+const gateOf = (deps: AdmissionDeps, ctx: Parameters<Credential>[0], credential?: Credential): Promise<Gate> =>
   !deps.tracing?.enabled
-    ? admit(deps, request)
-    : inSpan(deps.tracing.of(request), "auth+ratelimit", async (span) => {
-        const gate = await admit(deps, request);
+    ? admit(deps, ctx, credential)
+    : inSpan(deps.tracing.of(ctx.request), "auth+ratelimit", async (span) => {
+        const gate = await admit(deps, ctx, credential);
         span.set({
           "parley.key_id": gate.apiKey.id,
           "parley.ratelimit": gate.decision ? "on" : "off",
@@ -162,7 +162,7 @@ async function enforce(
  */
 export async function admitAnother(deps: AdmissionDeps, request: Request): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
-  await enforce(deps, await gateOf(deps, request), headers);
+  await enforce(deps, await gateOf(deps, { request, params: {} }), headers);
   return headers;
 }
 
@@ -174,9 +174,11 @@ export async function admitAnother(deps: AdmissionDeps, request: Request): Promi
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const admission = (deps: AdmissionDeps, need: { role?: "admin" } = {}) =>
+export const admission = (deps: AdmissionDeps, need: { role?: "admin"; credential?: Credential } = {}) =>
   new Elysia()
-    .derive({ as: "scoped" }, ({ request }) => gateOf(deps, request))
+    .derive({ as: "scoped" }, ({ request, params }) =>
+      gateOf(deps, { request, params: params as Record<string, string> }, need.credential),
+    )
     .derive({ as: "scoped" }, async ({ apiKey, decision, at, set }) => {
       await enforce(deps, { apiKey, decision, at }, set.headers);
       return {};

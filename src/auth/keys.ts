@@ -61,9 +61,20 @@ export async function findKeyBySecret(
   secret: string,
   day = new Date().toISOString().slice(0, 10),
 ): Promise<ApiKeyInfo | null> {
+  return findKeyByHash(db, await hashSecret(secret), day);
+}
+
+/** `findKeyBySecret` by the secret's stored hash. */
+export async function findKeyByHash(db: Db, hash: string, day: string): Promise<ApiKeyInfo | null> {
   const lookup = getOrCreate(lookups, db, () => lookupStatement(db));
-  const [row] = await lookup.execute({ hash: await hashSecret(secret), day });
+  const [row] = await lookup.execute({ hash, day });
   return row ? apiKeyOf(row) : null;
+}
+
+/** The stored hash of key `id` (revoked or not: the gate refuses a revoked one), or null. */
+export async function keyHashOf(db: Db, id: string): Promise<string | null> {
+  const [row] = await db.select({ hash: apiKeys.hash }).from(apiKeys).where(eq(apiKeys.id, id));
+  return row?.hash ?? null;
 }
 
 /** `last_used_at` is written at most once per this interval per key. */

@@ -61,6 +61,12 @@ export const StreamEvent = t.Union(
       type: t.Literal("start"),
       conversation_id: t.String(),
       message_id: t.String({ description: "The reply's msg_… id (stored from this moment, status in_progress)" }),
+      resume_token: t.Optional(
+        t.String({
+          description:
+            "Accepted as `?token=` on this reply's events route instead of the Authorization header, for 1 h from the reply's start (an EventSource cannot send headers); it counts as a request of the reply's key",
+        }),
+      ),
     }),
     t.Object({ type: t.Literal("token"), content: t.String() }),
     t.Object({ type: t.Literal("sources"), sources: t.Array(t.String({ description: "URL" })) }),

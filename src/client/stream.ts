@@ -19,6 +19,7 @@ function toEvent(e: Wire, id: string | undefined): ChatEvent {
         type: "start",
         conversationId: e.conversation_id as string,
         ...(typeof e.message_id === "string" ? { messageId: e.message_id } : {}),
+        ...(typeof e.resume_token === "string" ? { resumeToken: e.resume_token } : {}),
       };
     case "end":
       // A server from before `stop` sends no status: its replies could only complete.

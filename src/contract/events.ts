@@ -18,9 +18,14 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 export const REPLY_STATUSES = ["completed", "stopped", "length"] as const;
 export type ReplyStatus = (typeof REPLY_STATUSES)[number];
 
-/** The events of a reply, in order: start, token*, sources, end — or error at any point after start. */
+/**
+ * The events of a reply, in order: start, token*, sources, end — or error at any point after start.
+ * `start`'s `resume_token` is accepted as `?token=` on this reply's events route instead of the
+ * Authorization header, for an hour from the reply's start (an EventSource cannot send headers);
+ * absent only from replies stored before resume tokens existed.
+ */
 export type StreamEvent =
-  | { type: "start"; conversation_id: string; message_id: string }
+  | { type: "start"; conversation_id: string; message_id: string; resume_token?: string }
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
   | { type: "end"; message_id: string; status: ReplyStatus; usage: Usage | null }

@@ -38,16 +38,40 @@ export interface Store {
 /**
  * Opens PGlite in `dataDir` (in memory when omitted), creating the folder and its parents when
  * missing, private to its owner (PGlite itself makes only the last level). `options` reach
- * PGlite as they are.
+ * PGlite as they are. A folder on disk is locked for this process until `close()`, with the lock
+ * `parley serve` and the CLI take (runtime/folder-lock.ts: a folder named `pg` is locked in its
+ * parent, DATA_DIR): PGlite allows one writer per folder, so while another process holds it
+ * this throws, naming that process (pid, host, command); after close() (or the process's end)
+ * the next one may open it.
  */
 export async function openPglite(dataDir?: string, options: PGliteOptions = {}): Promise<Store> {
-  if (dataDir && !/^[a-z]+:\/\//.test(dataDir) && !options.fs) {
-    // A file-system path (not memory:// or idb://): node:fs, as PGlite's own NodeFS uses it
-    // there (Bun, Deno and Node all have it). Imported only then, so a browser never loads it.
-    const { mkdir } = await import("node:fs/promises");
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  if (!dataDir || /^[a-z]+:\/\//.test(dataDir)) return pgliteStore(await PGlite.create({ ...options, dataDir }));
+  // A file-system path (not memory:// or idb://): node:fs, as PGlite's own NodeFS uses it there
+  // (Bun, Deno and Node all have it), and the lock of the runtime running now. Imported only
+  // then, so a browser never loads them.
+  const { lockPgliteFolder } = await import("../runtime/folder-lock.ts");
+  const unlock = await lockPgliteFolder(dataDir);
+  try {
+    if (!options.fs) {
+      const { mkdir } = await import("node:fs/promises");
+      await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    }
+    const client = await PGlite.create({ ...options, dataDir });
+    const store = pgliteStore(client);
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        try {
+          await client.close();
+        } finally {
+          unlock();
+        }
+      })());
+    return { ...store, close };
+  } catch (error) {
+    unlock();
+    throw error;
   }
-  return pgliteStore(await PGlite.create({ ...options, dataDir }));
 }
 
 /** A store over a PGlite client (or a stand-in that forwards to one). */

@@ -14,8 +14,9 @@ import { ORPHANED_EVENT } from "./event-log.ts";
 import { LeaseKeeper, RunRegistry } from "./live-runs.ts";
 import { createNotifier, listenerOf } from "./notify.ts";
 import type { RunInput, RunOutcome } from "./outcome.ts";
-import { findOwnedReply, findOwnedReplyState, lastEvent, type ReplyState, readPage } from "./reads.ts";
+import { findOwnedReply, findOwnedReplyState, lastEvent, type ReplyState, readPage, replyOwner } from "./reads.ts";
 import { ReplayPager } from "./replay.ts";
+import { checkResumeToken } from "./resume-token.ts";
 import { Run } from "./run.ts";
 import { createReplyStore } from "./statements.ts";
 import { type Origins, ReplyStream, sseOf } from "./stream.ts";
@@ -126,6 +127,14 @@ export function createReplies(deps: RepliesDeps) {
       if (reply && (await expireStale([reply]))) return findOwnedReplyState(deps.db, keyId, id, conversationId);
       return reply;
     },
+    /**
+     * What `token` (a `start` event's `resume_token`) is worth for reply `id` of `conversationId`
+     * now, and the key it stands for: the reply's owner (null once the reply is gone).
+     */
+    async checkToken(token: string, id: string, conversationId: string) {
+      const check = await checkResumeToken(deps.db, token, conversationId, id, deps.now());
+      return check.ok ? { ...check, keyId: await replyOwner(deps.db, id, conversationId) } : check;
+    },
     /** Replies generated in this process now. */
     get running(): number {
       return registry.size;
@@ -148,5 +157,6 @@ export function createReplies(deps: RepliesDeps) {
 
 export type { RunInput, RunOutcome } from "./outcome.ts";
 export type { ReplyState } from "./reads.ts";
+export { RESUME_TOKEN_TTL_MS } from "./resume-token.ts";
 export type { ReplyWrite } from "./statements.ts";
 export { type FinalReply, ReplyFold, ReplyStream } from "./stream.ts";

@@ -134,6 +134,16 @@ export async function findOwnedReplyState(
   return row ?? null;
 }
 
+/** The key that owns reply `id` of conversation `conversationId` (a resume token's), or null. */
+export async function replyOwner(db: Db, id: string, conversationId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ keyId: conversations.keyId })
+    .from(messages)
+    .innerJoin(conversations, eq(conversations.id, messages.conversationId))
+    .where(and(eq(messages.id, id), eq(messages.conversationId, conversationId), eq(messages.role, "assistant")));
+  return row?.keyId ?? null;
+}
+
 /** Message `id`, an assistant's, in a conversation key `keyId` owns (`conversationId` when given). */
 const ownedReply = (keyId: string, id: string, conversationId?: string) =>
   and(

@@ -16,6 +16,7 @@ import { type Batch, type Generated, type GenerateInput, generate, WriteBatcher 
 import { stopTopic } from "./notify.ts";
 import { type RunInput, type RunOutcome, StopRequest, whyEnded } from "./outcome.ts";
 import { replyStatus } from "./reads.ts";
+import { RESUME_TOKEN_TTL_MS, resumeToken } from "./resume-token.ts";
 import type { RepliesDeps, Shared } from "./types.ts";
 
 export class Run {
@@ -34,7 +35,12 @@ export class Run {
   static async start(deps: RepliesDeps & Shared, input: RunInput): Promise<Run> {
     const id = newId("msg");
     const createdAt = Math.max(deps.now(), input.at.getTime() + 1);
-    const start: StreamEvent = { type: "start", conversation_id: input.conversationId, message_id: id };
+    const start: StreamEvent = {
+      type: "start",
+      conversation_id: input.conversationId,
+      message_id: id,
+      resume_token: await resumeToken(deps.db, input.conversationId, id, createdAt + RESUME_TOKEN_TTL_MS),
+    };
     // The reply's span covers the run: its create, the agent's spans, every write (docs/operations.md).
     const span = (input.trace ?? NOOP_TRACE).start("reply", {
       "parley.message_id": id,

@@ -178,6 +178,7 @@ console.log(JSON.stringify(out));
       type: "start",
       conversationId: out.chat.conversationId,
       messageId: expect.stringMatching(/^msg_/),
+      resumeToken: expect.stringMatching(/^v1\./),
     });
     expect(events.at(-1)!.type).toBe("end");
     expect(events.some((e) => e.type === "token")).toBe(true);
