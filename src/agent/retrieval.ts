@@ -1,13 +1,15 @@
 /**
  * The default agent: retrieves passages with the knowledge base's BM25F search
- * (knowledge/search.ts) and answers extractively (extract.ts): the sentences and the code that
- * answer, quoted verbatim from the best page first, each page cited by URL. Follow-ups are
- * searched in the context of the conversation (knowledge/retrieve.ts).
+ * (knowledge/search.ts) and answers extractively: the sentences and the code that answer, quoted
+ * verbatim from the best page first, each page cited by URL. Follow-ups are searched in the
+ * context of the conversation (knowledge/retrieve.ts).
+ *
+ * The extract is language-neutral throughout: sentences and words come from `Intl.Segmenter`
+ * (ICU: every script, CJK by dictionary), and a word's weight from how few of the candidate
+ * sentences hold it (no stop list of any language: a word every sentence has weighs nothing).
  */
 import type { Db } from "../db/client.ts";
-import type { SemanticSearch } from "../knowledge/index.ts";
-import { contextOf, searchPassages } from "../knowledge/index.ts";
-import { type Extract, extract } from "./extract.ts";
+import { contextOf, type SearchHit, type SemanticSearch, searchPassages } from "../knowledge/index.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
 
 /** Splits text into tokens that concatenate back to exactly the text: each word with the space before it. */
@@ -90,4 +92,146 @@ function compose(chosen: Extract[][]): string {
       return [`[${i + 1}] ${label}:`, ...[...blocks.values()].map(text)].join("\n\n");
     });
   return parts.join("\n\n");
+}
+
+/** One quotable piece of a passage: a sentence of prose, or a fenced code block kept whole. */
+export interface Piece {
+  text: string;
+  code: boolean;
+  /** Index of the block (paragraph or code block) it belongs to, within its passage. */
+  block: number;
+}
+
+/** A passage's answer: what to quote from it, and how well it answers. */
+export interface Extract {
+  hit: SearchHit;
+  pieces: Piece[];
+  score: number;
+}
+
+const MAX_QUOTE_CHARS = 700;
+const MAX_CODE_CHARS = 1_500;
+/** What adjacency to the quoted paragraph is worth, in question-word weight (about one word). */
+const ADJACENT_BONUS = 1;
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
+const FENCE = /^(```|~~~)[^\n]*\n[\s\S]*?\n\1[ \t]*$/gm;
+
+const sentences = new Intl.Segmenter(undefined, { granularity: "sentence" });
+const words = new Intl.Segmenter(undefined, { granularity: "word" });
+
+/** The words of `text`, lower-cased, reduced to a crude prefix stem for alphabetic scripts. */
+export function termsOf(text: string): string[] {
+  const out: string[] = [];
+  for (const w of words.segment(text.toLowerCase())) {
+    if (!w.isWordLike) continue;
+    // Latin and other cased scripts: a 5-character prefix joins inflected forms; CJK words stay whole.
+    out.push(/^[\p{Lu}\p{Ll}\p{N}_-]+$/u.test(w.segment) ? w.segment.slice(0, 5) : w.segment);
+  }
+  return out;
+}
+
+/** The sentences of a flattened paragraph; a break inside `inline code` ("`?pretty`") is no break. */
+function sentencesOf(flat: string): string[] {
+  const out: string[] = [];
+  for (const s of sentences.segment(flat)) {
+    const open = out.length > 0 && (out[out.length - 1]!.match(/`/g)?.length ?? 0) % 2 === 1;
+    if (open) out[out.length - 1] += s.segment;
+    else out.push(s.segment);
+  }
+  return out.map((x) => x.trim()).filter(Boolean);
+}
+
+/** A passage cut into pieces: fenced code blocks whole, prose paragraphs into sentences. */
+export function piecesOf(content: string): Piece[] {
+  const pieces: Piece[] = [];
+  let block = 0;
+  let at = 0;
+  const prose = (text: string) => {
+    for (const paragraph of text.split(/\n{2,}/)) {
+      // A list keeps its lines (one piece); the sentences before it are sentences.
+      const lines = paragraph.split("\n");
+      const list = lines.findIndex((l) => LIST_ITEM.test(l));
+      const lead = (list < 0 ? lines : lines.slice(0, list)).join(" ").replace(/\s+/g, " ").trim();
+      // Tables, HTML and stray import lines (from MDX pages) are not prose.
+      if (/^(\||<|import |export )/.test(lead)) continue;
+      if (lead.length >= 3) for (const text of sentencesOf(lead)) pieces.push({ text, code: false, block });
+      if (list >= 0) pieces.push({ text: lines.slice(list).join("\n").trim(), code: false, block });
+      block++;
+    }
+  };
+  for (const m of content.matchAll(FENCE)) {
+    prose(content.slice(at, m.index));
+    pieces.push({ text: m[0].trim(), code: true, block: block++ });
+    at = m.index + m[0].length;
+  }
+  prose(content.slice(at));
+  return pieces;
+}
+
+/**
+ * Weights of the question's words: rarer among the candidate pieces, heavier; a word in most
+ * of them (the language's function words, the product's name) weighs about nothing.
+ */
+function weightsOf(question: string[], context: string[], all: Piece[][]): Map<string, number> {
+  const held = all.flat().map((p) => new Set(termsOf(p.text)));
+  const n = held.length + 1;
+  const weight = new Map<string, number>();
+  const add = (t: string, factor: number) => {
+    const df = held.filter((s) => s.has(t)).length;
+    const w = factor * Math.log(n / (df + 0.5));
+    if (w > (weight.get(t) ?? 0)) weight.set(t, Math.max(0, w));
+  };
+  for (const t of new Set(context)) add(t, 0.5);
+  for (const t of new Set(question)) add(t, 1);
+  return weight;
+}
+
+const scoreOf = (piece: Piece, weight: Map<string, number>) => {
+  let s = 0;
+  for (const t of new Set(termsOf(piece.text))) s += weight.get(t) ?? 0;
+  return s;
+};
+
+/**
+ * What each hit answers: its best sentence with the sentences after it in the same paragraph
+ * while they still bear on the question (within MAX_QUOTE_CHARS), and the code block that goes
+ * with them — the first one after that paragraph, or the best-scoring one — kept whole.
+ */
+export function extract(question: string, context: string, hits: SearchHit[]): Extract[] {
+  const all = hits.map((h) => piecesOf(h.content));
+  const weight = weightsOf(termsOf(question), termsOf(context), all);
+  return hits.map((hit, i) => {
+    const pieces = all[i]!;
+    const scores = pieces.map((p) => scoreOf(p, weight));
+    const prose = pieces.map((p, j) => ({ p, j, s: scores[j]! })).filter((x) => !x.p.code);
+    const best = prose.reduce<(typeof prose)[number] | undefined>((b, x) => (!b || x.s > b.s ? x : b), undefined);
+    if (!best) {
+      const code = pieces.find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
+      return { hit, pieces: code ? [code] : [], score: code ? scores[pieces.indexOf(code)]! : 0 };
+    }
+    const chosen = [best.p];
+    let length = best.p.text.length;
+    for (let j = best.j + 1; j < pieces.length; j++) {
+      const next = pieces[j]!;
+      if (next.code || next.block !== best.p.block || length + next.text.length > MAX_QUOTE_CHARS) break;
+      if (scores[j]! <= 0 && chosen.length > 1) break;
+      chosen.push(next);
+      length += next.text.length;
+    }
+    // A sentence that announces what follows ("…the following keys:") brings it: the next
+    // paragraph (a list, say) when it is prose.
+    const last = chosen[chosen.length - 1]!;
+    if (/[:：]$/.test(last.text)) {
+      const next = pieces.filter((p) => p.block === last.block + 1 && !p.code);
+      if (next.length && next.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2) chosen.push(...next);
+    }
+    // The code that goes with the answer: the block sharing most of the question's words, the
+    // one right after the quoted paragraph counting as if it shared a little more.
+    const code = pieces
+      .map((p, j) => ({ p, s: scores[j]! + (j > best.j && p.block <= best.p.block + 2 ? ADJACENT_BONUS : 0) }))
+      .filter((x) => x.p.code && x.s > 0 && x.p.text.length <= MAX_CODE_CHARS)
+      .sort((a, b) => b.s - a.s)[0]?.p;
+    if (code) chosen.push(code);
+    return { hit, pieces: chosen, score: best.s };
+  });
 }

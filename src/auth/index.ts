@@ -23,11 +23,10 @@ import {
   utcDay,
 } from "../ratelimit/index.ts";
 import { inSpan, type Tracing } from "../tracing/index.ts";
-import { type Credential, keyHash, unauthorized } from "./credential.ts";
-import { findKeyByHash, touchKey } from "./keys.ts";
+import { type Credential, findKeyByHash, keyHash, touchKey, unauthorized } from "./keys.ts";
 
 export type { ApiKeyInfo } from "../ratelimit/index.ts";
-export type { Credential } from "./credential.ts";
+export type { Credential } from "./keys.ts";
 
 /** What the gate needs. */
 export interface AdmissionDeps {

@@ -10,13 +10,12 @@
 import type { MessageRow } from "../db/schema.ts";
 import { KeepAlive } from "../http/keep-alive.ts";
 import { COMPACT_BATCH } from "./compact.ts";
-import { ORPHANED_EVENT } from "./event-log.ts";
+import { checkResumeToken, ORPHANED_EVENT } from "./event-log.ts";
 import { LeaseKeeper, RunRegistry } from "./live-runs.ts";
 import { createNotifier, listenerOf } from "./notify.ts";
 import type { RunInput, RunOutcome } from "./outcome.ts";
 import { findOwnedReply, findOwnedReplyState, lastEvent, type ReplyState, readPage, replyOwner } from "./reads.ts";
 import { ReplayPager } from "./replay.ts";
-import { checkResumeToken } from "./resume-token.ts";
 import { Run } from "./run.ts";
 import { createReplyStore } from "./statements.ts";
 import { type Origins, ReplyStream, sseOf } from "./stream.ts";
@@ -155,8 +154,8 @@ export function createReplies(deps: RepliesDeps) {
   };
 }
 
+export { RESUME_TOKEN_TTL_MS } from "./event-log.ts";
 export type { RunInput, RunOutcome } from "./outcome.ts";
 export type { ReplyState } from "./reads.ts";
-export { RESUME_TOKEN_TTL_MS } from "./resume-token.ts";
 export type { ReplyWrite } from "./statements.ts";
 export { type FinalReply, ReplyFold, ReplyStream } from "./stream.ts";

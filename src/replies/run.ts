@@ -11,12 +11,19 @@ import { toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../primitives.ts";
 import { type ActiveSpan, inSpan, NOOP_TRACE } from "../tracing/index.ts";
-import { EventLog, endEvent, errorEvent, replyLost, type Sequenced } from "./event-log.ts";
+import {
+  EventLog,
+  endEvent,
+  errorEvent,
+  RESUME_TOKEN_TTL_MS,
+  replyLost,
+  resumeToken,
+  type Sequenced,
+} from "./event-log.ts";
 import { type Batch, type Generated, type GenerateInput, generate, WriteBatcher } from "./generate.ts";
 import { stopTopic } from "./notify.ts";
 import { type RunInput, type RunOutcome, StopRequest, whyEnded } from "./outcome.ts";
 import { replyStatus } from "./reads.ts";
-import { RESUME_TOKEN_TTL_MS, resumeToken } from "./resume-token.ts";
 import type { RepliesDeps, Shared } from "./types.ts";
 
 export class Run {

@@ -1,6 +1,6 @@
 /** The built-in agent's extractive answer: what it quotes, in any language, always verbatim. */
 import { describe, expect, test } from "bun:test";
-import { extract, piecesOf, termsOf } from "../../src/agent/extract.ts";
+import { extract, piecesOf, termsOf } from "../../src/agent/retrieval.ts";
 import type { SearchHit } from "../../src/knowledge/index.ts";
 
 const hit = (content: string, url = "https://docs.test/page"): SearchHit => ({
