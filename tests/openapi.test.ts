@@ -62,6 +62,7 @@ describe("OpenAPI document", () => {
       "/v1/knowledge_bases/{id}/search",
       "/v1/models",
       "/v1/models/{id}",
+      "/v1/setup",
       "/v1/usage",
     ]);
     // Every operation has an id and, when it takes JSON, its named request body.
@@ -252,6 +253,8 @@ describe("/docs examples", () => {
         "deleteFeedback",
         "getUsage",
         "listFeedback",
+        "getSetupState",
+        "exchangeSetupCode",
         "putFeedback",
         "getConversation",
         "listConversations",

@@ -22,6 +22,7 @@ import type {
   KnowledgeBaseList,
   MessageList,
   SearchResults,
+  SetupStatus,
   Reply as StoppedReply,
   UsageReport,
 } from "../../src/contract/index.ts";
@@ -60,6 +61,8 @@ export interface Routes {
   "GET /v1/keys/:id": ApiKey;
   "PATCH /v1/keys/:id": ApiKey;
   "POST /v1/keys/:id/revoke": ApiKey;
+  "GET /v1/setup": SetupStatus;
+  "POST /v1/setup": CreatedApiKey;
   "POST /v1/knowledge_bases": KnowledgeBase;
   "GET /v1/knowledge_bases": KnowledgeBaseList;
   "GET /v1/knowledge_bases/:id": KnowledgeBase;
