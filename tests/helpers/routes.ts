@@ -21,6 +21,7 @@ import type {
   KnowledgeBase,
   KnowledgeBaseList,
   MessageList,
+  PassageList,
   SearchResults,
   SetupStatus,
   Reply as StoppedReply,
@@ -73,6 +74,7 @@ export interface Routes {
   "POST /v1/knowledge_bases/:id/documents": BySentBody<Document, BulkResult>;
   "GET /v1/knowledge_bases/:id/documents/:doc_id": Document;
   "DELETE /v1/knowledge_bases/:id/documents/:doc_id": NoContent;
+  "GET /v1/knowledge_bases/:id/documents/:doc_id/passages": PassageList;
   "POST /v1/knowledge_bases/:id/search": SearchResults;
   "POST /v1/chat/completions": Static<typeof CompletionResponse>;
   "GET /v1/models": Static<typeof ModelList>;
