@@ -1,69 +1,43 @@
 /**
- * The console: sign-in, then pages chosen by the URL's hash (#/playground, #/knowledge, #/keys,
- * #/usage). Admin pages appear for admin keys only; a chat key sees the playground.
+ * The console: sign-in (or, on a server without an admin key, the first-run page), then pages
+ * chosen by the URL's hash: #/playground, #/knowledge[/kb[/doc]], #/keys, #/usage and
+ * #/conversation/<id>. Admin pages appear for admin keys only; a chat key sees the playground.
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { isAdmin, session } from "./api.ts";
+import { forgetNames } from "./names.ts";
+import { ConversationView } from "./pages/conversation.tsx";
+import { DocumentView } from "./pages/document.tsx";
+import { FirstRun, type SetupState, setupState } from "./pages/first-run.tsx";
 import { Keys } from "./pages/keys.tsx";
 import { Knowledge } from "./pages/knowledge.tsx";
 import { Playground } from "./pages/playground.tsx";
+import { SignIn } from "./pages/signin.tsx";
 import { Usage } from "./pages/usage.tsx";
 
 const PAGES = [
-  { path: "playground", title: "Playground", admin: false },
-  { path: "knowledge", title: "Knowledge", admin: true },
-  { path: "keys", title: "Keys", admin: true },
-  { path: "usage", title: "Usage and feedback", admin: true },
+  { path: "playground", title: "Playground", admin: false, nav: true },
+  { path: "knowledge", title: "Knowledge", admin: true, nav: true },
+  { path: "keys", title: "Keys", admin: true, nav: true },
+  { path: "usage", title: "Usage and feedback", admin: true, nav: true },
+  { path: "conversation", title: "Conversation", admin: true, nav: false },
 ] as const;
 
-const route = () => location.hash.replace(/^#\/?/, "") || "playground";
-
-function SignIn({ onDone }: { onDone: (admin: boolean) => void }) {
-  const [key, setKey] = useState("");
-  const [error, setError] = useState("");
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    session.set(key.trim());
-    try {
-      onDone(await isAdmin());
-    } catch (err) {
-      session.clear();
-      setError((err as Error).message);
-    }
-  };
-  return (
-    <main class="signin">
-      <h1>Parley console</h1>
-      <form onSubmit={submit}>
-        <label for="key">API key</label>
-        <input
-          id="key"
-          type="password"
-          autoComplete="off"
-          placeholder="prl_…"
-          value={key}
-          onInput={(e) => setKey(e.currentTarget.value)}
-          required
-        />
-        <button type="submit">Sign in</button>
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
-        <p class="hint">The key stays in this tab's session storage until you sign out or close the tab.</p>
-      </form>
-    </main>
-  );
-}
+/** The hash as path segments: `#/knowledge/kb_1/doc_2` → ["knowledge", "kb_1", "doc_2"]. */
+const route = () => {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  return parts.length ? parts : ["playground"];
+};
 
 function App() {
   const [admin, setAdmin] = useState<boolean | null>(null);
   const [signedIn, setSignedIn] = useState(Boolean(session.key()));
-  const [page, setPage] = useState(route());
+  const [setup, setSetup] = useState<SetupState | null>(null);
+  const [keyInHand, setKeyInHand] = useState(false);
+  const [parts, setParts] = useState(route());
   useEffect(() => {
-    const onHash = () => setPage(route());
+    const onHash = () => setParts(route());
     addEventListener("hashchange", onHash);
     return () => removeEventListener("hashchange", onHash);
   }, []);
@@ -73,27 +47,40 @@ function App() {
         session.clear();
         setSignedIn(false);
       });
-  }, [signedIn, admin]);
+    if (!signedIn && setup === null) void setupState().then(setSetup);
+  }, [signedIn, admin, setup]);
+  const [page, ...args] = parts;
   const current = PAGES.find((p) => p.path === page && (admin || !p.admin)) ?? PAGES[0];
+  const setupLeft = setup === "open" || setup === "no_code";
+  const firstRun = !signedIn && setupLeft && !keyInHand;
   useEffect(() => {
-    document.title = signedIn ? `${current.title} · Parley console` : "Sign in · Parley console";
-  }, [current, signedIn]);
-  if (!signedIn)
+    const title = signedIn ? current.title : firstRun ? "First run" : "Sign in";
+    document.title = `${title} · Parley console`;
+  }, [current, signedIn, firstRun]);
+  const enter = (a: boolean) => {
+    setAdmin(a);
+    setSignedIn(true);
+  };
+  if (!signedIn && setup === null) return <main aria-busy="true">Loading…</main>;
+  if (firstRun)
     return (
-      <SignIn
-        onDone={(a) => {
-          setAdmin(a);
-          setSignedIn(true);
+      <FirstRun
+        state={setup!}
+        onKey={(secret) => {
+          session.set(secret);
+          enter(true);
         }}
+        signIn={() => setKeyInHand(true)}
       />
     );
+  if (!signedIn) return <SignIn onDone={enter} firstRun={setupLeft ? () => setKeyInHand(false) : undefined} />;
   if (admin === null) return <main aria-busy="true">Loading…</main>;
   return (
     <>
       <header>
         <span class="brand">Parley</span>
         <nav aria-label="Console">
-          {PAGES.filter((p) => admin || !p.admin).map((p) => (
+          {PAGES.filter((p) => p.nav && (admin || !p.admin)).map((p) => (
             <a href={`#/${p.path}`} aria-current={p === current ? "page" : undefined}>
               {p.title}
             </a>
@@ -105,6 +92,7 @@ function App() {
           class="link"
           onClick={() => {
             session.clear();
+            forgetNames();
             setSignedIn(false);
             setAdmin(null);
           }}
@@ -114,9 +102,11 @@ function App() {
       </header>
       <main>
         {current.path === "playground" && <Playground admin={admin} />}
-        {current.path === "knowledge" && <Knowledge />}
+        {current.path === "knowledge" &&
+          (args.length >= 2 ? <DocumentView kb={args[0]!} doc={args[1]!} /> : <Knowledge open={args[0] ?? null} />)}
         {current.path === "keys" && <Keys />}
         {current.path === "usage" && <Usage />}
+        {current.path === "conversation" && args[0] && <ConversationView id={args[0]} />}
       </main>
     </>
   );

@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import type { Agent } from "./agent/index.ts";
 import { retrievalAgent } from "./agent/index.ts";
-import { keyRoutes } from "./auth/index.ts";
+import { keyRoutes, setupRoutes } from "./auth/index.ts";
 import { chatRoutes, startSweeper } from "./chat/index.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
 import { checkOptions, DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
@@ -88,6 +88,7 @@ export function createParley(config: ParleyConfig) {
     knowledgeRoutes({ ...deps, lastQuestionOf: (key, id) => lastQuestionOf(deps.db, key, id) }),
     keyRoutes(deps),
     openAiRoutes(deps),
+    setupRoutes(deps),
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
@@ -101,6 +102,7 @@ export function createParley(config: ParleyConfig) {
     .use(features[6])
     .use(features[7])
     .use(features[8])
+    .use(features[9])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {

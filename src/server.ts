@@ -12,6 +12,7 @@ import { resolve } from "node:path";
 import type { Agent } from "./agent/index.ts";
 import { agentFromEnv, retrievalAgent } from "./agent/index.ts";
 import { createApp } from "./app/app.ts";
+import { issueSetupCode, withdrawSetupCode } from "./auth/index.ts";
 import { type Env, optionsFromEnv, tracingFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
@@ -51,6 +52,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
   let admin: AdminServer | undefined;
   let embeddings: StartedEmbeddings | undefined;
   let releaseServerLock: (() => void) | undefined;
+  let setup: Awaited<ReturnType<typeof issueSetupCode>> = null;
   let signalled: NodeJS.Signals | undefined;
   let hurriedAt: number | undefined;
   let hurry!: () => void;
@@ -92,6 +94,8 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       await drain(Math.max(0, deadline - Date.now()));
       await srv.stop(true);
       await parley?.close();
+      // The code this server printed dies with it (a crash leaves it to its expiry).
+      if (setup && store) await withdrawSetupCode(store.db, setup.code).catch(() => {});
     } catch (error) {
       logger.error({ error }, "shutdown failed");
       return exit(1);
@@ -155,6 +159,8 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     const recut = signalled ? 0 : await recutCjkPassagesOnce(store.db);
     if (recut)
       logger.info({ passages: recut }, "re-cut the stored CJK passages into the current terms (once per store)");
+    // A store without an admin key gets a one-time setup code for the console's first run (auth/setup.ts).
+    setup = signalled ? null : await issueSetupCode(store.db);
     if (!signalled) embeddings = await startEmbeddings(env, store.db, logger);
     // Loads the OpenTelemetry SDK only when an OTLP endpoint is set; `parley.close()` flushes it.
     const tracing = await createTracing(tracingFromEnv(env));
@@ -198,7 +204,14 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     // From here on a stalled event loop ends the process (shutdown included: a close that never
     // returns); start-up's long synchronous steps (initdb, migrations) are behind us.
     if (env.WATCHDOG_MS > 0) startWatchdog(env.WATCHDOG_MS, env.LOG_FORMAT);
-    logger.info({ url: `http://${app.server!.hostname}:${app.server!.port}`, store: store.describe }, "listening");
+    const url = `http://${app.server!.hostname}:${app.server!.port}`;
+    // Before "listening": whoever waits for that line has seen this one.
+    if (setup)
+      logger.warn(
+        { setup_code: setup.code, expires_at: setup.expiresAt.toISOString(), console: `${url}/console` },
+        `no admin key yet: open ${url}/console and enter the setup code ${setup.code} (valid once, until ${setup.expiresAt.toISOString()}; or run \`parley keys create --admin\`)`,
+      );
+    logger.info({ url, store: store.describe }, "listening");
   } catch (error) {
     // The caller reports the failure (exit 1); the store is closed first all the same.
     admin?.stop();

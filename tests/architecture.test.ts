@@ -42,6 +42,7 @@ const FRONT_DOORS = FEATURES;
 const TABLE_WRITERS: Record<string, string[]> = {
   api_keys: ["auth"],
   key_knowledge_bases: ["auth"],
+  setup_codes: ["auth"],
   rate_limits: ["ratelimit"],
   usage_daily: ["usage"],
   conversations: ["conversations"],

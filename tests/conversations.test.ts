@@ -1,9 +1,11 @@
 /** GET/DELETE /v1/conversations: listing, keyset pagination under change, detail, ownership. */
+
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import type { ConversationList, Message } from "../src/contract/index.ts";
 import { rowsOf } from "../src/db/rows.ts";
 import { encodeCursor } from "../src/http/cursor.ts";
+import { DEFAULT_KB_ID } from "../src/knowledge/index.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
 import { addMessage, createConversation } from "./helpers/conversations.ts";
 
@@ -41,7 +43,7 @@ describe("GET /v1/conversations", () => {
     expect(p.data).toHaveLength(20);
     expect(p.pagination.has_more).toBe(true);
     expect(typeof p.pagination.next_cursor).toBe("string");
-    expect(Object.keys(p.data[0]!).sort()).toEqual(["created_at", "id", "title", "updated_at"]);
+    expect(Object.keys(p.data[0]!).sort()).toEqual(["created_at", "id", "knowledge_base_id", "title", "updated_at"]);
     const order = p.data.map((c) => [c.created_at, c.id].join("|"));
     expect(order).toEqual([...order].sort().reverse());
   });
@@ -167,6 +169,7 @@ describe("GET/DELETE /v1/conversations/:id", () => {
     expect(Object.keys(conv.json).sort()).toEqual([
       "created_at",
       "id",
+      "knowledge_base_id",
       "messages",
       "pagination",
       "title",
@@ -236,6 +239,28 @@ describe("GET/DELETE /v1/conversations/:id", () => {
       expectError(await h.call("DELETE", `/v1/conversations/${bad}`, { key: other }), 404, "not_found");
     }
     expectStatus(await h.call("GET", `/v1/conversations/${id}`, { key: owner }), 200);
+  });
+
+  test("an admin key reads any key's conversation (not change it): what its feedback list links to", async () => {
+    const owner = await h.key();
+    const admin = await h.admin();
+    const r = await h.call("POST", "/v1/chat", { key: owner, json: { message: "a question for the docs team" } });
+    const id = r.json.conversation_id;
+    const read = await h.call("GET", `/v1/conversations/${id}`, { key: admin });
+    expectStatus(read, 200);
+    expect(read.json.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(read.json.knowledge_base_id).toBe(DEFAULT_KB_ID); // the one it answered from
+    expectStatus(await h.call("GET", `/v1/conversations/${id}/messages`, { key: admin }), 200);
+    // Its list stays its own; deleting and continuing stay the owner's.
+    expect(
+      (await h.call("GET", "/v1/conversations?limit=100", { key: admin })).json.data.map((c) => c.id),
+    ).not.toContain(id);
+    expectError(await h.call("DELETE", `/v1/conversations/${id}`, { key: admin }), 404, "not_found");
+    expectError(
+      await h.call("POST", "/v1/chat", { key: admin, json: { message: "more", conversation_id: id } }),
+      404,
+      "not_found",
+    );
   });
 
   test("sources read back as stored, whatever characters the document URL had", async () => {

@@ -59,9 +59,11 @@ describe("OpenAPI document", () => {
       "/v1/knowledge_bases/{id}",
       "/v1/knowledge_bases/{id}/documents",
       "/v1/knowledge_bases/{id}/documents/{doc_id}",
+      "/v1/knowledge_bases/{id}/documents/{doc_id}/passages",
       "/v1/knowledge_bases/{id}/search",
       "/v1/models",
       "/v1/models/{id}",
+      "/v1/setup",
       "/v1/usage",
     ]);
     // Every operation has an id and, when it takes JSON, its named request body.
@@ -252,6 +254,8 @@ describe("/docs examples", () => {
         "deleteFeedback",
         "getUsage",
         "listFeedback",
+        "getSetupState",
+        "exchangeSetupCode",
         "putFeedback",
         "getConversation",
         "listConversations",
@@ -271,6 +275,7 @@ describe("/docs examples", () => {
           "listDocuments",
           "listKeys",
           "listKnowledgeBases",
+          "listPassages",
           "revokeKey",
           "searchKnowledgeBase",
           "updateKey",

@@ -1,28 +1,15 @@
 /** Keys: create (the secret shown once, with a copy button), list, revoke, change plan, limits and knowledge bases. */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { Cell, when } from "../table.tsx";
+import { EditKey, type Key, PLANS } from "./keys-edit.tsx";
 
-interface Key {
-  id: string;
-  name: string;
-  prefix: string;
-  role: string;
-  plan: string;
-  rpm: number | null;
-  rpd: number | null;
-  knowledge_base_ids: string[];
-  expires_at: string | null;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-const PLANS = ["free", "pro", "enterprise"];
 /** The plans' own limits (docs/api.md), shown when a key has none of its own (`null`). */
 const PLAN_LIMITS: Record<string, [number, number]> = { free: [20, 1000], pro: [100, 10000] };
 const limits = (k: Key) => {
   const [rpm, rpd] = PLAN_LIMITS[k.plan] ?? [];
   return `${k.rpm ?? rpm ?? "?"}/min, ${k.rpd ?? rpd ?? "?"}/day${k.rpm === null && k.rpd === null ? " (plan)" : ""}`;
 };
-const when = (iso: string | null) => (iso ? new Date(iso).toISOString().slice(0, 16).replace("T", " ") : "—");
 
 export function Keys() {
   const [keys, setKeys] = useState<Key[]>([]);
@@ -139,7 +126,7 @@ export function Keys() {
       <section aria-labelledby="keys-heading">
         <h2 id="keys-heading">All keys</h2>
         <div class="table-wrap">
-          <table>
+          <table class="reflow">
             <thead>
               <tr>
                 <th scope="col">Name</th>
@@ -155,16 +142,16 @@ export function Keys() {
             <tbody>
               {keys.map((k) => (
                 <tr key={k.id} class={k.revoked_at ? "revoked" : ""}>
-                  <td>{k.name}</td>
-                  <td>
+                  <Cell label="Name">{k.name}</Cell>
+                  <Cell label="Prefix">
                     <code>{k.prefix}</code>
-                  </td>
-                  <td>{k.role}</td>
-                  <td>{k.plan}</td>
-                  <td>{limits(k)}</td>
-                  <td>{when(k.last_used_at)}</td>
-                  <td>{k.revoked_at ? `revoked ${when(k.revoked_at)}` : when(k.expires_at)}</td>
-                  <td>
+                  </Cell>
+                  <Cell label="Role">{k.role}</Cell>
+                  <Cell label="Plan">{k.plan}</Cell>
+                  <Cell label="Limits">{limits(k)}</Cell>
+                  <Cell label="Last use">{when(k.last_used_at)}</Cell>
+                  <Cell label="Expires">{k.revoked_at ? `revoked ${when(k.revoked_at)}` : when(k.expires_at)}</Cell>
+                  <Cell label="Actions" class="actions">
                     {!k.revoked_at && (
                       <>
                         <button type="button" onClick={() => setEditing(editing === k.id ? null : k.id)}>
@@ -175,7 +162,7 @@ export function Keys() {
                         </button>
                       </>
                     )}
-                  </td>
+                  </Cell>
                 </tr>
               ))}
             </tbody>
@@ -194,58 +181,5 @@ export function Keys() {
         )}
       </section>
     </div>
-  );
-}
-
-function EditKey({
-  k,
-  kbs,
-  onDone,
-}: {
-  k: Key;
-  kbs: { id: string; name: string }[];
-  onDone: (error?: string) => void;
-}) {
-  const save = async (e: Event) => {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget as HTMLFormElement);
-    const body: Record<string, unknown> = { plan: f.get("plan"), knowledge_base_ids: f.getAll("kb") };
-    for (const n of ["rpm", "rpd"]) body[n] = f.get(n) ? Number(f.get(n)) : null;
-    try {
-      await api("PATCH", `/v1/keys/${k.id}`, body);
-      onDone();
-    } catch (err) {
-      onDone((err as Error).message);
-    }
-  };
-  return (
-    <form class="grid edit" onSubmit={save} aria-label={`Edit ${k.name}`}>
-      <h3>Edit {k.name}</h3>
-      <label>
-        Plan{" "}
-        <select name="plan" defaultValue={k.plan}>
-          {PLANS.map((p) => (
-            <option value={p}>{p}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Requests per minute{" "}
-        <input name="rpm" type="number" min={1} defaultValue={k.rpm === null ? "" : String(k.rpm)} />
-      </label>
-      <label>
-        Requests per day <input name="rpd" type="number" min={1} defaultValue={k.rpd === null ? "" : String(k.rpd)} />
-      </label>
-      <fieldset>
-        <legend>Knowledge bases</legend>
-        {kbs.map((b) => (
-          <label class="check">
-            <input type="checkbox" name="kb" value={b.id} defaultChecked={k.knowledge_base_ids.includes(b.id)} />{" "}
-            {b.name}
-          </label>
-        ))}
-      </fieldset>
-      <button type="submit">Save</button>
-    </form>
   );
 }

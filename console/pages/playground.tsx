@@ -1,26 +1,16 @@
 /**
  * Playground: pick a knowledge base and chat (SSE), stop (the stop endpoint, so another tab can
  * stop it too), resume after a reload through Last-Event-ID, conversations with infinite scroll,
- * history, deletion, and feedback on each answer.
+ * history, deletion, and feedback on each answer. An open conversation names its knowledge base,
+ * and sources show their documents' titles (admin keys: titles are read from the documents).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, qs, readSse, request } from "../api.ts";
-import { Markdown, safeUrl } from "../markdown.tsx";
-import { Feedback } from "./feedback.tsx";
+import { useKbName } from "../names.ts";
+import { Composer } from "./composer.tsx";
+import { type Conversation, ConversationList } from "./conversation-list.tsx";
+import { type Message, MessageItem } from "./message.tsx";
 
-interface Message {
-  id: string;
-  role: "user" | "assistant";
-  content: string;
-  sources: string[];
-  status: string;
-  feedback?: { rating: "up" | "down"; comment: string | null } | null;
-}
-interface Conversation {
-  id: string;
-  title: string;
-  updated_at: string;
-}
 /** A reply being followed, kept in sessionStorage so a reload resumes it where it was. */
 interface Live {
   conversation_id: string;
@@ -38,11 +28,12 @@ export function Playground({ admin }: { admin: boolean }) {
   const [list, setList] = useState<Conversation[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
   const [open, setOpen] = useState<string | null>(null);
+  const [openKb, setOpenKb] = useState<string | null>(null);
+  const openKbName = useKbName(openKb);
   const [messages, setMessages] = useState<Message[]>([]);
   const [input, setInput] = useState("");
   const [live, setLive] = useState<Live | null>(null);
   const [error, setError] = useState("");
-  const sentinel = useRef<HTMLLIElement>(null);
   const loading = useRef(false);
 
   const loadMore = async (reset = false) => {
@@ -72,14 +63,6 @@ export function Playground({ admin }: { admin: boolean }) {
       void openConversation(l.conversation_id, l);
     }
   }, []);
-
-  useEffect(() => {
-    const el = sentinel.current;
-    if (!el) return;
-    const io = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && loadMore());
-    io.observe(el);
-    return () => io.disconnect();
-  });
 
   /** Follows a reply's events (from `l.seq`), appending tokens; ends on `end` or `error`. */
   const follow = async (res: Response, l: Live): Promise<Live> => {
@@ -122,8 +105,7 @@ export function Playground({ admin }: { admin: boolean }) {
     setError("");
     setOpen(id);
     try {
-      const conv = await api("GET", `/v1/conversations/${encodeURIComponent(id)}`);
-      setMessages(conv.messages);
+      const conv = await refresh(id);
       const last = conv.messages.at(-1) as Message | undefined;
       if (last?.role === "assistant" && last.status === "in_progress") {
         // Running here before a reload (resume after what we had) or elsewhere (follow from start).
@@ -140,9 +122,12 @@ export function Playground({ admin }: { admin: boolean }) {
     }
   };
 
+  /** Reads conversation `id` again: its messages as stored, its knowledge base. */
   const refresh = async (id: string) => {
     const conv = await api("GET", `/v1/conversations/${encodeURIComponent(id)}`);
     setMessages(conv.messages);
+    setOpenKb(conv.knowledge_base_id);
+    return conv;
   };
 
   const send = async (e: Event) => {
@@ -199,33 +184,28 @@ export function Playground({ admin }: { admin: boolean }) {
           type="button"
           onClick={() => {
             setOpen(null);
+            setOpenKb(null);
             setMessages([]);
           }}
         >
           New chat
         </button>
-        <ul class="conversations">
-          {list.map((c) => (
-            <li key={c.id} class={c.id === open ? "active" : ""}>
-              <button type="button" class="link" onClick={() => openConversation(c.id)}>
-                {c.title || "(untitled)"}
-              </button>
-              <button type="button" class="icon" aria-label={`Delete ${c.title}`} onClick={() => remove(c.id)}>
-                ✕
-              </button>
-            </li>
-          ))}
-          {cursor !== null && (
-            <li ref={sentinel}>
-              <button type="button" class="link" onClick={() => loadMore()}>
-                Load more
-              </button>
-            </li>
-          )}
-        </ul>
+        <ConversationList
+          list={list}
+          open={open}
+          more={cursor !== null}
+          loadMore={() => void loadMore()}
+          onOpen={(id) => void openConversation(id)}
+          onRemove={(id) => void remove(id)}
+        />
       </aside>
       <section class="chat" aria-labelledby="chat-heading">
         <h1 id="chat-heading">Playground</h1>
+        {open && openKbName && (
+          <p class="kb-line">
+            Knowledge base: <strong>{openKbName}</strong>
+          </p>
+        )}
         {admin && !open && (
           <p>
             <label for="kb">Knowledge base </label>
@@ -239,31 +219,7 @@ export function Playground({ admin }: { admin: boolean }) {
         )}
         <ol class="messages" aria-live="polite">
           {messages.map((m) => (
-            <li key={m.id} class={`msg ${m.role}`}>
-              <span class="who">{m.role === "user" ? "You" : "Parley"}</span>
-              {m.role === "user" ? <p class="plain">{m.content}</p> : <Markdown text={m.content} sources={m.sources} />}
-              {m.sources.length > 0 && (
-                <ol class="sources" aria-label="Sources">
-                  {m.sources.map((s) => (
-                    <li>
-                      {safeUrl(s) ? (
-                        <a href={safeUrl(s)} target="_blank" rel="noopener noreferrer">
-                          {s}
-                        </a>
-                      ) : (
-                        s
-                      )}
-                    </li>
-                  ))}
-                </ol>
-              )}
-              {m.role === "assistant" && m.status !== "in_progress" && m.status !== "completed" && (
-                <p class="status">{m.status}</p>
-              )}
-              {m.role === "assistant" && open && !m.id.startsWith("local-") && m.status !== "in_progress" && (
-                <Feedback conversation={open} message={m.id} initial={m.feedback ?? null} />
-              )}
-            </li>
+            <MessageItem key={m.id} m={m} kb={openKb} admin={admin} rate={open} />
           ))}
         </ol>
         {error && (
@@ -271,28 +227,7 @@ export function Playground({ admin }: { admin: boolean }) {
             {error}
           </p>
         )}
-        <form class="composer" onSubmit={send}>
-          <label for="message" class="visually-hidden">
-            Message
-          </label>
-          <textarea
-            id="message"
-            rows={2}
-            value={input}
-            placeholder="Ask about your documents…"
-            onInput={(e) => setInput(e.currentTarget.value)}
-            onKeyDown={(e) => {
-              if (e.key === "Enter" && !e.shiftKey) send(e);
-            }}
-          />
-          {live ? (
-            <button type="button" class="danger" onClick={stop}>
-              Stop
-            </button>
-          ) : (
-            <button type="submit">Send</button>
-          )}
-        </form>
+        <Composer value={input} onInput={setInput} send={send} stop={live ? stop : undefined} />
       </section>
     </div>
   );

@@ -1,11 +1,15 @@
-/** Usage (per-day requests and tokens per key, as SVG bar charts) and the down-voted answers. */
+/**
+ * Usage per key and UTC day, as SVG bar charts: questions asked (chat turns) apart from API
+ * requests (every request counts, this console's own included), and tokens; then rated answers.
+ */
 import { useEffect, useState } from "preact/hooks";
 import { api, qs } from "../api.ts";
-import { safeUrl } from "../markdown.tsx";
+import { RatedAnswers } from "./feedback-list.tsx";
 
 interface Day {
   date: string;
   requests: number;
+  chat_turns: number;
   input_tokens: number;
   output_tokens: number;
 }
@@ -13,6 +17,7 @@ interface KeyUsage {
   key_id: string;
   key_name: string;
   days: Day[];
+  totals: Omit<Day, "date">;
 }
 
 function Bars({ title, days, value }: { title: string; days: Day[]; value: (d: Day) => number }) {
@@ -23,6 +28,9 @@ function Bars({ title, days, value }: { title: string; days: Day[]; value: (d: D
   const total = days.reduce((s, d) => s + value(d), 0);
   return (
     <figure>
+      <figcaption>
+        {title}: {total} (max {max === 1 && total === 0 ? 0 : max} a day)
+      </figcaption>
       <svg viewBox={`0 0 ${w} ${h + 14}`} role="img" aria-label={`${title}: ${total} in ${days.length} days`}>
         {days.map((d, i) => {
           const bh = (value(d) / max) * h;
@@ -41,16 +49,12 @@ function Bars({ title, days, value }: { title: string; days: Day[]; value: (d: D
           {days.at(-1)?.date ?? ""}
         </text>
       </svg>
-      <figcaption>
-        {title}: {total} (max {max === 1 && total === 0 ? 0 : max} a day)
-      </figcaption>
     </figure>
   );
 }
 
 export function Usage() {
   const [usage, setUsage] = useState<KeyUsage[] | null>(null);
-  const [downs, setDowns] = useState<any[] | null>(null);
   const [error, setError] = useState("");
   useEffect(() => {
     const to = new Date();
@@ -58,10 +62,6 @@ export function Usage() {
     const day = (d: Date) => d.toISOString().slice(0, 10);
     api("GET", `/v1/usage${qs({ from: day(from), to: day(to), key_id: "all" })}`).then(
       (r) => setUsage(r.data),
-      (e) => setError(e.message),
-    );
-    api("GET", "/v1/feedback?rating=down&limit=50").then(
-      (r) => setDowns(r.data),
       (e) => setError(e.message),
     );
   }, []);
@@ -75,45 +75,30 @@ export function Usage() {
       )}
       <section aria-labelledby="usage-heading">
         <h2 id="usage-heading">Last 14 days by key (UTC)</h2>
+        <p class="hint">
+          Questions asked are chat turns: one per answered question. API requests count every request a key made,
+          including the ones this console makes to show its pages.
+        </p>
         {usage?.length === 0 && <p>No usage in this period.</p>}
         <div class="charts">
           {usage?.map((k) => (
             <article class="card">
               <h3>{k.key_name}</h3>
-              <Bars title="Requests" days={k.days} value={(d) => d.requests} />
-              <Bars title="Tokens" days={k.days} value={(d) => d.input_tokens + d.output_tokens} />
+              <p class="totals">
+                Questions asked: <strong>{k.totals.chat_turns}</strong> · API requests: {k.totals.requests}
+              </p>
+              <Bars title="Questions asked (chat turns)" days={k.days} value={(d) => d.chat_turns} />
+              <Bars
+                title="API requests (every request, this console's own included)"
+                days={k.days}
+                value={(d) => d.requests}
+              />
+              <Bars title="Tokens (input + output)" days={k.days} value={(d) => d.input_tokens + d.output_tokens} />
             </article>
           ))}
         </div>
       </section>
-      <section aria-labelledby="down-heading">
-        <h2 id="down-heading">Down-voted answers</h2>
-        {downs?.length === 0 && <p>No answer was voted down.</p>}
-        <ul class="downs">
-          {downs?.map((f) => (
-            <li class="card">
-              <p>
-                <strong>Question:</strong> <span class="plain">{f.question}</span>
-              </p>
-              <p>
-                <strong>Answer:</strong> <span class="plain">{f.answer}</span>
-              </p>
-              {f.comment && (
-                <p>
-                  <strong>Comment:</strong> <span class="plain">{f.comment}</span>
-                </p>
-              )}
-              {f.sources?.length > 0 && (
-                <ol class="sources" aria-label="Sources">
-                  {f.sources.map((s: string) => (
-                    <li>{safeUrl(s) ? <a href={safeUrl(s)}>{s}</a> : s}</li>
-                  ))}
-                </ol>
-              )}
-            </li>
-          ))}
-        </ul>
-      </section>
+      <RatedAnswers />
     </div>
   );
 }

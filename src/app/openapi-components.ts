@@ -1,5 +1,5 @@
 /** Every wire type the OpenAPI document names under `components.schemas`, from the route schemas. */
-import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "../auth/index.ts";
+import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, SetupRequest, SetupStatus, UpdateKey } from "../auth/index.ts";
 import { ChatReply, chatBody, StreamEvent } from "../chat/index.ts";
 import {
   ConversationDetail,
@@ -19,6 +19,8 @@ import {
   DocumentSummary,
   KnowledgeBase,
   KnowledgeBaseList,
+  Passage,
+  PassageList,
   SearchBody,
   SearchResult,
   SearchResults,
@@ -48,6 +50,8 @@ export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
   Document,
   DocumentList,
   BulkResult,
+  Passage,
+  PassageList,
   SearchRequest: SearchBody,
   SearchResult,
   SearchResults,
@@ -56,6 +60,8 @@ export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
   CreatedApiKey,
   KeyCreate: CreateKey,
   KeyUpdate: UpdateKey,
+  SetupStatus,
+  SetupRequest,
   OpenAiErrorBody,
   ChatCompletionRequest: completionBody,
   ChatCompletion: CompletionResponse,

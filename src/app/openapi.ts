@@ -188,17 +188,19 @@ function decorate(path: string, op: Operation, schemas: Record<string, unknown>)
   // A route without a success schema answers 204 (DELETE; a resume at the end of its reply).
   if (!Object.keys(op.responses).some((s) => s.startsWith("2"))) op.responses["204"] = { description: "No content" };
   for (const [status, res] of Object.entries(op.responses) as [string, Response][]) {
-    if (DESCRIPTIONS[status]) res.description = DESCRIPTIONS[status];
+    const description = doc?.statuses?.[status] ?? DESCRIPTIONS[status];
+    if (description) res.description = description;
     res.headers = { ...res.headers, "X-Request-Id": header("X-Request-Id") };
     if (status === "401") {
       res.headers["WWW-Authenticate"] = header("WWW-Authenticate");
       continue; // refused before the limiter: no rate-limit headers
     }
-    for (const h of RATE_HEADERS) res.headers[h] = header(h);
+    if (!doc?.public) for (const h of RATE_HEADERS) res.headers[h] = header(h);
     if (status === "429") res.headers["Retry-After"] = header("Retry-After");
   }
   op.responses["405"] = { $ref: "#/components/responses/MethodNotAllowed" };
   if (!doc) return;
+  if (doc.public) op.security = [];
   const parameters = (doc.parameters ?? []).map((p) => ({ ...p, required: false }));
   if (parameters.length) op.parameters = [...(op.parameters ?? []), ...parameters];
   if (doc.body) op.requestBody = { required: true, content: { "application/json": { schema: schemas[doc.body] } } };

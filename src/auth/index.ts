@@ -227,3 +227,5 @@ export { createKey, getKey, listKeys, pageKeys, revokeKey, updateKey } from "./k
 export { checkLimit } from "./limits.ts";
 export { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "./model.ts";
 export { keyRoutes } from "./routes.ts";
+export { issueSetupCode, SETUP_CODE_TTL_MS, withdrawSetupCode } from "./setup.ts";
+export { SetupRequest, SetupStatus, setupRoutes } from "./setup-routes.ts";

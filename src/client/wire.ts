@@ -45,6 +45,8 @@ export const summary = (c: Wire): ConversationSummary => ({
   createdAt: c.created_at as string,
   updatedAt: c.updated_at as string,
   title: c.title as string,
+  // Absent from servers before it was added.
+  knowledgeBaseId: (c.knowledge_base_id as string | null | undefined) ?? null,
 });
 
 export const toMessage = (m: Wire): Message => ({

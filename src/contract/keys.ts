@@ -38,3 +38,19 @@ export interface ApiKeyList {
   data: ApiKey[];
   pagination: Pagination;
 }
+
+/** Whether the first admin key can be made with a setup code: `open` (a code awaits), `no_code` (none live: restart a server), `done`. */
+export const SETUP_STATES = ["open", "no_code", "done"] as const;
+export type SetupState = (typeof SETUP_STATES)[number];
+
+/** GET /v1/setup (no key). */
+export interface SetupStatus {
+  state: SetupState;
+}
+
+/** POST /v1/setup (no key): a live setup code, once, for the first admin key. */
+export interface SetupRequest {
+  code: string;
+  /** The new key's name; default `admin`. */
+  name?: string;
+}

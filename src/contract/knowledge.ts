@@ -98,3 +98,19 @@ export interface SearchResults {
   /** The effective query: each term the search used. */
   query: { terms: QueryTerm[] };
 }
+
+/** A passage of a document: the unit search ranks and replies cite, as ingest cut it. */
+export interface Passage {
+  id: string;
+  /** Its place in the document, from 0. */
+  position: number;
+  /** The heading it sits under ("" when none). */
+  heading: string;
+  content: string;
+}
+
+/** GET …/documents/:doc_id/passages: every passage of the document, in document order. */
+export interface PassageList {
+  document_id: string;
+  data: Passage[];
+}

@@ -41,6 +41,8 @@ export interface ConversationSummary {
   created_at: string;
   updated_at: string;
   title: string;
+  /** The knowledge base its replies search and cite; null once that knowledge base is deleted. */
+  knowledge_base_id: string | null;
 }
 
 /** Paging of a list: pass `next_cursor` as `cursor` for the next page. */

@@ -20,7 +20,7 @@ import {
   toMessage,
   toSummary,
 } from "./model.ts";
-import { deleteConversation, findConversation, listConversations, MESSAGES_CAP, pageMessages } from "./service.ts";
+import { deleteConversation, listConversations, MESSAGES_CAP, pageMessages, readableConversation } from "./service.ts";
 
 const conversationNotFound = (id: string) => notFound("conversation", id, "id");
 
@@ -60,7 +60,7 @@ export const conversationRoutes = (deps: AdmissionDeps & { logger: Logger; repli
     .get(
       "/:id",
       async ({ params, apiKey }) => {
-        const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
+        const conv = isId("conv", params.id) ? await readableConversation(deps.db, apiKey, params.id) : null;
         if (!conv) throw conversationNotFound(params.id);
         let page = await pageMessages(deps.db, conv.id, MESSAGES_CAP, null);
         // A reply whose instance died reads as failed once its lease has passed (replies/statements.ts).
@@ -76,7 +76,7 @@ export const conversationRoutes = (deps: AdmissionDeps & { logger: Logger; repli
         response: { 200: ConversationDetail, ...ErrorResponses },
         detail: routeDoc(
           "Get a conversation",
-          `One conversation with its most recent messages (up to ${MESSAGES_CAP}), oldest first; older ones via /messages.`,
+          `One conversation with its most recent messages (up to ${MESSAGES_CAP}), oldest first; older ones via /messages. An admin key may read any key's conversation.`,
           { operationId: "getConversation", success: "ConversationDetail" },
         ),
       },
@@ -84,7 +84,7 @@ export const conversationRoutes = (deps: AdmissionDeps & { logger: Logger; repli
     .get(
       "/:id/messages",
       async ({ params, query, apiKey }) => {
-        const conv = isId("conv", params.id) ? await findConversation(deps.db, apiKey.id, params.id) : null;
+        const conv = isId("conv", params.id) ? await readableConversation(deps.db, apiKey, params.id) : null;
         if (!conv) throw conversationNotFound(params.id);
         // After the owner check: a cursor says nothing about a conversation the caller cannot see.
         const cursor =

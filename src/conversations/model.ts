@@ -32,6 +32,9 @@ export const ConversationSummary = t.Object({
   created_at: t.String({ format: "date-time" }),
   updated_at: t.String({ format: "date-time" }),
   title: t.String({ description: "First line of the first message, shortened." }),
+  knowledge_base_id: t.Union([t.String(), t.Null()], {
+    description: "The knowledge base its replies search and cite (kb_…); null once it is deleted.",
+  }),
 });
 
 export const COMMENT_MAX = 2_000;
@@ -147,6 +150,7 @@ export const toSummary = (c: ConversationRow) => ({
   created_at: c.createdAt.toISOString(),
   updated_at: c.updatedAt.toISOString(),
   title: c.title,
+  knowledge_base_id: c.kbId,
 });
 
 export const toMessage = (m: MessageRow & { feedback?: FeedbackRow | null }) => ({

@@ -82,6 +82,15 @@ export async function findConversation(db: Db, keyId: string, id: string): Promi
   return row ?? null;
 }
 
+/** Conversation `id` if `key` may read it: its own, or any for an admin key (it reads every key's feedback). */
+export async function readableConversation(db: Db, key: { id: string; role: string }, id: string) {
+  const [row] = await db
+    .select()
+    .from(conversations)
+    .where(and(eq(conversations.id, id), key.role === "admin" ? undefined : eq(conversations.keyId, key.id)));
+  return row ?? null;
+}
+
 /**
  * The latest user message of conversation `id`, when `key` may read it (its own; an admin key
  * any, as it reads every key's feedback), else null: the context a search is run in.

@@ -25,6 +25,7 @@ import { MESSAGE_ROLES } from "../contract/resources.ts";
 import { knowledgeBases } from "./schema-knowledge.ts";
 
 export * from "./schema-knowledge.ts";
+export * from "./schema-setup.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
 
@@ -110,7 +111,6 @@ export const conversations = pgTable(
 );
 
 /** A reply's life: `in_progress` from the moment its run starts, then one terminal state. */
-
 export const messages = pgTable(
   "messages",
   {

@@ -17,6 +17,10 @@ export interface RouteDoc {
   eventsOnly?: boolean;
   /** Name of the component schema of the JSON request body. */
   body?: string;
+  /** No key: no Bearer scheme, no key's rate-limit headers. */
+  public?: boolean;
+  /** What an answer means on this route, by status, where the document's generic words would mislead. */
+  statuses?: Record<string, string>;
   /** Header and query parameters the route reads itself. */
   parameters?: { name: string; in: "header" | "query"; description: string; schema: Record<string, unknown> }[];
 }

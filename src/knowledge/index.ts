@@ -4,9 +4,10 @@
  * - Which knowledge base a key may use: `resolveKnowledgeBase` (id or name, 404 otherwise),
  *   `knowledgeBasesOf` (the key's list), `defaultKnowledgeBaseFor`, `mayUse`.
  * - Search within one: `searchKnowledgeBase` (the agent's ranking, wire form).
- * - Routes: `knowledgeRoutes` (admin CRUD, uploads, search).
+ * - Routes: `knowledgeRoutes` (admin CRUD, uploads, search, a document's passages).
  */
 import { Elysia } from "elysia";
+import { passageRoutes } from "./passages.ts";
 import { type KnowledgeDeps, knowledgeBaseRoutes, searchRoutes } from "./routes.ts";
 import { uploadRoutes } from "./upload.ts";
 
@@ -44,7 +45,7 @@ export { seedSampleOnce } from "./seed.ts";
 
 /** Every /knowledge_bases route. */
 export const knowledgeRoutes = (deps: KnowledgeDeps) =>
-  new Elysia().use(knowledgeBaseRoutes(deps)).use(uploadRoutes(deps)).use(searchRoutes(deps));
+  new Elysia().use(knowledgeBaseRoutes(deps)).use(uploadRoutes(deps)).use(searchRoutes(deps)).use(passageRoutes(deps));
 export {
   backfillEmbeddings,
   createEmbedder,
@@ -70,5 +71,6 @@ export {
   SearchResults,
   UpdateKnowledgeBase,
 } from "./model.ts";
+export { Passage, PassageList } from "./passages.ts";
 export { contextOf, searchPassages } from "./retrieve.ts";
 export type { SearchHit } from "./search.ts";

@@ -4,13 +4,15 @@
  * headless Chromium pages that record console errors, page errors and any request to another
  * origin, axe-core run inside the page, and a transcript of what each flow saw.
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { llmAgent } from "../../src/agent/llm/index.ts";
 import { createApp } from "../../src/app/app.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
 import { createLogger } from "../../src/config/logger.ts";
+import type { Store } from "../../src/db/client.ts";
 import { consoleAssets } from "../../src/runtime/console-assets.ts";
 import { listen } from "./app.ts";
 import { startFakeOpenAI } from "./fake-openai.ts";
@@ -25,9 +27,10 @@ export function note(line: string): void {
   if (process.env.CONSOLE_TRANSCRIPT) appendFileSync(process.env.CONSOLE_TRANSCRIPT, `${line}\n`);
 }
 
-export async function startConsoleServer() {
+/** `store`: another than the run's shared one; `keys: false`: no key made (a first run). */
+export async function startConsoleServer(opts: { store?: Store; keys?: boolean } = {}) {
   const fake = startFakeOpenAI();
-  const store = await testStore();
+  const store = opts.store ?? (await testStore());
   const agent = llmAgent(
     store.db,
     // No query rewrite: each scripted reply is the answer to one message, follow-ups included.
@@ -50,8 +53,8 @@ export async function startConsoleServer() {
     url,
     fake,
     store,
-    adminKey: await key("console admin", "admin"),
-    chatKey: await key("console chat", "chat"),
+    adminKey: opts.keys === false ? "" : await key("console admin", "admin"),
+    chatKey: opts.keys === false ? "" : await key("console chat", "chat"),
     async close() {
       stop();
       await app.parley.close();
@@ -119,4 +122,55 @@ export async function axe(page: Page): Promise<string[]> {
       ),
   );
   return result as string[];
+}
+
+/** How far the page is wider than the viewport (0: no sideways scrolling), and the first elements past its edge. */
+export async function overflowOf(page: Page): Promise<{ overflow: number; wide: string[] }> {
+  return page.evaluate(() => {
+    const overflow = Math.max(0, document.documentElement.scrollWidth - window.innerWidth);
+    const wide = [...document.querySelectorAll("body *")]
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+      .slice(0, 3)
+      .map((e) => `${e.tagName}.${e.className}`);
+    return { overflow, wide: overflow ? wide : [] };
+  });
+}
+
+/**
+ * Words of the tables' visible cells that are broken over lines ("Nam" / "e"): each word of up to
+ * 24 characters (longer ones, URLs and ids, may wrap) must sit on one line.
+ */
+export async function brokenWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const broken: string[] = [];
+    for (const cell of document.querySelectorAll("main table th, main table td")) {
+      // A visually hidden header row (the cards of a phone) is 1 px wide and unseen.
+      const head = cell.closest("thead");
+      if (cell.getBoundingClientRect().width <= 2 || (head && head.getBoundingClientRect().width <= 2)) continue;
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement!;
+        if (parent.closest(".visually-hidden") || !parent.checkVisibility()) continue;
+        for (const m of node.textContent!.matchAll(/\S+/g)) {
+          if (m[0].length > 24) continue;
+          const range = document.createRange();
+          range.setStart(node, m.index!);
+          range.setEnd(node, m.index! + m[0].length);
+          const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+          if (lines.size > 1) broken.push(m[0]);
+        }
+      }
+    }
+    return broken;
+  });
+}
+
+/** CONSOLE_SCREENSHOTS=1: the viewport as docs/console/`name` (a PNG kept under 150 KB). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (!process.env.CONSOLE_SCREENSHOTS) return;
+  const path = join(import.meta.dir, "../../docs/console", name);
+  await page.screenshot({ path, fullPage: false });
+  const bytes = statSync(path).size;
+  note(`screenshot ${name}: ${Math.round(bytes / 1024)} KB`);
+  if (bytes > 150 * 1024) throw new Error(`${name} is ${bytes} bytes: keep screenshots under 150 KB`);
 }

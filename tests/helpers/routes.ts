@@ -21,7 +21,9 @@ import type {
   KnowledgeBase,
   KnowledgeBaseList,
   MessageList,
+  PassageList,
   SearchResults,
+  SetupStatus,
   Reply as StoppedReply,
   UsageReport,
 } from "../../src/contract/index.ts";
@@ -60,6 +62,8 @@ export interface Routes {
   "GET /v1/keys/:id": ApiKey;
   "PATCH /v1/keys/:id": ApiKey;
   "POST /v1/keys/:id/revoke": ApiKey;
+  "GET /v1/setup": SetupStatus;
+  "POST /v1/setup": CreatedApiKey;
   "POST /v1/knowledge_bases": KnowledgeBase;
   "GET /v1/knowledge_bases": KnowledgeBaseList;
   "GET /v1/knowledge_bases/:id": KnowledgeBase;
@@ -70,6 +74,7 @@ export interface Routes {
   "POST /v1/knowledge_bases/:id/documents": BySentBody<Document, BulkResult>;
   "GET /v1/knowledge_bases/:id/documents/:doc_id": Document;
   "DELETE /v1/knowledge_bases/:id/documents/:doc_id": NoContent;
+  "GET /v1/knowledge_bases/:id/documents/:doc_id/passages": PassageList;
   "POST /v1/knowledge_bases/:id/search": SearchResults;
   "POST /v1/chat/completions": Static<typeof CompletionResponse>;
   "GET /v1/models": Static<typeof ModelList>;

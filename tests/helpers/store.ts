@@ -67,3 +67,32 @@ export async function secondStore(): Promise<Store> {
   await testStore();
   return openPostgres(process.env.DATABASE_URL!, { max: 20 });
 }
+
+/**
+ * A store of the test's own, migrated and empty (no key, no document), for state that is the
+ * whole store's (e.g. whether an admin key exists): a fresh PGlite, or on PostgreSQL a database
+ * created for it. `drop()` closes it and drops that database.
+ */
+export async function ownStore(): Promise<{ store: Store; drop(): Promise<void> }> {
+  if (!onPostgres) {
+    const store = await freshPglite();
+    await migrate(store);
+    return { store, drop: () => store.close() };
+  }
+  const url = new URL(process.env.DATABASE_URL!);
+  const name = `parley_own_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  const { default: postgres } = await import("postgres");
+  const admin = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  url.pathname = `/${name}`;
+  const store = openPostgres(url.toString(), { max: 10 });
+  await migrate(store);
+  return {
+    store,
+    async drop() {
+      await store.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}

@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { ingestDocuments } from "../../src/knowledge/ingest.ts";
 import {
@@ -17,6 +16,7 @@ import {
   launchBrowser,
   note,
   openPage,
+  screenshot,
   signIn,
   startConsoleServer,
   type Watched,
@@ -33,7 +33,6 @@ const HOSTILE = [
   " [click](javascript:window.__pwned=3) <b onmouseover=window.__pwned=4>bold</b>\n\n- one\n- two",
 ];
 const DOC_URL = "https://docs.example.com/hostile";
-const SHOTS = join(import.meta.dir, "../../docs/console");
 
 describe.skipIf(!hasChromium)("console in Chromium", () => {
   let server: Awaited<ReturnType<typeof startConsoleServer>>;
@@ -80,7 +79,7 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
       wide: [],
     });
     note(`${label}: axe serious/critical ${violations.length}, console errors ${w.problems.length}`);
-    if (shot && process.env.CONSOLE_SCREENSHOTS) await p.screenshot({ path: join(SHOTS, shot), fullPage: true });
+    if (shot) await screenshot(p, shot);
     expect({ label, violations, problems: w.problems }).toEqual({ label, violations: [], problems: [] });
   }
   const pwned = (p: Page) => p.evaluate(() => (window as any).__pwned ?? null);
