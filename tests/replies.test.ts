@@ -28,12 +28,14 @@ describe("the after-write dispatch", () => {
       notifier.on(stopTopic(id), () => heard.push(`stop ${id === swept ? "swept" : "finished"}`));
     }
     const past = Date.now() - 1_000;
-    // `swept`'s lease has passed; `finished` holds one (no periodic sweep may end it first).
+    // Both hold a lease no periodic sweep (this file's apps, or another instance's on PostgreSQL)
+    // can reach while the test runs; the sweep below is told a time past `swept`'s.
+    const lease = Date.now() + 60_000;
     const start = (id: string) => ({
       id,
       conversationId: seed.json.conversation_id,
       createdAt: past,
-      leaseUntil: id === swept ? past : Date.now() + 60_000,
+      leaseUntil: id === swept ? lease : lease + 60_000,
       start: '{"type":"start"}',
       also: [],
     });
@@ -41,17 +43,20 @@ describe("the after-write dispatch", () => {
     await store.create(start(finished));
     expect(heard).toEqual(["events swept", "events finished"]);
     const token = { seq: 2, data: '{"type":"token","content":"x"}' };
-    expect(await store.flush({ id: swept, events: [token], delta: "x", lastSeq: 2, leaseUntil: past })).toBe("running");
+    expect(await store.flush({ id: swept, events: [token], delta: "x", lastSeq: 2, leaseUntil: lease })).toBe(
+      "running",
+    );
     expect(heard.at(-1)).toBe("events swept");
     expect(await store.requestStop(swept)).toBe(true);
     expect(heard.at(-1)).toBe("stop swept");
     // The sweep: the reply ends failed with the orphaned event, and its followers here hear it at once.
     heard.length = 0;
-    expect(await store.expire(Date.now(), swept)).toEqual([swept]);
+    const afterLease = lease + 1_000;
+    expect(await store.expire(afterLease, swept)).toEqual([swept]);
     expect(heard).toEqual(["events swept"]);
     expect((await readEvents(h.store.db, swept, 0)).map((e) => e.data).at(-1)).toBe(ORPHANED_EVENT);
     // A write that changes nothing dispatches nothing.
-    expect(await store.expire(Date.now(), swept)).toEqual([]);
+    expect(await store.expire(afterLease, swept)).toEqual([]);
     expect(await store.requestStop(swept)).toBe(false);
     expect(heard).toEqual(["events swept"]);
     const end = { seq: 2, data: '{"type":"end"}' };
