@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { startToFirst200 } from "./binary-start.ts";
 
 const out = resolve("dist/parley");
 // No --minify: it breaks Elysia hooks that use rest parameters (elysia#1711).
@@ -18,34 +19,10 @@ const build = Bun.spawnSync(["bun", "build", "--compile", "src/main.ts", vectorB
 });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
 
-async function startToFirst200(dataDir: string): Promise<number> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const t0 = performance.now();
-  const proc = Bun.spawn([out, "serve"], {
-    env: { PATH: "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
-    stdout: "ignore",
-    stderr: "inherit",
-  });
-  try {
-    for (;;) {
-      if (performance.now() - t0 > 60_000) throw new Error("binary did not answer within 60 s");
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ok) return performance.now() - t0;
-      await Bun.sleep(10);
-    }
-  } finally {
-    proc.kill("SIGTERM");
-    await proc.exited;
-  }
-}
-
 const dir = mkdtempSync(join(tmpdir(), "parley-build-"));
 try {
-  const cold = await startToFirst200(join(dir, "data"));
-  const warm = await startToFirst200(join(dir, "data"));
+  const cold = await startToFirst200(out, join(dir, "data"));
+  const warm = await startToFirst200(out, join(dir, "data"));
   const mb = (statSync(out).size / 1024 / 1024).toFixed(1);
   console.log(
     `dist/parley: ${mb} MiB; start to first 200: ${cold.toFixed(0)} ms on a new data folder, ${warm.toFixed(0)} ms on an existing one`,
