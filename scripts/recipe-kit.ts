@@ -2,7 +2,7 @@
  * What scripts/recipes.ts runs README's recipes with: the README parser, a temp workspace with a
  * fresh clone, bash with its transcript, a background server, and small transcript readers.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -59,7 +59,8 @@ export async function install(ws: Workspace): Promise<void> {
 
 /** Runs a bash script in `cwd` (its own process group, ended afterwards), echoing each command and its output. */
 export async function bash(script: string, cwd: string, env: Record<string, string> = {}): Promise<string> {
-  const file = join(mkdtempSync(join(tmpdir(), "parley-recipe-sh-")), "recipe.sh");
+  const dir = mkdtempSync(join(tmpdir(), "parley-recipe-sh-"));
+  const file = join(dir, "recipe.sh");
   writeFileSync(file, script);
   const proc = Bun.spawn(["bash", "-x", file], {
     cwd,
@@ -79,6 +80,7 @@ export async function bash(script: string, cwd: string, env: Record<string, stri
   };
   await Promise.all([pump(proc.stdout), pump(proc.stderr), proc.exited]);
   endGroup(proc.pid);
+  rmSync(dir, { recursive: true, force: true });
   if (proc.exitCode !== 0) throw new Error(`the recipe exited ${proc.exitCode}`);
   return out;
 }
