@@ -6,7 +6,7 @@
  */
 
 import type { Db } from "../db/client.ts";
-import { sharedValue } from "../db/instance-values.ts";
+import { sharedHmacKey } from "../db/instance-values.ts";
 import { ApiError } from "../http/errors.ts";
 import { fromBase64url, type IdPrefix, isId, toBase64url } from "../primitives.ts";
 
@@ -27,23 +27,8 @@ const TAG_BYTES = 16;
 // 9999-12-31T23:59:59.999Z: later instants have no four-digit-year ISO form the database accepts.
 const MAX_TIME = 253402300799999;
 
-const keys = new WeakMap<Db, Promise<CryptoKey>>();
-
-/** The shared signing key: created by the first instance to need it, then read by all. */
-function signingKey(db: Db): Promise<CryptoKey> {
-  let key = keys.get(db);
-  if (!key) {
-    key = (async () => {
-      const fresh = toBase64url(crypto.getRandomValues(new Uint8Array(32)));
-      const value = await sharedValue(db, "cursor_hmac", fresh);
-      return crypto.subtle.importKey("raw", fromBase64url(value), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    })();
-    // A failed read (database down) must not stick: the next request tries again.
-    key.catch(() => keys.delete(db));
-    keys.set(db, key);
-  }
-  return key;
-}
+/** The shared signing key (db/instance-values.ts). */
+const signingKey = (db: Db) => sharedHmacKey(db, "cursor_hmac");
 
 async function tag(db: Db, payload: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(db), payload)).slice(0, TAG_BYTES);

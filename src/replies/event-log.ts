@@ -19,7 +19,7 @@
  */
 import type { ReplyStatus, StreamEvent, Usage } from "../contract/events.ts";
 import type { Db } from "../db/client.ts";
-import { sharedValue } from "../db/instance-values.ts";
+import { sharedHmacKey } from "../db/instance-values.ts";
 import { ApiError } from "../http/errors.ts";
 import { fromBase64url, toBase64url } from "../primitives.ts";
 
@@ -129,23 +129,8 @@ export const RESUME_TOKEN_TTL_MS = 3_600_000;
 const TAG_BYTES = 16;
 const FORMAT = /^v1\.(\d{1,12})\.([A-Za-z0-9_-]{22})$/;
 
-const keys = new WeakMap<Db, Promise<CryptoKey>>();
-
-/** The shared signing key: created by the first instance to need it, then read by all. */
-function signingKey(db: Db): Promise<CryptoKey> {
-  let key = keys.get(db);
-  if (!key) {
-    key = (async () => {
-      const fresh = toBase64url(crypto.getRandomValues(new Uint8Array(32)));
-      const value = await sharedValue(db, "resume_token_hmac", fresh);
-      return crypto.subtle.importKey("raw", fromBase64url(value), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    })();
-    // A failed read (database down) must not stick: the next request tries again.
-    key.catch(() => keys.delete(db));
-    keys.set(db, key);
-  }
-  return key;
-}
+/** The shared signing key (db/instance-values.ts). */
+const signingKey = (db: Db) => sharedHmacKey(db, "resume_token_hmac");
 
 async function tag(db: Db, conversationId: string, replyId: string, expires: number): Promise<Uint8Array> {
   const payload = new TextEncoder().encode(`resume\n${conversationId}\n${replyId}\n${expires}`);
