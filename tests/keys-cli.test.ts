@@ -20,6 +20,17 @@ const run = async (argv: string[]) => {
 const lineOf = (stdout: string, id: string) => stdout.split("\n").find((l) => l.startsWith(id)) ?? "";
 
 describe("keys on the command line", () => {
+  test("keys create takes --role as keys update does; --admin with --role chat is refused", async () => {
+    const admin = await run(["create", "--name", "by-role", "--plan", "pro", "--role", "admin"]);
+    expect(admin.code).toBe(0);
+    expect(admin.stderr).toContain(", admin)");
+    const id = admin.stderr.match(/created (key_\w+)/)![1]!;
+    expect(lineOf((await run(["list"])).stdout, id)).toContain(" admin ");
+    const both = await run(["create", "--name", "both", "--plan", "pro", "--admin", "--role", "chat"]);
+    expect(both.code).toBe(1);
+    expect(both.error?.message).toContain("contradict");
+  });
+
   test("keys list shows an expired key as expired, a revoked one as revoked, a live one as active", async () => {
     const now = Date.now();
     // Created a minute ago with a 30 s lifetime: expired now.

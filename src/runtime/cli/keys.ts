@@ -13,7 +13,7 @@ import { KEYS_OPTIONS } from "./args.ts";
 import { consoleIo, type Io } from "./io.ts";
 
 const USAGE = `usage:
-  keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N] [--tpd N] [--admin] [--kb NAME]... [--expires DATE]
+  keys create --name NAME --plan free|pro|enterprise [--rpm N] [--rpd N] [--tpd N] [--admin | --role chat|admin] [--kb NAME]... [--expires DATE]
   keys list
   keys revoke KEY_ID
   keys update KEY_ID [--plan P] [--rpm N|default] [--rpd N|default] [--tpd N|none] [--role chat|admin] [--kb NAME]...
@@ -60,6 +60,9 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
   switch (sub) {
     case "create": {
       if (!values.name?.trim()) throw new Error(`--name is required\n${USAGE}`);
+      if (values.admin && values.role === "chat") throw new Error("--admin and --role chat contradict each other");
+      // `--role` is update's flag; create takes it too (it used to accept it and make a chat key).
+      const asAdmin = values.admin || values.role === "admin";
       const p = plan(values.plan);
       if (!p) throw new Error(`--plan is required\n${USAGE}`);
       const key = await createKey(store.db, {
@@ -68,11 +71,11 @@ export async function keysCommand(store: Store, argv: string[], io: Io = console
         rpm: limit(values.rpm, "rpm"),
         rpd: limit(values.rpd, "rpd"),
         tpd: limit(values.tpd, "tpd"),
-        role: values.admin ? "admin" : "chat",
+        role: asAdmin ? "admin" : "chat",
         knowledgeBaseIds: kbs,
         expiresAt: expiry(values.expires),
       });
-      io.err(`created ${key.id} (${p}${values.admin ? ", admin" : ""}); the secret is shown once, store it now:`);
+      io.err(`created ${key.id} (${p}${asAdmin ? ", admin" : ""}); the secret is shown once, store it now:`);
       io.out(key.secret);
       return 0;
     }
