@@ -142,7 +142,11 @@ export function Keys() {
             <tbody>
               {keys.map((k) => (
                 <tr key={k.id} class={k.revoked_at ? "revoked" : ""}>
-                  <Cell label="Name">{k.name}</Cell>
+                  <Cell label="Name">
+                    <span class="clip" title={k.name}>
+                      {k.name}
+                    </span>
+                  </Cell>
                   <Cell label="Prefix">
                     <code>{k.prefix}</code>
                   </Cell>

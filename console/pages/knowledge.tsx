@@ -122,8 +122,14 @@ export function Knowledge({ open }: { open: string | null }) {
             <tbody>
               {kbs.map((k) => (
                 <tr key={k.id} class={k.id === open ? "active" : ""}>
-                  <Cell label="Name">{k.name}</Cell>
-                  <Cell label="Description">{k.description || "—"}</Cell>
+                  <Cell label="Name">
+                    <span class="clip" title={k.name}>
+                      {k.name}
+                    </span>
+                  </Cell>
+                  <Cell label="Description" class="prose">
+                    {k.description || "—"}
+                  </Cell>
                   <Cell label="Language">{k.language ?? "detected"}</Cell>
                   <Cell label="Documents">{k.document_count}</Cell>
                   <Cell label="Passages">{k.passage_count}</Cell>
