@@ -145,10 +145,24 @@ describe.skipIf(!hasChromium)("the console for a docs team", () => {
       await w.page.locator("#keys-heading").scrollIntoViewIfNeeded();
       await w.page.evaluate(() => document.getElementById("keys-heading")!.scrollIntoView());
       await screenshot(w.page, width === 1280 ? "keys-table.png" : "keys-table-375.png");
-      await knowledge(w.page);
-      await w.page.getByRole("row", { name: /^Staff handbook / }).waitFor();
-      expect({ page: "knowledge", broken: await brokenWords(w.page) }).toEqual({ page: "knowledge", broken: [] });
-      await clean(w, `${width} knowledge table`);
+      // Names other users give: 100 characters with no space, a hyphenated one, 300 characters
+      // of description with no space (a shared store holds such; they must not widen the table).
+      const stamp = crypto.randomUUID().slice(0, 8);
+      const odd = [
+        await call(server.adminKey, "POST", "/v1/knowledge_bases", {
+          name: `${stamp}${"x".repeat(92)}`,
+          description: "b".repeat(300),
+        }),
+        await call(server.adminKey, "POST", "/v1/knowledge_bases", { name: `herd-${stamp}` }),
+      ];
+      try {
+        await knowledge(w.page);
+        await w.page.getByRole("row", { name: /^Staff handbook / }).waitFor();
+        expect({ page: "knowledge", broken: await brokenWords(w.page) }).toEqual({ page: "knowledge", broken: [] });
+        await clean(w, `${width} knowledge table`);
+      } finally {
+        for (const kb of odd) await call(server.adminKey, "DELETE", `/v1/knowledge_bases/${kb.id}`).catch(() => {});
+      }
       note(`${width} tables: Keys and Knowledge cells keep their words whole, no sideways scrolling`);
     });
   }
