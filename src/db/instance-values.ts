@@ -44,7 +44,10 @@ const hmacKeys = new WeakMap<Db, Map<string, Promise<CryptoKey>>>();
  */
 export function sharedHmacKey(db: Db, name: string): Promise<CryptoKey> {
   let byName = hmacKeys.get(db);
-  if (!byName) hmacKeys.set(db, (byName = new Map()));
+  if (!byName) {
+    byName = new Map();
+    hmacKeys.set(db, byName);
+  }
   let key = byName.get(name);
   if (!key) {
     key = (async () => {
