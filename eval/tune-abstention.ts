@@ -65,54 +65,20 @@ function score(rows: Seen[], r: Rule) {
 const grid: Rule[] = [{ minTerms: 1_000 }];
 for (const minTerms of [2, 3, 4, 5, 6, 7, 8, 10, 12]) grid.push({ minTerms });
 const languages = [...new Set(seen.map((s) => s.language))];
+const ofLanguage = (l: string) => seen.filter((s) => s.language === l);
+/** A rule's value averaged over `langs`: each language's in-scope answered plus off-topic refused shares. */
+const meanOver = (langs: string[], r: Rule) =>
+  langs.reduce((n, l) => n + score(ofLanguage(l), r).value, 0) / langs.length;
+const bestOn = (langs: string[]) => grid.reduce((b, r) => (meanOver(langs, r) > meanOver(langs, b) ? r : b), grid[0]!);
 for (const held of languages) {
   const others = languages.filter((l) => l !== held);
-  const mean = (r: Rule) =>
-    others.reduce(
-      (n, l) =>
-        n +
-        score(
-          seen.filter((s) => s.language === l),
-          r,
-        ).value,
-      0,
-    ) / others.length;
-  const best = grid.reduce((b, r) => (mean(r) > mean(b) ? r : b), grid[0]!);
-  const off = score(
-    seen.filter((s) => s.language === held),
-    grid[0]!,
-  );
-  const on = score(
-    seen.filter((s) => s.language === held),
-    best,
-  );
+  const best = bestOn(others);
+  const off = score(ofLanguage(held), grid[0]!);
+  const on = score(ofLanguage(held), best);
   console.log(
     `${held}: chosen on ${others.join(", ")}: minTerms ${best.minTerms} → in-scope answered ${on.answered}/${on.inS} (rule off ${off.answered}), off-topic refused ${on.refused}/${on.off} (rule off ${off.refused})`,
   );
 }
-const all = grid.reduce(
-  (b, r) =>
-    languages.reduce(
-      (n, l) =>
-        n +
-        score(
-          seen.filter((s) => s.language === l),
-          r,
-        ).value,
-      0,
-    ) >
-    languages.reduce(
-      (n, l) =>
-        n +
-        score(
-          seen.filter((s) => s.language === l),
-          b,
-        ).value,
-      0,
-    )
-      ? r
-      : b,
-  grid[0]!,
-);
+const all = bestOn(languages);
 console.log(`all languages: minTerms ${all.minTerms}`);
 process.exit(0);

@@ -39,21 +39,22 @@ export async function searchPassages(
   semantic?: SemanticSearch,
   trace?: Trace,
 ): Promise<SearchHit[]> {
-  if (!trace) return search(db, question, history, options, semantic);
+  const context = contextOf(history);
+  if (!trace) return search(db, question, context, options, semantic);
   // The span says which search ran, where its query came from and what it found — never the
   // words (traces carry no message text: POST …/search with the conversation_id shows them).
   return inSpan(
     trace,
     "knowledge.search",
     async (span) => {
-      const hits = await search(db, question, history, options, semantic);
+      const hits = await search(db, question, context, options, semantic);
       span.set({ "parley.search.hits": hits.length, "parley.search.pages": new Set(hits.map((h) => h.url)).size });
       return hits;
     },
     {
       "parley.kb_id": options.kbId ?? undefined,
       "parley.search.hybrid": Boolean(semantic),
-      "parley.search.from_history": contextOf(history) !== "",
+      "parley.search.from_history": context !== "",
     },
   );
 }
@@ -65,11 +66,10 @@ export const contextOf = (history: ChatTurn[]): string =>
 async function search(
   db: Db,
   question: string,
-  history: ChatTurn[],
+  context: string,
   options: SearchOptions,
   semantic?: SemanticSearch,
 ): Promise<SearchHit[]> {
-  const context = contextOf(history);
   // One embedding per search, of the message with its context (the vector side has no weights).
   const vector =
     semantic && /[\p{L}\p{N}]/u.test(question)

@@ -4,6 +4,7 @@
  * headless Chromium pages that record console errors, page errors and any request to another
  * origin, axe-core run inside the page, and a transcript of what each flow saw.
  */
+import { expect } from "bun:test";
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -173,4 +174,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const bytes = statSync(path).size;
   note(`screenshot ${name}: ${Math.round(bytes / 1024)} KB`);
   if (bytes > 150 * 1024) throw new Error(`${name} is ${bytes} bytes: keep screenshots under 150 KB`);
+}
+
+/** Axe, console errors and sideways overflow of the page as it is: none of them, or the test fails naming `label`. */
+export async function expectClean(w: Watched, label: string): Promise<void> {
+  const violations = await axe(w.page);
+  expect({ label, violations, problems: w.problems, ...(await overflowOf(w.page)) }).toEqual({
+    label,
+    violations: [],
+    problems: [],
+    overflow: 0,
+    wide: [],
+  });
 }

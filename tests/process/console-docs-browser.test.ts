@@ -9,13 +9,12 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import {
-  axe,
   brokenWords,
   CHROMIUM,
+  expectClean,
   launchBrowser,
   note,
   openPage,
-  overflowOf,
   screenshot,
   signIn,
   startConsoleServer,
@@ -67,17 +66,6 @@ describe.skipIf(!hasChromium)("the console for a docs team", () => {
     await signIn(w.page, server.url, server.adminKey);
     return w;
   }
-  /** Axe, console errors and sideways overflow of the page as it is. */
-  async function clean(w: Watched, label: string) {
-    const violations = await axe(w.page);
-    expect({ label, violations, problems: w.problems, ...(await overflowOf(w.page)) }).toEqual({
-      label,
-      violations: [],
-      problems: [],
-      overflow: 0,
-      wide: [],
-    });
-  }
   const knowledge = (p: Page) => p.getByRole("navigation").getByRole("link", { name: "Knowledge" }).click();
 
   for (const width of [1280, 375]) {
@@ -124,7 +112,7 @@ describe.skipIf(!hasChromium)("the console for a docs team", () => {
       expect(await page.locator(".passages strong").allTextContents()).toContain("Vertretung");
       expect(await page.locator("pre.text").textContent()).toBe(doc.content);
       expect(await page.locator(".facts").textContent()).toContain(name);
-      await clean(w, `${width} document view`);
+      await expectClean(w, `${width} document view`);
       await screenshot(page, width === 1280 ? "document.png" : "document-375.png");
       await page.getByRole("link", { name: `← Documents in ${name}` }).click();
       await page.getByRole("heading", { name: `Documents in ${name}` }).waitFor();
@@ -141,7 +129,7 @@ describe.skipIf(!hasChromium)("the console for a docs team", () => {
         .first()
         .waitFor();
       expect({ page: "keys", broken: await brokenWords(w.page) }).toEqual({ page: "keys", broken: [] });
-      await clean(w, `${width} keys table`);
+      await expectClean(w, `${width} keys table`);
       await w.page.locator("#keys-heading").scrollIntoViewIfNeeded();
       await w.page.evaluate(() => document.getElementById("keys-heading")!.scrollIntoView());
       await screenshot(w.page, width === 1280 ? "keys-table.png" : "keys-table-375.png");
@@ -159,7 +147,7 @@ describe.skipIf(!hasChromium)("the console for a docs team", () => {
         await knowledge(w.page);
         await w.page.getByRole("row", { name: /^Staff handbook / }).waitFor();
         expect({ page: "knowledge", broken: await brokenWords(w.page) }).toEqual({ page: "knowledge", broken: [] });
-        await clean(w, `${width} knowledge table`);
+        await expectClean(w, `${width} knowledge table`);
       } finally {
         for (const kb of odd) await call(server.adminKey, "DELETE", `/v1/knowledge_bases/${kb.id}`).catch(() => {});
       }
@@ -181,7 +169,7 @@ describe.skipIf(!hasChromium)("the console for a docs team", () => {
     expect(await source.getAttribute("href")).toBe("https://handbook.example.com/leave");
     await page.locator(".kb-line", { hasText: `Knowledge base: ${handbook.name}` }).waitFor();
     await page.locator(".conversations li.active .kb", { hasText: handbook.name }).waitFor();
-    await clean(w, "1280 playground with titles");
+    await expectClean(w, "1280 playground with titles");
     note(`playground: the source reads "Leave policy" (→ its URL); the conversation names "${handbook.name}"`);
   });
 
@@ -195,7 +183,7 @@ describe.skipIf(!hasChromium)("the console for a docs team", () => {
     await card.waitFor();
     expect(await card.locator(".totals").textContent()).toBe("Questions asked: 2 · API requests: 7");
     expect(await card.getByRole("img", { name: /^Questions asked \(chat turns\): 2 in 14 days$/ }).count()).toBe(1);
-    await clean(w, "1280 usage");
+    await expectClean(w, "1280 usage");
     note("usage: 2 questions and 5 other requests read 'Questions asked: 2 · API requests: 7'");
   });
 
@@ -216,14 +204,14 @@ describe.skipIf(!hasChromium)("the console for a docs team", () => {
     expect(await item.locator("time").textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     expect(await item.locator(".meta strong").textContent()).toBe(`rater ${run}`);
     expect(await item.locator(".md strong").textContent()).toBe("thirty days");
-    await clean(w, "1280 rated answers");
+    await expectClean(w, "1280 rated answers");
     await item.getByRole("link", { name: "Open the conversation" }).click();
     await page.getByRole("heading", { name: question, level: 1 }).waitFor();
     await page.locator(".kb-line", { hasText: handbook.name }).waitFor(); // named once looked up
     expect(await page.locator(".msg").count()).toBe(2);
     expect(await page.locator(".msg.assistant .status").textContent()).toContain("Say where to apply");
     expect(await page.getByRole("textbox", { name: "Message" }).count()).toBe(0); // read-only
-    await clean(w, "1280 conversation view");
+    await expectClean(w, "1280 conversation view");
     note("rated answers: date, key name, Markdown answer; the link opens the (other key's) conversation read-only");
   });
 });

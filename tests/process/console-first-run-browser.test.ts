@@ -10,15 +10,13 @@ import { existsSync } from "node:fs";
 import type { Browser } from "playwright-core";
 import { issueSetupCode } from "../../src/auth/index.ts";
 import {
-  axe,
   CHROMIUM,
+  expectClean,
   launchBrowser,
   note,
   openPage,
-  overflowOf,
   screenshot,
   startConsoleServer,
-  type Watched,
 } from "../helpers/console-browser.ts";
 import { ownStore, pgliteImage } from "../helpers/store.ts";
 
@@ -44,25 +42,13 @@ describe.skipIf(!hasChromium)("console first run in Chromium", () => {
     await own?.drop();
   });
 
-  /** Axe, console errors and sideways overflow of the page as it is. */
-  async function clean(w: Watched, label: string) {
-    const violations = await axe(w.page);
-    expect({ label, violations, problems: w.problems, ...(await overflowOf(w.page)) }).toEqual({
-      label,
-      violations: [],
-      problems: [],
-      overflow: 0,
-      wide: [],
-    });
-  }
-
   test("no valid code yet: the page says how to get one", async () => {
     const w = await openPage(browser, server.url, 1280);
     await w.page.goto(`${server.url}/console`);
     await w.page.getByRole("heading", { name: "Welcome to Parley" }).waitFor();
     expect(await w.page.getByRole("alert").textContent()).toContain("Restart the server");
     expect(await w.page.getByLabel("Setup code").count()).toBe(0);
-    await clean(w, "first run, no code");
+    await expectClean(w, "first run, no code");
     note("first run without a live code: the page says to restart the server or use the CLI");
     code = (await issueSetupCode(server.store.db))!.code;
   });
@@ -72,7 +58,7 @@ describe.skipIf(!hasChromium)("console first run in Chromium", () => {
     await w.page.goto(`${server.url}/console`);
     await w.page.getByLabel("Setup code").waitFor();
     expect(await w.page.title()).toBe("First run · Parley console");
-    await clean(w, "375 first run");
+    await expectClean(w, "375 first run");
     await screenshot(w.page, "first-run-375.png");
   });
 
@@ -82,7 +68,7 @@ describe.skipIf(!hasChromium)("console first run in Chromium", () => {
     await page.goto(`${server.url}/console`);
     await page.getByLabel("Setup code").fill("7K2QX-M9D4R-T0VWP-3HNBE"); // the docs' example, not the live code
     await page.getByLabel("Name of the admin key").fill("docs team");
-    await clean(w, "1280 first run");
+    await expectClean(w, "1280 first run");
     await screenshot(page, "first-run.png");
 
     await page.getByRole("button", { name: "Create the admin key" }).click();
@@ -101,7 +87,7 @@ describe.skipIf(!hasChromium)("console first run in Chromium", () => {
     await page.getByRole("row", { name: /^docs team / }).waitFor();
     expect(await page.locator(".role").textContent()).toBe("admin key");
     expect(await page.evaluate(() => sessionStorage.getItem("parley.console.key"))).toBe(secret);
-    await clean(w, "1280 signed in after setup");
+    await expectClean(w, "1280 signed in after setup");
     note(
       "first run: wrong code refused; the right one (typed in lower case) made the admin key 'docs team', copied, signed in",
     );
