@@ -5,7 +5,6 @@
  * (`INSERT … ON CONFLICT DO NOTHING`), so concurrent starts agree without a check-then-write.
  */
 import { eq } from "drizzle-orm";
-import { fromBase64url, toBase64url } from "../primitives.ts";
 import type { Db } from "./client.ts";
 import { instanceSecrets } from "./schema.ts";
 
@@ -33,29 +32,4 @@ export async function hasMark(db: Db, name: string): Promise<boolean> {
     .from(instanceSecrets)
     .where(eq(instanceSecrets.name, name));
   return rows.length > 0;
-}
-
-const hmacKeys = new WeakMap<Db, Map<string, Promise<CryptoKey>>>();
-
-/**
- * An HMAC-SHA-256 signing key every instance shares, stored under `name`: created by the first
- * instance to need it, then read by all, and kept per database. A failed read (database down)
- * is not kept: the next caller tries again.
- */
-export function sharedHmacKey(db: Db, name: string): Promise<CryptoKey> {
-  let byName = hmacKeys.get(db);
-  if (!byName) {
-    byName = new Map();
-    hmacKeys.set(db, byName);
-  }
-  let key = byName.get(name);
-  if (!key) {
-    key = (async () => {
-      const value = await sharedValue(db, name, toBase64url(crypto.getRandomValues(new Uint8Array(32))));
-      return crypto.subtle.importKey("raw", fromBase64url(value), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    })();
-    key.catch(() => byName.delete(name));
-    byName.set(name, key);
-  }
-  return key;
 }

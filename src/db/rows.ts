@@ -1,10 +1,14 @@
 /**
  * Running raw statements on either driver: their rows, prepared where the text is fixed, and
- * the per-database cache (`getOrCreate`) that holds each feature's prepared statements.
+ * the per-database cache (`getOrCreate`) that holds each feature's prepared statements, and the
+ * per-database HMAC keys every instance shares (`sharedHmacKey`, read through instance-values.ts
+ * once: a request only finds it in the cache).
  */
 import { type Query, SQL } from "drizzle-orm";
 import type { PgDialect, PgSession } from "drizzle-orm/pg-core";
+import { fromBase64url, toBase64url } from "../primitives.ts";
 import type { Db } from "./client.ts";
+import { sharedValue } from "./instance-values.ts";
 
 /** Rows of a raw statement, whichever driver ran it (postgres.js: an array; PGlite: `.rows`). */
 export async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
@@ -66,4 +70,29 @@ export function getOrCreate<K extends object, V>(map: Map<K, V> | WeakMap<K, V>,
     map.set(key, value);
   }
   return value;
+}
+
+const hmacKeys = new WeakMap<Db, Map<string, Promise<CryptoKey>>>();
+
+/**
+ * An HMAC-SHA-256 signing key every instance shares, stored under `name`: created by the first
+ * instance to need it, then read by all, and kept per database. A failed read (database down)
+ * is not kept: the next caller tries again.
+ */
+export function sharedHmacKey(db: Db, name: string): Promise<CryptoKey> {
+  let byName = hmacKeys.get(db);
+  if (!byName) {
+    byName = new Map();
+    hmacKeys.set(db, byName);
+  }
+  let key = byName.get(name);
+  if (!key) {
+    key = (async () => {
+      const value = await sharedValue(db, name, toBase64url(crypto.getRandomValues(new Uint8Array(32))));
+      return crypto.subtle.importKey("raw", fromBase64url(value), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    })();
+    key.catch(() => byName.delete(name));
+    byName.set(name, key);
+  }
+  return key;
 }

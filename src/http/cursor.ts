@@ -6,7 +6,7 @@
  */
 
 import type { Db } from "../db/client.ts";
-import { sharedHmacKey } from "../db/instance-values.ts";
+import { sharedHmacKey } from "../db/rows.ts";
 import { ApiError } from "../http/errors.ts";
 import { fromBase64url, type IdPrefix, isId, toBase64url } from "../primitives.ts";
 
@@ -27,7 +27,7 @@ const TAG_BYTES = 16;
 // 9999-12-31T23:59:59.999Z: later instants have no four-digit-year ISO form the database accepts.
 const MAX_TIME = 253402300799999;
 
-/** The shared signing key (db/instance-values.ts). */
+/** The shared signing key (db/rows.ts). */
 const signingKey = (db: Db) => sharedHmacKey(db, "cursor_hmac");
 
 async function tag(db: Db, payload: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {

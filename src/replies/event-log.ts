@@ -19,7 +19,7 @@
  */
 import type { ReplyStatus, StreamEvent, Usage } from "../contract/events.ts";
 import type { Db } from "../db/client.ts";
-import { sharedHmacKey } from "../db/instance-values.ts";
+import { sharedHmacKey } from "../db/rows.ts";
 import { ApiError } from "../http/errors.ts";
 import { fromBase64url, toBase64url } from "../primitives.ts";
 
@@ -129,7 +129,7 @@ export const RESUME_TOKEN_TTL_MS = 3_600_000;
 const TAG_BYTES = 16;
 const FORMAT = /^v1\.(\d{1,12})\.([A-Za-z0-9_-]{22})$/;
 
-/** The shared signing key (db/instance-values.ts). */
+/** The shared signing key (db/rows.ts). */
 const signingKey = (db: Db) => sharedHmacKey(db, "resume_token_hmac");
 
 async function tag(db: Db, conversationId: string, replyId: string, expires: number): Promise<Uint8Array> {
