@@ -9,7 +9,13 @@
  * sentences hold it (no stop list of any language: a word every sentence has weighs nothing).
  */
 import type { Db } from "../db/client.ts";
-import { contextOf, type SearchHit, type SemanticSearch, searchPassages } from "../knowledge/index.ts";
+import {
+  contextOf,
+  type SearchHit,
+  type SemanticSearch,
+  searchPassages,
+  withWholeBestPage,
+} from "../knowledge/index.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
 
 /** Splits text into tokens that concatenate back to exactly the text: each word with the space before it. */
@@ -35,7 +41,8 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
       const hits = knowledgeBaseId
         ? await searchPassages(db, message, history, { kbId: knowledgeBaseId }, options.semantic, trace)
         : [];
-      const chosen = choose(extract(message, contextOf(history), hits));
+      const page = await withWholeBestPage(db, hits);
+      const chosen = withUsage(choose(extract(message, contextOf(history), page)), page);
       const answer = compose(chosen);
       for (const token of tokenize(answer)) {
         signal.throwIfAborted();
@@ -73,6 +80,20 @@ function choose(extracts: Extract[]): Extract[][] {
       .filter((p) => answers(p[0]) && p[0]!.hit.coverage >= cover * MIN_RELATIVE_COVERAGE)
       .map((p) => p.slice(0, 1)),
   ].slice(0, MAX_PAGES);
+}
+
+/**
+ * The best page's first code block (a documentation page's usage: the install command, the
+ * import, the minimal example) joins its quote when the quote holds no code.
+ */
+function withUsage(chosen: Extract[][], hits: SearchHit[]): Extract[][] {
+  const [first, ...rest] = chosen;
+  if (!first || first.some((e) => e.pieces.some((p) => p.code))) return chosen;
+  for (const hit of hits.filter((h) => h.url === first[0]!.hit.url)) {
+    const code = piecesOf(hit.content).find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
+    if (code) return [[...first, { hit, pieces: [code], score: 0 }], ...rest];
+  }
+  return chosen;
 }
 
 function compose(chosen: Extract[][]): string {
@@ -172,8 +193,7 @@ export function piecesOf(content: string): Piece[] {
  * Weights of the question's words: rarer among the candidate pieces, heavier; a word in most
  * of them (the language's function words, the product's name) weighs about nothing.
  */
-function weightsOf(question: string[], context: string[], all: Piece[][]): Map<string, number> {
-  const held = all.flat().map((p) => new Set(termsOf(p.text)));
+function weightsOf(question: string[], context: string[], held: Set<string>[]): Map<string, number> {
   const n = held.length + 1;
   const weight = new Map<string, number>();
   const add = (t: string, factor: number) => {
@@ -186,11 +206,21 @@ function weightsOf(question: string[], context: string[], all: Piece[][]): Map<s
   return weight;
 }
 
-const scoreOf = (piece: Piece, weight: Map<string, number>) => {
+const scoreOf = (terms: Set<string>, weight: Map<string, number>) => {
   let s = 0;
-  for (const t of new Set(termsOf(piece.text))) s += weight.get(t) ?? 0;
+  for (const t of terms) s += weight.get(t) ?? 0;
   return s;
 };
+
+/**
+ * The words each piece answers with: its own, and its section's heading's (a sentence under
+ * "Change port number" is about changing the port, whether or not it repeats the words). The
+ * page's title is every section's, so it tells them apart no more than it does nothing.
+ */
+function termsOfPieces(hit: SearchHit, pieces: Piece[]): Set<string>[] {
+  const heading = hit.heading && hit.heading !== hit.title ? termsOf(hit.heading) : [];
+  return pieces.map((p) => new Set([...termsOf(p.text), ...heading]));
+}
 
 /**
  * What each hit answers: its best sentence with the sentences after it in the same paragraph
@@ -199,10 +229,11 @@ const scoreOf = (piece: Piece, weight: Map<string, number>) => {
  */
 export function extract(question: string, context: string, hits: SearchHit[]): Extract[] {
   const all = hits.map((h) => piecesOf(h.content));
-  const weight = weightsOf(termsOf(question), termsOf(context), all);
+  const terms = hits.map((h, i) => termsOfPieces(h, all[i]!));
+  const weight = weightsOf(termsOf(question), termsOf(context), terms.flat());
   return hits.map((hit, i) => {
     const pieces = all[i]!;
-    const scores = pieces.map((p) => scoreOf(p, weight));
+    const scores = terms[i]!.map((t) => scoreOf(t, weight));
     const prose = pieces.map((p, j) => ({ p, j, s: scores[j]! })).filter((x) => !x.p.code);
     const best = prose.reduce<(typeof prose)[number] | undefined>((b, x) => (!b || x.s > b.s ? x : b), undefined);
     if (!best) {

@@ -72,5 +72,5 @@ export {
   UpdateKnowledgeBase,
 } from "./model.ts";
 export { Passage, PassageList } from "./passages.ts";
-export { contextOf, searchPassages } from "./retrieve.ts";
+export { contextOf, searchPassages, withWholeBestPage } from "./retrieve.ts";
 export type { SearchHit } from "./search.ts";

@@ -4,10 +4,10 @@
  * And which knowledge bases a key searches: its default one, or one it names and may use.
  */
 
-import { eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { ApiKeyInfo } from "../auth/index.ts";
 import type { Db } from "../db/client.ts";
-import { knowledgeBases } from "../db/schema.ts";
+import { chunks, knowledgeBases } from "../db/schema.ts";
 import { notFound } from "../http/errors.ts";
 import { isId } from "../primitives.ts";
 import { inSpan, type Trace } from "../tracing/index.ts";
@@ -57,6 +57,30 @@ export async function searchPassages(
       "parley.search.from_history": context !== "",
     },
   );
+}
+
+/** Most passages of the best page read for its answer (a page is at most MAX_DOCUMENT_BYTES, cut). */
+const MAX_PAGE_PASSAGES = 64;
+
+/**
+ * `hits` with the best page's passages replaced by all of them, in document order: search ranks
+ * pages by their best passages, but the sentence or the code block that answers often sits in
+ * another section of the same page (the usage under "Install", the option in "Options"). Each
+ * added passage carries its page's scores; the other pages' hits are kept as they were.
+ */
+export async function withWholeBestPage(db: Db, hits: SearchHit[]): Promise<SearchHit[]> {
+  const best = hits[0];
+  if (!best) return hits;
+  const rows = await db
+    .select({ id: chunks.id, heading: chunks.heading, content: chunks.content })
+    .from(chunks)
+    .where(eq(chunks.documentId, best.documentId))
+    .orderBy(asc(chunks.ord))
+    .limit(MAX_PAGE_PASSAGES);
+  const found = new Map(hits.filter((h) => h.url === best.url).map((h) => [h.id, h]));
+  const page = rows.map((r) => found.get(r.id) ?? { ...best, ...r, score: 0 });
+  const beyond = [...found.values()].filter((h) => !rows.some((r) => r.id === h.id));
+  return [...page, ...beyond, ...hits.filter((h) => h.url !== best.url)];
 }
 
 /** The conversation's context for a follow-up: the previous user turn, if any. */
