@@ -1,0 +1,109 @@
+/**
+ * What the built-in agent quotes from the page that answers: the section that answers even when
+ * search ranked other passages of the page higher, a sentence chosen with its section's heading,
+ * and the page's usage code when the quote has none. Each test builds its own knowledge base.
+ */
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { retrievalAgent } from "../src/agent/retrieval.ts";
+import type { AgentChunk } from "../src/agent/types.ts";
+import { createKnowledgeBase, deleteKnowledgeBase } from "../src/knowledge/bases.ts";
+import { ingestDocuments } from "../src/knowledge/ingest.ts";
+import type { KnowledgeDoc } from "../src/knowledge/parse.ts";
+import { searchPassages, withWholeBestPage } from "../src/knowledge/retrieve.ts";
+import { testStore } from "./helpers/store.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
+
+const store = await testStore();
+const created: string[] = [];
+afterAll(async () => {
+  for (const id of created) await deleteKnowledgeBase(store.db, id);
+});
+
+async function baseOf(docs: KnowledgeDoc[]): Promise<string> {
+  const kb = await createKnowledgeBase(store.db, { name: `answer-${crypto.randomUUID()}` });
+  created.push(kb.id);
+  await ingestDocuments(store.db, docs, { kbId: kb.id });
+  return kb.id;
+}
+
+async function ask(kbId: string, message: string) {
+  const chunks: AgentChunk[] = [];
+  const input = { message, history: [], signal: new AbortController().signal, knowledgeBaseId: kbId };
+  for await (const c of retrievalAgent(store.db).respond(input)) chunks.push(c);
+  const text = chunks.flatMap((c) => (c.type === "token" ? [c.content] : [])).join("");
+  const sources = chunks.flatMap((c) => (c.type === "sources" ? c.sources : []));
+  return { text, sources };
+}
+
+const filler = (topic: string) =>
+  `## ${topic}\n\nThe ${topic.toLowerCase()} settings are read once at start and apply to every route of the app.\n`;
+
+describe("the built-in agent's answer", () => {
+  test("the best page is read whole: every passage, in document order, before the other pages' hits", async () => {
+    const sections = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"].map(filler).join("\n");
+    const kbId = await baseOf([
+      { url: "https://t.example/settings", title: "Settings", content: `Settings of the app.\n\n${sections}` },
+      { url: "https://t.example/other", title: "Other", content: "Other settings of the app are elsewhere." },
+    ]);
+    const hits = await searchPassages(store.db, "alpha settings", [], { kbId });
+    expect(hits[0]!.url).toBe("https://t.example/settings");
+    expect(hits.filter((h) => h.url === hits[0]!.url).length).toBeLessThan(7);
+    const whole = await withWholeBestPage(store.db, hits);
+    const page = whole.filter((h) => h.url === "https://t.example/settings");
+    expect(page.map((h) => h.heading)).toEqual(["Settings", "Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"]);
+    expect(whole.slice(0, page.length)).toEqual(page);
+    expect(whole.slice(page.length).every((h) => h.url !== "https://t.example/settings")).toBe(true);
+    expect(await withWholeBestPage(store.db, [])).toEqual([]);
+  });
+
+  test("a sentence is chosen with its section's heading: the one under 'Change the port number'", async () => {
+    const kbId = await baseOf([
+      {
+        url: "https://t.example/server",
+        title: "Server",
+        content: [
+          "The server listens for requests.",
+          "## Logs\n\nEach log line shows the port number of the server.",
+          "## Change the port number\n\nExport an object with `listen: 4000` from your entry file.",
+        ].join("\n\n"),
+      },
+    ]);
+    const { text, sources } = await ask(kbId, "How do I change the port number?");
+    expect(sources).toEqual(["https://t.example/server"]);
+    expect(text).toContain("listen: 4000");
+  });
+
+  test("the page's usage code joins a quote that holds no code", async () => {
+    const kbId = await baseOf([
+      {
+        url: "https://t.example/plugins/tracing",
+        title: "Tracing plugin",
+        content: [
+          "Adds request tracing to an app.",
+          "Install with:\n\n```sh\nbun add wren-tracing\n```",
+          "## sampleRate\n\nThe share of requests traced, from 0 to 1: tracing every request of a busy app costs time.",
+        ].join("\n\n"),
+      },
+    ]);
+    const { text } = await ask(kbId, "How can I trace only some of the requests of a busy app?");
+    expect(text).toContain("share of requests traced");
+    expect(text).toContain("```sh\nbun add wren-tracing\n```");
+  });
+
+  test("no usage code is added when the quote already has code", async () => {
+    const kbId = await baseOf([
+      {
+        url: "https://t.example/plugins/cache",
+        title: "Cache plugin",
+        content: [
+          "Install with:\n\n```sh\nbun add wren-cache\n```",
+          "## Expiry\n\nSet how long a cached response lives:\n\n```ts\ncache({ expiresIn: 60 })\n```",
+        ].join("\n\n"),
+      },
+    ]);
+    const { text } = await ask(kbId, "How long does a cached response live, and how do I set its expiry?");
+    expect(text).toContain("expiresIn: 60");
+    expect(text).not.toContain("bun add wren-cache");
+  });
+});
