@@ -190,20 +190,24 @@ export function piecesOf(content: string): Piece[] {
 }
 
 /**
- * Weights of the question's words: rarer among the candidate pieces, heavier; a word in most
- * of them (the language's function words, the product's name) weighs about nothing.
+ * Weights of the message's words: rarer among the candidate pieces, heavier; a word in most
+ * of them (the language's function words, the product's name) weighs about nothing. The
+ * conversation's context chose the pages (search); within them the message's own words choose
+ * what to quote — the earlier question's words would pull a new question's quote back to the
+ * old subject. Only a message none of whose words tell the pieces apart falls back on them.
  */
-function weightsOf(question: string[], context: string[], held: Set<string>[]): Map<string, number> {
+function weightsOf(message: string[], context: string[], held: Set<string>[]): Map<string, number> {
   const n = held.length + 1;
-  const weight = new Map<string, number>();
-  const add = (t: string, factor: number) => {
-    const df = held.filter((s) => s.has(t)).length;
-    const w = factor * Math.log(n / (df + 0.5));
-    if (w > (weight.get(t) ?? 0)) weight.set(t, Math.max(0, w));
+  const weigh = (terms: string[]) => {
+    const weight = new Map<string, number>();
+    for (const t of new Set(terms)) {
+      const w = Math.log(n / (held.filter((s) => s.has(t)).length + 0.5));
+      if (w > 0) weight.set(t, w);
+    }
+    return weight;
   };
-  for (const t of new Set(context)) add(t, 0.5);
-  for (const t of new Set(question)) add(t, 1);
-  return weight;
+  const own = weigh(message);
+  return own.size > 0 ? own : weigh(context);
 }
 
 const scoreOf = (terms: Set<string>, weight: Map<string, number>) => {
@@ -249,19 +253,22 @@ export function extract(question: string, context: string, hits: SearchHit[]): E
       chosen.push(next);
       length += next.text.length;
     }
-    // A sentence that announces what follows ("…the following keys:") brings it: the next
-    // paragraph (a list, say) when it is prose.
+    // A sentence that announces what follows ("…the following keys:", "…write `<>` instead:")
+    // brings it: the next paragraph (a list, say), or the code block it introduces.
     const last = chosen[chosen.length - 1]!;
-    if (/[:：]$/.test(last.text)) {
-      const next = pieces.filter((p) => p.block === last.block + 1 && !p.code);
-      if (next.length && next.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2) chosen.push(...next);
+    const announced = /[:：]$/.test(last.text) ? pieces.filter((p) => p.block === last.block + 1) : [];
+    if (announced.length && !announced[0]!.code) {
+      if (announced.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2) chosen.push(...announced);
     }
-    // The code that goes with the answer: the block sharing most of the question's words, the
-    // one right after the quoted paragraph counting as if it shared a little more.
-    const code = pieces
-      .map((p, j) => ({ p, s: scores[j]! + (j > best.j && p.block <= best.p.block + 2 ? ADJACENT_BONUS : 0) }))
-      .filter((x) => x.p.code && x.s > 0 && x.p.text.length <= MAX_CODE_CHARS)
-      .sort((a, b) => b.s - a.s)[0]?.p;
+    const introduced = announced[0]?.code && announced[0].text.length <= MAX_CODE_CHARS ? announced[0] : undefined;
+    // Else the code that goes with the answer: the block sharing most of the question's words,
+    // the one right after the quoted paragraph counting as if it shared a little more.
+    const code =
+      introduced ??
+      pieces
+        .map((p, j) => ({ p, s: scores[j]! + (j > best.j && p.block <= best.p.block + 2 ? ADJACENT_BONUS : 0) }))
+        .filter((x) => x.p.code && x.s > 0 && x.p.text.length <= MAX_CODE_CHARS)
+        .sort((a, b) => b.s - a.s)[0]?.p;
     if (code) chosen.push(code);
     return { hit, pieces: chosen, score: best.s };
   });
