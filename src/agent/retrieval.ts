@@ -71,7 +71,9 @@ function choose(extracts: Extract[]): Extract[][] {
   const pages = [...byPage.values()];
   const [first, ...rest] = pages;
   if (!first) return [];
-  const best = Math.max(...pages.map((p) => p[0]!.score));
+  // The bar is what the passages search ranked answer: the best page's other sections, read for
+  // its quote only (score 0), would raise it above every other page's.
+  const best = Math.max(...extracts.filter((e) => e.hit.score > 0).map((e) => e.score));
   const cover = Math.max(...pages.map((p) => p[0]!.hit.coverage));
   const answers = (e: Extract | undefined) => e !== undefined && e.score >= best * MIN_RELATIVE_ANSWER;
   return [
