@@ -1,12 +1,9 @@
 /**
- * The default agent: retrieves passages with the knowledge base's BM25F search
- * (knowledge/search.ts) and answers extractively: the sentences and the code that answer, quoted
- * verbatim from the best page first, each page cited by URL. Follow-ups are searched in the
- * context of the conversation (knowledge/retrieve.ts).
- *
- * The extract is language-neutral throughout: sentences and words come from `Intl.Segmenter`
- * (ICU: every script, CJK by dictionary), and a word's weight from how few of the candidate
- * sentences hold it (no stop list of any language: a word every sentence has weighs nothing).
+ * The default agent: searches the knowledge base (knowledge/retrieve.ts: follow-ups in the
+ * conversation's context) and answers extractively: the sentences and code that answer, verbatim,
+ * from the best page (read whole) first, each page cited by URL. Language-neutral throughout:
+ * sentences and words from `Intl.Segmenter` (every script), a word's weight from how few of the
+ * candidate sentences hold it (no stop list: a word every sentence has weighs nothing).
  */
 import type { Db } from "../db/client.ts";
 import {
@@ -22,8 +19,7 @@ import type { Agent, AgentChunk, AgentInput } from "./types.ts";
 const tokenize = (text: string): string[] => text.match(/\s*\S+/g) ?? [];
 
 const MAX_PAGES = 3;
-// A page is cited only when it answers nearly as well as the best one: precision over filling
-// three slots (a page that shares a word or two with the question is not a source).
+// A page is cited only when it answers nearly as well as the best: precision over filling three slots.
 const MIN_RELATIVE_ANSWER = 0.6;
 const MIN_RELATIVE_COVERAGE = 0.8;
 
@@ -55,20 +51,13 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
 }
 
 /**
- * The pages to quote, best first, each with its best-answering passage: the first page always
- * (and its second passage too when that answers nearly as well: the page that answers often
- * holds the usage in one section, the details in the next), the others only when their passage
- * answers nearly as well and covers nearly as much of the question (search.ts: coverage).
+ * The pages to quote, best first: the first always, with its second passage when that answers
+ * nearly as well; the others when theirs answers nearly as well and covers nearly as much.
  */
 function choose(extracts: Extract[]): Extract[][] {
   const byPage = new Map<string, Extract[]>();
-  for (const e of extracts)
-    if (e.pieces.length)
-      byPage.set(
-        e.hit.url,
-        [...(byPage.get(e.hit.url) ?? []), e].sort((a, b) => b.score - a.score),
-      );
-  const pages = [...byPage.values()];
+  for (const e of extracts) if (e.pieces.length) byPage.set(e.hit.url, [...(byPage.get(e.hit.url) ?? []), e]);
+  const pages = [...byPage.values()].map((p) => p.sort((a, b) => b.score - a.score));
   const [first, ...rest] = pages;
   if (!first) return [];
   // The bar is what the passages search ranked answer: the best page's other sections, read for
@@ -84,10 +73,7 @@ function choose(extracts: Extract[]): Extract[][] {
   ].slice(0, MAX_PAGES);
 }
 
-/**
- * The best page's first code block (a documentation page's usage: the install command, the
- * import, the minimal example) joins its quote when the quote holds no code.
- */
+/** The best page's first code block (a page's usage: install, import, minimal example) joins a quote without code. */
 function withUsage(chosen: Extract[][], hits: SearchHit[]): Extract[][] {
   const [first, ...rest] = chosen;
   if (!first || first.some((e) => e.pieces.some((p) => p.code))) return chosen;
@@ -143,15 +129,11 @@ const sentences = new Intl.Segmenter(undefined, { granularity: "sentence" });
 const words = new Intl.Segmenter(undefined, { granularity: "word" });
 
 /** The words of `text`, lower-cased, reduced to a crude prefix stem for alphabetic scripts. */
-export function termsOf(text: string): string[] {
-  const out: string[] = [];
-  for (const w of words.segment(text.toLowerCase())) {
-    if (!w.isWordLike) continue;
+export const termsOf = (text: string): string[] =>
+  [...words.segment(text.toLowerCase())]
+    .filter((w) => w.isWordLike)
     // Latin and other cased scripts: a 5-character prefix joins inflected forms; CJK words stay whole.
-    out.push(/^[\p{Lu}\p{Ll}\p{N}_-]+$/u.test(w.segment) ? w.segment.slice(0, 5) : w.segment);
-  }
-  return out;
-}
+    .map((w) => (/^[\p{Lu}\p{Ll}\p{N}_-]+$/u.test(w.segment) ? w.segment.slice(0, 5) : w.segment));
 
 /** The sentences of a flattened paragraph; a break inside `inline code` ("`?pretty`") is no break. */
 function sentencesOf(flat: string): string[] {
@@ -192,11 +174,9 @@ export function piecesOf(content: string): Piece[] {
 }
 
 /**
- * Weights of the message's words: rarer among the candidate pieces, heavier; a word in most
- * of them (the language's function words, the product's name) weighs about nothing. The
- * conversation's context chose the pages (search); within them the message's own words choose
- * what to quote — the earlier question's words would pull a new question's quote back to the
- * old subject. Only a message none of whose words tell the pieces apart falls back on them.
+ * Weights of the message's words: rarer among the candidate pieces, heavier. The context chose
+ * the pages; the message's own words choose what to quote (the earlier question's would pull a
+ * new question's quote back to the old subject), unless none of them tells the pieces apart.
  */
 function weightsOf(message: string[], context: string[], held: Set<string>[]): Map<string, number> {
   const n = held.length + 1;
@@ -212,16 +192,12 @@ function weightsOf(message: string[], context: string[], held: Set<string>[]): M
   return own.size > 0 ? own : weigh(context);
 }
 
-const scoreOf = (terms: Set<string>, weight: Map<string, number>) => {
-  let s = 0;
-  for (const t of terms) s += weight.get(t) ?? 0;
-  return s;
-};
+const scoreOf = (terms: Set<string>, weight: Map<string, number>) =>
+  [...terms].reduce((s, t) => s + (weight.get(t) ?? 0), 0);
 
 /**
- * The words each piece answers with: its own, and its section's heading's (a sentence under
- * "Change port number" is about changing the port, whether or not it repeats the words). The
- * page's title is every section's, so it tells them apart no more than it does nothing.
+ * The words each piece answers with: its own and its section's heading's (a sentence under
+ * "Change port number" is about the port). The page's title, every section's, tells none apart.
  */
 function termsOfPieces(hit: SearchHit, pieces: Piece[]): Set<string>[] {
   const heading = hit.heading && hit.heading !== hit.title ? termsOf(hit.heading) : [];
@@ -255,16 +231,13 @@ export function extract(question: string, context: string, hits: SearchHit[]): E
       chosen.push(next);
       length += next.text.length;
     }
-    // A sentence that announces what follows ("…the following keys:", "…write `<>` instead:")
-    // brings it: the next paragraph (a list, say), or the code block it introduces.
+    // A sentence announcing what follows ("…these keys:") brings it: the next paragraph, or its code.
     const last = chosen[chosen.length - 1]!;
     const announced = /[:：]$/.test(last.text) ? pieces.filter((p) => p.block === last.block + 1) : [];
-    if (announced.length && !announced[0]!.code) {
-      if (announced.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2) chosen.push(...announced);
-    }
+    const fits = announced.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2;
+    if (announced.length && !announced[0]!.code && fits) chosen.push(...announced);
     const introduced = announced[0]?.code && announced[0].text.length <= MAX_CODE_CHARS ? announced[0] : undefined;
-    // Else the code that goes with the answer: the block sharing most of the question's words,
-    // the one right after the quoted paragraph counting as if it shared a little more.
+    // Else the code block sharing most of the question's words (the one right after the quote: a little more).
     const code =
       introduced ??
       pieces
