@@ -6,6 +6,7 @@
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import {
+  allowPrivateNetworksFromEnv,
   checkUrl,
   createUrlGuard,
   fetchRobots,
@@ -86,6 +87,8 @@ describe("address guard", () => {
       "http://[::ffff:127.0.0.1]/",
       "http://[fe80::1]/",
       "https://[fd00::1]/",
+      "http://127.0.0.1./",
+      "http://[::ffff:169.254.169.254]/",
     ]) {
       const verdict = await checkUrl(url, { resolve: noDns });
       expect(verdict.ok ? "allowed" : verdict.reason, url).toBe("blocked_address");
@@ -118,6 +121,9 @@ describe("address guard", () => {
     }
     expect(await checkUrl("http://127.0.0.1/", { allowPrivateNetworks: true })).toMatchObject({ ok: true });
     expect(await checkUrl("file:///etc/passwd", { allowPrivateNetworks: true })).toMatchObject({ ok: false });
+    expect(allowPrivateNetworksFromEnv({ SOURCES_ALLOW_PRIVATE_NETWORKS: "true" })).toBe(true);
+    expect(allowPrivateNetworksFromEnv({ SOURCES_ALLOW_PRIVATE_NETWORKS: "1" })).toBe(false);
+    expect(allowPrivateNetworksFromEnv({})).toBe(false);
   });
 });
 
