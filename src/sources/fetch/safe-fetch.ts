@@ -103,6 +103,11 @@ function requestHeaders(options: SafeFetchOptions): Headers {
   return headers;
 }
 
+/** Drops a body we will not read. Not awaited: a server that stalls must not stall us here. */
+function discard(response: Response): void {
+  response.body?.cancel().catch(() => {});
+}
+
 /** A visited-set key: the fragment never reaches the server, so #a and #b are one request. */
 function visitKey(url: URL): string {
   const copy = new URL(url);
@@ -147,7 +152,7 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions):
     }
 
     if (REDIRECTS.has(response.status)) {
-      await response.body?.cancel().catch(() => {});
+      discard(response);
       const location = response.headers.get("location");
       if (!location) return { ok: false, url: url.href, reason: "redirect_without_location", status: response.status };
       const next = parseHttpUrl(new URL(location, url));
@@ -170,17 +175,17 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions):
       contentType,
     };
     if (response.status === 304) {
-      await response.body?.cancel().catch(() => {});
+      discard(response);
       return { ok: true, ...base, bodyText: "", notModified: true };
     }
     if (!response.ok) {
-      await response.body?.cancel().catch(() => {});
+      discard(response);
       return { ok: false, url: url.href, reason: `http_${response.status}`, status: response.status };
     }
     // A declared length over the ceiling is refused before a byte is read.
     const declared = Number(response.headers.get("content-length") ?? Number.NaN);
     if (declared > maxBytes) {
-      await response.body?.cancel().catch(() => {});
+      discard(response);
       return { ok: false, url: url.href, reason: "too_large", detail: `content-length ${declared}` };
     }
     const read = await readBodyCapped(response.body, maxBytes, signal);
