@@ -28,6 +28,7 @@ const FEATURES = [
   "openai-compat",
   "ratelimit",
   "replies",
+  "sources",
   "usage",
 ];
 

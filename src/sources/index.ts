@@ -1,0 +1,5 @@
+/**
+ * Web sources: Parley crawls a documentation site and indexes it. Other folders reach this feature
+ * through this file only (tests/architecture.test.ts); the network half lives in fetch/.
+ */
+export * from "./fetch/index.ts";
