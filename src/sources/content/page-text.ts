@@ -8,6 +8,7 @@
  */
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
+import type { DomDocument } from "./dom.ts";
 import { type NormalizeOptions, pageLinks, resolveHref } from "./links.ts";
 import { stripNonContent } from "./strip.ts";
 import { H1_MARK, htmlToMarkdown } from "./to-markdown.ts";
@@ -32,13 +33,16 @@ const MAIN_SELECTORS = ["main article", "[role=main] article", "main", "[role=ma
 /** Less text than this from a semantic element or Readability means it missed the content. */
 const MIN_CONTENT_CHARS = 40;
 
+/** linkedom's document, typed by what is used of it (its own types name the DOM globals). */
+const parseDocument = (html: string) => (parseHTML(html) as unknown as { document: DomDocument }).document;
+
 const clean = (s: string | null | undefined) => s?.replace(/\s+/g, " ").trim() ?? "";
 
 /**
  * The title: `<title>`, else `og:title`, else the first `<h1>`. Read before stripping, since
  * a page header holding the `<h1>` is removed with the chrome.
  */
-function titleOf(document: Document): string {
+function titleOf(document: DomDocument): string {
   return (
     clean(document.querySelector("title")?.textContent) ||
     clean(document.querySelector('meta[property="og:title"]')?.getAttribute("content")) ||
@@ -46,25 +50,25 @@ function titleOf(document: Document): string {
   );
 }
 
-function canonicalOf(document: Document, pageUrl: string): string | undefined {
+function canonicalOf(document: DomDocument, pageUrl: string): string | undefined {
   const href = document.querySelector('link[rel~="canonical"][href]')?.getAttribute("href");
   // The query is kept: a canonical URL is the site's own statement of the page's address.
   return href ? resolveHref(href, pageUrl, { keepQuery: true }) : undefined;
 }
 
 /** The HTML of the main content after stripping, and which path found it. */
-function mainContent(document: Document): { html: string; by: PageText["extractedBy"] } {
+function mainContent(document: DomDocument): { html: string; by: PageText["extractedBy"] } {
   for (const selector of MAIN_SELECTORS) {
     const el = document.querySelector(selector);
     if (el && clean(el.textContent).length >= MIN_CONTENT_CHARS) return { html: el.innerHTML, by: "main" };
   }
   const body = document.body?.innerHTML ?? "";
   // Readability changes the document it reads, so it gets a copy; the body stays for the fallback.
-  const copy = parseHTML(`<!doctype html><html><head></head><body>${body}</body></html>`).document;
+  const copy = parseDocument(`<!doctype html><html><head></head><body>${body}</body></html>`);
   // Readability renames every <h1> to <h2>; the mark lets the Markdown keep the page's levels.
   for (const h1 of copy.querySelectorAll("h1")) h1.setAttribute(H1_MARK, "");
   try {
-    const article = new Readability(copy as unknown as Document, { keepClasses: true, charThreshold: 100 }).parse();
+    const article = new Readability(copy as never, { keepClasses: true, charThreshold: 100 }).parse();
     if (article?.content && clean(article.textContent).length >= MIN_CONTENT_CHARS)
       return { html: article.content, by: "readability" };
   } catch {
@@ -75,7 +79,7 @@ function mainContent(document: Document): { html: string; by: PageText["extracte
 
 /** Reads a page. `pageUrl` resolves relative links and the canonical URL. */
 export function pageText(html: string, pageUrl: string, options: NormalizeOptions = {}): PageText {
-  const document = parseHTML(html).document as unknown as Document;
+  const document = parseDocument(html);
   const title = titleOf(document);
   const canonical = canonicalOf(document, pageUrl);
   const links = pageLinks(document, pageUrl, options);

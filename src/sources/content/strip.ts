@@ -4,8 +4,8 @@
  * cookie banners and "Was this page helpful?" widgets (the same text on every page), and
  * elements that hold no readable text (scripts, styles, forms, SVG). Readability judges by
  * text density and can keep a long sidebar; removing these first keeps them out of every path.
- * Typed with the DOM's own interfaces: linkedom implements them.
  */
+import type { DomElement, DomRoot } from "./dom.ts";
 
 /** Elements that are never content wherever they appear. */
 const NEVER_CONTENT = [
@@ -61,7 +61,7 @@ const FEEDBACK_TEXT = /was this (?:page|article|section|doc(?:ument)?) (?:helpfu
 const FEEDBACK_MAX_CHARS = 300;
 
 /** Removes non-content elements from a document or element, in place. */
-export function stripNonContent(root: ParentNode): void {
+export function stripNonContent(root: DomRoot): void {
   for (const el of [...root.querySelectorAll(NEVER_CONTENT.join(","))]) el.remove();
   // A page-level header/footer is chrome; a header inside an article holds its title, keep it.
   for (const el of [...root.querySelectorAll("header, footer")]) {
@@ -82,7 +82,7 @@ export function stripNonContent(root: ParentNode): void {
 }
 
 /** Whether an element is (or wraps) the page's main content, which widget names never remove. */
-function isContainer(el: Element): boolean {
+function isContainer(el: DomElement): boolean {
   const tag = el.tagName.toLowerCase();
   if (tag === "main" || tag === "article" || tag === "body" || tag === "html") return true;
   if (el.getAttribute("role") === "main") return true;

@@ -6,9 +6,10 @@
  */
 import TurndownService from "turndown";
 import { tables } from "turndown-plugin-gfm";
+import type { DomElement } from "./dom.ts";
 
 /** The language of a code block from `language-xx` / `lang-xx` on `<code>` or on `<pre>`. */
-function codeLanguage(pre: HTMLElement): string {
+function codeLanguage(pre: DomElement): string {
   const code = pre.querySelector("code");
   const classes = `${code?.getAttribute("class") ?? ""} ${pre.getAttribute("class") ?? ""}`;
   const fromClass = /(?:^|\s)(?:language|lang)-([\w#+.-]+)/.exec(classes)?.[1];
@@ -32,7 +33,7 @@ function createService(): TurndownService {
   service.addRule("fencedCodeWithLanguage", {
     filter: (node) => node.nodeName === "PRE",
     replacement: (_content, node) => {
-      const pre = node as HTMLElement;
+      const pre = node as unknown as DomElement;
       const code = (pre.textContent ?? "").replace(/\n$/, "");
       const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
       const fence = "`".repeat(longest + 1);
@@ -41,13 +42,13 @@ function createService(): TurndownService {
   });
   // A heading marked as a former <h1> (Readability renames them) is written as `#` again.
   service.addRule("formerH1", {
-    filter: (node) => node.nodeName === "H2" && (node as HTMLElement).hasAttribute(H1_MARK),
+    filter: (node) => node.nodeName === "H2" && (node as unknown as DomElement).hasAttribute(H1_MARK),
     replacement: (content) => `\n\n# ${content.replace(/\s+/g, " ").trim()}\n\n`,
   });
   // Images carry no text a question can match; their alt text is kept as plain words.
   service.addRule("imageAlt", {
     filter: "img",
-    replacement: (_content, node) => (node as HTMLElement).getAttribute("alt") ?? "",
+    replacement: (_content, node) => (node as unknown as DomElement).getAttribute("alt") ?? "",
   });
   return service;
 }
