@@ -93,6 +93,17 @@ describe("pageText on a page of plain divs", () => {
     expect(result.links).toContain("https://example.com/docs/one");
   });
 
+  test("a layout wrapper named like a widget is kept when it holds the content; hidden tab panels stay", () => {
+    const words = "Enough words in this paragraph for the content extractor to accept it as an article. ".repeat(3);
+    const html = `<html><body><div class="layout with-sidebar"><div class="sidebar">Sidebar words</div>
+      <div><h1>Tabs</h1><p>${words}</p><p>${words}</p><div role="tabpanel" hidden><pre><code class="language-py">print("py")</code></pre></div></div>
+      </div></body></html>`;
+    const result = pageText(html, "https://example.com/docs/tabs");
+    expect(result.markdown).toContain("# Tabs");
+    expect(result.markdown).toContain('```py\nprint("py")\n```');
+    expect(result.markdown).not.toContain("Sidebar words");
+  });
+
   test("a page with too little for Readability falls back to the body minus the chrome", () => {
     const html =
       "<html><body><nav>Nav words</nav><div><p>Short note.</p></div><footer>Foot words</footer></body></html>";

@@ -14,6 +14,7 @@ export interface DomElement {
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;
   hasAttribute(name: string): boolean;
+  removeAttribute(name: string): void;
   closest(selector: string): DomElement | null;
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): Iterable<DomElement>;

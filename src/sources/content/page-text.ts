@@ -67,6 +67,10 @@ function mainContent(document: DomDocument): { html: string; by: PageText["extra
   const copy = parseDocument(`<!doctype html><html><head></head><body>${body}</body></html>`);
   // Readability renames every <h1> to <h2>; the mark lets the Markdown keep the page's levels.
   for (const h1 of copy.querySelectorAll("h1")) h1.setAttribute(H1_MARK, "");
+  // Readability skips hidden elements; documentation tabs hide the other languages' code.
+  for (const el of copy.querySelectorAll("[hidden], [aria-hidden], [style]")) {
+    for (const name of ["hidden", "aria-hidden", "style"]) el.removeAttribute(name);
+  }
   try {
     const article = new Readability(copy as never, { keepClasses: true, charThreshold: 100 }).parse();
     if (article?.content && clean(article.textContent).length >= MIN_CONTENT_CHARS)

@@ -2,7 +2,8 @@
  * Removal of the parts of a page that are not its content, before extraction: site chrome
  * (navigation, header, footer, sidebars), tables of contents (they repeat the headings),
  * cookie banners and "Was this page helpful?" widgets (the same text on every page), and
- * elements that hold no readable text (scripts, styles, forms, SVG). Readability judges by
+ * elements that hold no readable text (scripts, styles, forms, SVG). Hidden elements stay:
+ * documentation tabs hide the panels of the other languages, and those hold code. Readability judges by
  * text density and can keep a long sidebar; removing these first keeps them out of every path.
  */
 import type { DomElement, DomRoot } from "./dom.ts";
@@ -24,8 +25,6 @@ const NEVER_CONTENT = [
   "[role=banner]",
   "[role=complementary]",
   "[role=search]",
-  "[aria-hidden=true]",
-  "[hidden]",
 ];
 
 /**
@@ -81,10 +80,14 @@ export function stripNonContent(root: DomRoot): void {
   }
 }
 
-/** Whether an element is (or wraps) the page's main content, which widget names never remove. */
+/**
+ * Whether an element is (or wraps) the page's main content, which widget names never remove: a
+ * layout wrapper named `with-sidebar` or `toc-layout` holds the article too. A widget never
+ * holds the page's <h1>.
+ */
 function isContainer(el: DomElement): boolean {
   const tag = el.tagName.toLowerCase();
   if (tag === "main" || tag === "article" || tag === "body" || tag === "html") return true;
   if (el.getAttribute("role") === "main") return true;
-  return el.querySelector("main, article, [role=main]") !== null;
+  return el.querySelector("main, article, [role=main], h1") !== null;
 }
