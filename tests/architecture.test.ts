@@ -95,14 +95,7 @@ const MAX_LINES = 250;
 export function layerOf(path: string): Layer {
   const top = path.split("/")[0]!;
   if (top === "contract") return "contract";
-  if (
-    top === "db" ||
-    top === "config" ||
-    top === "metrics" ||
-    top === "tracing" ||
-    top === "sources" ||
-    path === "primitives.ts"
-  )
+  if (top === "db" || top === "config" || top === "metrics" || top === "tracing" || path === "primitives.ts")
     return "base";
   if (top === "http") return "http";
   if (FEATURES.includes(top)) return "feature";
