@@ -4,4 +4,12 @@
  * done with a fetched page in content/.
  */
 export * from "./content/index.ts";
+export {
+  type CrawlCounts,
+  type CrawlEvent,
+  type CrawledPage,
+  type CrawlOptions,
+  cleanPages,
+  crawlSite,
+} from "./crawl.ts";
 export * from "./fetch/index.ts";
