@@ -11,117 +11,26 @@
  * the caller stores them and runs cleanPages() over them afterwards (a second pass it can do from
  * disk or the database), so the crawl's own memory is only its URL sets.
  */
-import {
-  BoilerplateFilter,
-  type BoilerplateOptions,
-  crawlScope,
-  normalizeUrl,
-  type PageText,
-  pageText,
-  parseLlmsTxt,
-  parseSitemap,
-} from "./content/index.ts";
+import { sha256Hex } from "./clean-pages.ts";
+import { crawlScope, normalizeUrl, type PageText, pageText } from "./content/index.ts";
+import type { CrawlCounts, CrawlEvent, CrawledPage, CrawlOptions } from "./crawl-types.ts";
 import {
   createUrlGuard,
   FETCH_DEFAULTS,
   fetchRobots,
   HostLimiter,
-  type Resolver,
   type RobotsRules,
   type SafeFetchOptions,
   safeFetch,
-  type UrlGuard,
-  type Validators,
 } from "./fetch/index.ts";
+import { seedUrls } from "./seeds.ts";
 
-export interface CrawlOptions {
-  startUrl: string;
-  /** auto: robots Sitemap: lines, /sitemap.xml and /llms.txt; sitemap / llms_txt: that list only; crawl: links only. */
-  type?: "auto" | "sitemap" | "crawl" | "llms_txt";
-  include?: readonly string[];
-  exclude?: readonly string[];
-  maxPages?: number;
-  maxDepth?: number;
-  userAgent: string;
-  guard?: UrlGuard;
-  resolver?: Resolver;
-  allowPrivateNetworks?: boolean;
-  maxBytes?: number;
-  totalTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  /**
-   * What was stored from the last crawl for a requested URL, for a conditional request. A 304 has
-   * no body to read links from, so the stored page's links come back here too: without them,
-   * pages reachable only through an unchanged page would vanish from the next crawl.
-   */
-  validators?: (url: string) => (Validators & { links?: readonly string[] }) | undefined;
-  /** False only against our own servers (benchmarks, tests): no per-host cap, no Crawl-delay. */
-  politeness?: boolean;
-  maxInFlightPerHost?: number;
-  signal?: AbortSignal;
-}
-
-export interface CrawledPage {
-  kind: "page";
-  /** Where the page is stored: its in-scope canonical URL, else its final URL. */
-  url: string;
-  /** The URL that was asked for; validators are stored under it (that is what the next crawl asks). */
-  requestedUrl: string;
-  title: string;
-  markdown: string;
-  lang?: string;
-  /** Its in-scope links, to store with the validators for the next conditional crawl. */
-  links: string[];
-  etag: string | null;
-  lastModified: string | null;
-  /** SHA-256 hex of the Markdown: a sync re-embeds a page only when it changed. */
-  contentHash: string;
-}
-
-export type CrawlEvent =
-  | CrawledPage
-  | { kind: "not_modified"; url: string }
-  | { kind: "failed"; url: string; reason: string }
-  | { kind: "skipped"; url: string; reason: string }
-  | { kind: "done"; complete: boolean; counts: CrawlCounts };
-
-export interface CrawlCounts {
-  discovered: number;
-  fetched: number;
-  notModified: number;
-  skipped: number;
-  failed: number;
-}
-
-/** Nested sitemap indexes are followed up to this many files: a hostile index cannot make us loop. */
-const MAX_SITEMAP_FILES = 50;
 const HTML = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** The second pass: boilerplate observed over all pages, then removed from each (hashes recomputed). */
-export async function cleanPages(pages: readonly CrawledPage[], options?: BoilerplateOptions): Promise<CrawledPage[]> {
-  const filter = new BoilerplateFilter(options);
-  for (const page of pages) filter.observe(page.markdown);
-  return Promise.all(
-    pages.map(async (page) => {
-      const markdown = filter.clean(page.markdown);
-      return { ...page, markdown, contentHash: await sha256Hex(markdown) };
-    }),
-  );
-}
-
-type Fetched = {
-  kind: "fetched";
-  requested: string;
-  final: string;
-  text: PageText;
-  etag: string | null;
-  lastModified: string | null;
-};
+type Fetched = { kind: "fetched"; requested: string; final: string; text: PageText } & Record<
+  "etag" | "lastModified",
+  string | null
+>;
 type Unchanged = { kind: "not_modified"; url: string; links: readonly string[] };
 type Outcome = Fetched | Unchanged | Exclude<CrawlEvent, CrawledPage | { kind: "done" } | { kind: "not_modified" }>;
 
@@ -135,7 +44,6 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
   const counts: CrawlCounts = { discovered: 0, fetched: 0, notModified: 0, skipped: 0, failed: 0 };
   const maxPages = options.maxPages ?? 1000;
   const maxDepth = options.maxDepth ?? 10;
-  const type = options.type ?? "auto";
   const guard =
     options.guard ?? createUrlGuard({ allowPrivateNetworks: options.allowPrivateNetworks, resolve: options.resolver });
   const fetchBase: SafeFetchOptions = {
@@ -184,34 +92,14 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
       if (robots.isAllowed(url)) queue.push({ url, depth });
       else pending.push({ kind: "skipped", url, reason: "robots_disallowed" });
     };
-    const fetchList = (url: string, accept: string) =>
-      race(limiter.schedule(url, () => safeFetch(url, { ...fetchBase, accept })).catch(() => undefined));
-
     enqueue(start, 0);
-    if (type === "auto" || type === "sitemap") {
-      const origin = new URL(start).origin;
-      const files = [...robots.sitemaps, `${origin}/sitemap.xml`];
-      const read = new Set<string>();
-      while (files.length > 0 && read.size < MAX_SITEMAP_FILES) {
-        const file = files.shift()!;
-        // Sitemaps of another origin are not followed: they are outside what this crawl may touch.
-        if (read.has(file) || !URL.canParse(file) || new URL(file).origin !== origin || !robots.isAllowed(file))
-          continue;
-        read.add(file);
-        const result = await fetchList(file, "application/xml,text/xml;q=0.9,*/*;q=0.5");
-        if (result === "aborted") return yield done(false);
-        if (!result?.ok) continue;
-        const sitemap = parseSitemap(result.bodyText);
-        files.push(...sitemap.sitemaps);
-        for (const page of sitemap.pages) enqueue(page, 0);
-      }
-    }
-    if (type === "auto" || type === "llms_txt") {
-      const file = new URL("/llms.txt", start).href;
-      const result = robots.isAllowed(file) ? await fetchList(file, "text/plain,text/markdown,*/*;q=0.5") : undefined;
-      if (result === "aborted") return yield done(false);
-      if (result?.ok) for (const link of parseLlmsTxt(result.bodyText, file)) enqueue(link.url, 0);
-    }
+    const fetchText = async (url: string, accept: string) => {
+      const result = await limiter.schedule(url, () => safeFetch(url, { ...fetchBase, accept })).catch(() => undefined);
+      return result?.ok ? result.bodyText : undefined;
+    };
+    const seeds = await race(seedUrls({ start, type: options.type ?? "auto", robots, fetchText, signal }));
+    if (seeds === "aborted") return yield done(false);
+    for (const url of seeds) enqueue(url, 0);
 
     /** Fetches one page; never throws (a closed limiter or a parse error becomes a failure). */
     const visit = async (url: string): Promise<Outcome> => {
@@ -227,14 +115,8 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
         if (result.notModified) return { kind: "not_modified", url, links: validators?.links ?? [] };
         if (!result.contentType || !HTML.test(result.contentType)) return { kind: "skipped", url, reason: "not_html" };
         const text = pageText(result.bodyText, result.finalUrl);
-        return {
-          kind: "fetched",
-          requested: url,
-          final: result.finalUrl,
-          text,
-          etag: result.etag,
-          lastModified: result.lastModified,
-        };
+        const { finalUrl: final, etag, lastModified } = result;
+        return { kind: "fetched", requested: url, final, text, etag, lastModified };
       } catch (error) {
         return { kind: "failed", url, reason: signal.aborted ? "aborted" : (error as Error).message };
       }
