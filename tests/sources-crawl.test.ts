@@ -40,6 +40,7 @@ beforeAll(() => {
       }
       const target = REDIRECTS[path];
       if (target) return new Response(null, { status: 301, headers: { location: target } });
+      if (path === "/docs/feed") return Response.json({ items: [] });
       if (path === "/img/logo.png") return new Response("png", { headers: { "content-type": "image/png" } });
       const file = fileFor(path);
       if (!file) return new Response("not found", { status: 404 });
@@ -92,6 +93,8 @@ describe("crawlSite", () => {
     // The 404 is not a page; the redirect loop fails with its reason; the crawl still completes.
     expect(events).toContainEqual({ kind: "skipped", url: `${origin}/docs/missing`, reason: "http_404" });
     expect(events).toContainEqual({ kind: "failed", url: `${origin}/docs/loop`, reason: "redirect_loop" });
+    // A URL that looks like a page but is served as JSON is fetched, then skipped.
+    expect(events).toContainEqual({ kind: "skipped", url: `${origin}/docs/feed`, reason: "not_html" });
     const done = last(events);
     expect(done.kind).toBe("done");
     expect(done.complete).toBe(true);

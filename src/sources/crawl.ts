@@ -124,11 +124,16 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
 
     const stored = new Set<string>();
     const inFlight = new Map<number, Promise<{ id: number; depth: number; outcome: Outcome }>>();
+    // A crawl stays on one origin, so the per-host cap is the crawl's width; starting more tasks
+    // would only queue them inside the limiter. Without politeness a small fixed width still
+    // bounds open sockets.
     const width = options.politeness === false ? 8 : Math.max(1, options.maxInFlightPerHost ?? 2);
     let started = 0;
     let nextId = 0;
     let truncated = false;
     for (;;) {
+      // The consumer may have aborted while it held the last event.
+      if (signal.aborted) return yield done(false);
       for (const event of pending.splice(0)) {
         if (event.kind === "skipped") counts.skipped++;
         yield event;
