@@ -6,7 +6,11 @@ import type { Resolver, UrlGuard, Validators } from "./fetch/index.ts";
 
 export interface CrawlOptions {
   startUrl: string;
-  /** auto: robots Sitemap: lines, /sitemap.xml and /llms.txt; sitemap / llms_txt: that list only; crawl: links only. */
+  /**
+   * auto: the start page and its links, plus robots Sitemap: lines, /sitemap.xml and /llms.txt;
+   * sitemap / llms_txt: the pages of that list only, no links followed (no list: incomplete);
+   * crawl: the start page and its links only.
+   */
   type?: "auto" | "sitemap" | "crawl" | "llms_txt";
   include?: readonly string[];
   exclude?: readonly string[];

@@ -92,14 +92,22 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
       if (robots.isAllowed(url)) queue.push({ url, depth });
       else pending.push({ kind: "skipped", url, reason: "robots_disallowed" });
     };
-    enqueue(start, 0);
+    // sitemap and llms_txt crawl their list only: the start page only when the list names it, and
+    // no links followed. auto and crawl start at the start page and follow links.
+    const type = options.type ?? "auto";
+    const follow = type === "auto" || type === "crawl";
+    if (follow) enqueue(start, 0);
     const fetchText = async (url: string, accept: string) => {
       const result = await limiter.schedule(url, () => safeFetch(url, { ...fetchBase, accept })).catch(() => undefined);
       return result?.ok ? result.bodyText : undefined;
     };
-    const seeds = await race(seedUrls({ start, type: options.type ?? "auto", robots, fetchText, signal }));
+    const seeds = await race(seedUrls({ start, type, robots, fetchText, signal }));
     if (seeds === "aborted") return yield done(false);
+    // Listed pages are depth 0, like the start page: maxDepth counts link hops from either.
     for (const url of seeds) enqueue(url, 0);
+    // A list mode whose list is missing or unreadable saw nothing of the site: not complete, so a
+    // sync does not delete every stored page after one failed sitemap fetch.
+    const listMissing = !follow && seeds.length === 0;
 
     /** Fetches one page; never throws (a closed limiter or a parse error becomes a failure). */
     const visit = async (url: string): Promise<Outcome> => {
@@ -158,7 +166,7 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
       const { outcome, depth } = next;
       if (outcome.kind === "not_modified") {
         counts.notModified++;
-        for (const link of outcome.links) enqueue(link, depth + 1);
+        if (follow) for (const link of outcome.links) enqueue(link, depth + 1);
         yield { kind: "not_modified", url: outcome.url };
         continue;
       }
@@ -174,7 +182,7 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
       // The final and canonical URLs are this page: never fetched again when a link names them.
       seen.add(final);
       if (canonical) seen.add(canonical);
-      for (const link of outcome.text.links) enqueue(link, depth + 1);
+      if (follow) for (const link of outcome.text.links) enqueue(link, depth + 1);
       if (stored.has(url)) {
         counts.skipped++;
         yield { kind: "skipped", url: outcome.requested, reason: "duplicate" };
@@ -198,7 +206,7 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
       };
     }
     // Unreachable robots.txt disallows everything: the crawl saw nothing, so it is not complete.
-    yield done(!truncated && robots.source !== "unreachable");
+    yield done(!truncated && !listMissing && robots.source !== "unreachable");
   } finally {
     // Also runs when the consumer stops iterating: in-flight fetches end, no limiter timer survives.
     stop.abort();
