@@ -19,6 +19,24 @@ const eventsOf = (text: string) =>
     .filter((l) => l.startsWith("data: "))
     .map((l) => JSON.parse(l.slice(6)));
 
+/**
+ * What a replay says: its text and its other events. Another test file's compaction (a clock of
+ * its own, days ahead, on the shared store) may fold an ended reply's tokens into one event
+ * between two reads; what the client sees (the text, the events around it) stays the same.
+ */
+const said = (events: { type: string; content?: string }[]) => ({
+  text: events.flatMap((e) => (e.type === "token" ? [e.content] : [])).join(""),
+  others: events.filter((e) => e.type !== "token"),
+});
+
+/** The id of an SSE body's last event. */
+const lastId = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => l.startsWith("id: "))
+    .at(-1)
+    ?.slice(4);
+
 /** A streamed reply of `key`: its ids and its start event's token. */
 async function reply(h: Harness, key: string) {
   const res = await h.call("POST", "/v1/chat", { key, json: { message: "What is Elysia?", stream: true } });
@@ -38,15 +56,15 @@ describe("?token= on a reply's events route", () => {
     const all = await h.call("GET", `${r.path}/events?token=${r.token}`, { key: null });
     expect(all.status).toBe(200);
     expect(all.headers.get("content-type")).toStartWith("text/event-stream");
-    expect(all.text).toBe((await h.call("GET", `${r.path}/events`, { key })).text);
+    expect(said(eventsOf(all.text))).toEqual(said(eventsOf((await h.call("GET", `${r.path}/events`, { key })).text)));
     expect(eventsOf(all.text).at(-1)).toMatchObject({ type: "end", status: "completed" });
     const rest = await h.call("GET", `${r.path}/events?token=${r.token}`, {
       key: null,
       headers: { "last-event-id": "1" },
     });
-    expect(eventsOf(rest.text)).toEqual(eventsOf(all.text).slice(1));
+    expect(said(eventsOf(rest.text))).toEqual(said(eventsOf(all.text).slice(1)));
     // At its end an ended reply answers 204: an EventSource stops reconnecting.
-    const last = String(eventsOf(all.text).length);
+    const last = lastId(all.text)!;
     const ended = await h.call("GET", `${r.path}/events?token=${r.token}`, {
       key: null,
       headers: { "last-event-id": last },
