@@ -35,13 +35,23 @@ export function Playground({ admin }: { admin: boolean }) {
   const [live, setLive] = useState<Live | null>(null);
   const [error, setError] = useState("");
   const loading = useRef(false);
+  // The cursor as of the last page, read by loadMore: the list's observer may call a loadMore of
+  // an earlier render (its `cursor` one page behind) before React re-renders, which fetched the
+  // same page twice.
+  const cursorNow = useRef<string | null | undefined>(undefined);
 
   const loadMore = async (reset = false) => {
-    if (loading.current || (!reset && cursor === null)) return;
+    if (loading.current || (!reset && cursorNow.current === null)) return;
     loading.current = true;
     try {
-      const page = await api("GET", `/v1/conversations${qs({ limit: 20, cursor: reset ? undefined : cursor })}`);
-      setList((old) => (reset ? page.data : [...old, ...page.data]));
+      const at = reset ? undefined : cursorNow.current;
+      const page = await api("GET", `/v1/conversations${qs({ limit: 20, cursor: at })}`);
+      cursorNow.current = page.pagination.next_cursor;
+      setList((old) => {
+        if (reset) return page.data;
+        const seen = new Set(old.map((c) => c.id));
+        return [...old, ...page.data.filter((c: Conversation) => !seen.has(c.id))];
+      });
       setCursor(page.pagination.next_cursor);
     } catch (e) {
       setError((e as Error).message);
