@@ -4,28 +4,15 @@
  * honours If-None-Match, and adds the redirects and the 404 the site needs.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { type CrawlEvent, type CrawledPage, type CrawlOptions, cleanPages, crawlSite } from "../src/sources/index.ts";
+import { fileFor, REDIRECTS, SITE, TYPES } from "./helpers/crawl-site.ts";
 
-const SITE = join(import.meta.dir, "fixtures", "site", "crawl");
 const requests = new Map<string, number>();
 /** When set, every /docs/ page hangs until the client gives up (the abort test). */
 let hang = false;
 let server: ReturnType<typeof Bun.serve>;
 let origin = "";
-
-const REDIRECTS: Record<string, string> = {
-  "/old": "/docs/new",
-  "/docs/loop": "/docs/loop2",
-  "/docs/loop2": "/docs/loop",
-};
-const TYPES: Record<string, string> = { html: "text/html; charset=utf-8", xml: "application/xml", txt: "text/plain" };
-
-function fileFor(path: string): string | undefined {
-  const candidates = path === "/" ? ["index.html"] : [path.slice(1), `${path.slice(1)}.html`];
-  return candidates.map((c) => join(SITE, c)).find((f) => existsSync(f) && !f.endsWith("/"));
-}
 
 beforeAll(() => {
   server = Bun.serve({
