@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { type CrawlEvent, type CrawledPage, type CrawlOptions, cleanPages, crawlSite } from "../src/sources/index.ts";
-import { fileFor, REDIRECTS, SITE, TYPES } from "./helpers/crawl-site.ts";
+import { fileFor, REDIRECTS, TYPES } from "./helpers/crawl-site.ts";
 
 const requests = new Map<string, number>();
 /** When set, every /docs/ page hangs until the client gives up (the abort test). */
