@@ -8,7 +8,7 @@ import { retrievalAgent } from "./agent/index.ts";
 import { keyRoutes, setupRoutes } from "./auth/index.ts";
 import { chatRoutes, startSweeper } from "./chat/index.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
-import { checkOptions, DEFAULT_OPTIONS, type ParleyOptions } from "./config/options.ts";
+import { checkOptions, DEFAULT_OPTIONS, type ParleyOptions, type SourceOptions } from "./config/options.ts";
 import { conversationRoutes, lastQuestionOf, replyRoutes, touchConversation } from "./conversations/index.ts";
 import type { Store } from "./db/client.ts";
 import { feedbackListRoutes, feedbackRoutes } from "./feedback/index.ts";
@@ -18,6 +18,7 @@ import { mcpRoutes } from "./mcp/index.ts";
 import { createMetrics, type Metrics } from "./metrics/index.ts";
 import { openAiRoutes } from "./openai-compat/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
+import { createSourceSyncs, type SourceSyncs, sourceRoutes } from "./sources/index.ts";
 import { NOOP_TRACING, type Tracing } from "./tracing/index.ts";
 import { refusalCount, usageRoutes } from "./usage/index.ts";
 
@@ -26,7 +27,7 @@ export interface ParleyConfig {
   store: Store;
   /** Defaults to the retrieval agent over the store's knowledge base. */
   agent?: Agent;
-  options?: Partial<ParleyOptions>;
+  options?: Partial<Omit<ParleyOptions, "sources">> & { sources?: Partial<SourceOptions> };
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests can move time (rate-limit windows). */
   now?: () => number;
@@ -46,6 +47,8 @@ export interface ParleyConfig {
 export interface ParleyHandle {
   /** The replies of this instance: `drain(graceMs)` at shutdown, `running` for logs. */
   readonly replies: Pick<Replies, "drain" | "running">;
+  /** The web-source syncs of this instance: `tick()` runs the schedule now, `idle()` waits for the running syncs. */
+  readonly sources: Pick<SourceSyncs, "tick" | "idle">;
   /** Ends what this instance started: the sweeper, running replies (cut off), tails, lease timer, LISTEN, the tracing (flushed). The store stays open (it is yours). */
   close(): Promise<void>;
 }
@@ -55,7 +58,11 @@ export interface ParleyHandle {
  * (notifier, lease keeper, tails, registry) and the sweeper — and `close()` ends them.
  */
 export function createParley(config: ParleyConfig) {
-  const options: ParleyOptions = { ...DEFAULT_OPTIONS, ...config.options };
+  const options: ParleyOptions = {
+    ...DEFAULT_OPTIONS,
+    ...config.options,
+    sources: { ...DEFAULT_OPTIONS.sources, ...config.options?.sources },
+  };
   checkOptions(options);
   const base = {
     db: config.store.db,
@@ -78,6 +85,7 @@ export function createParley(config: ParleyConfig) {
   const deps = { ...base, replies };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
   const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
+  const syncs = createSourceSyncs({ ...deps, sources: options.sources });
   const features = [
     chatRoutes(deps),
     conversationRoutes(deps),
@@ -89,6 +97,7 @@ export function createParley(config: ParleyConfig) {
     keyRoutes(deps),
     openAiRoutes(deps),
     setupRoutes(deps),
+    sourceRoutes({ ...deps, syncs }),
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
@@ -103,13 +112,17 @@ export function createParley(config: ParleyConfig) {
     .use(features[7])
     .use(features[8])
     .use(features[9])
+    .use(features[10])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {
     replies,
+    sources: syncs,
     close: () =>
       (closing ??= (async () => {
         sweeper.stop();
+        // Syncs end as cancelled (nothing deleted) before the store may close under them.
+        await syncs.close();
         await replies.close();
         // After the replies: their last spans (the final write) are in the last export.
         await base.tracing.shutdown();

@@ -62,6 +62,9 @@ const TABLE_WRITERS: Record<string, string[]> = {
   knowledge_stats: ["knowledge"],
   knowledge_base_terms: ["knowledge"],
   knowledge_base_stats: ["knowledge"],
+  sources: ["sources"],
+  source_syncs: ["sources"],
+  source_pages: ["sources"],
 };
 
 /** The schema's tables by the name of their drizzle variable. */

@@ -61,6 +61,9 @@ describe("OpenAPI document", () => {
       "/v1/knowledge_bases/{id}/documents/{doc_id}",
       "/v1/knowledge_bases/{id}/documents/{doc_id}/passages",
       "/v1/knowledge_bases/{id}/search",
+      "/v1/knowledge_bases/{id}/sources",
+      "/v1/knowledge_bases/{id}/sources/{source_id}",
+      "/v1/knowledge_bases/{id}/sources/{source_id}/sync",
       "/v1/models",
       "/v1/models/{id}",
       "/v1/setup",
@@ -281,6 +284,7 @@ describe("/docs examples", () => {
           "updateKey",
           "updateKnowledgeBase",
         ],
+        ...["createSource", "deleteSource", "getSource", "listSources", "syncSource"],
       ].sort(),
     );
   });

@@ -27,6 +27,7 @@ import {
   UpdateKnowledgeBase,
 } from "../knowledge/index.ts";
 import { CompletionResponse, completionBody, ModelList, ModelObject, OpenAiErrorBody } from "../openai-compat/index.ts";
+import { CreateSource, Source, SourceList, SourceSync, SyncPages } from "../sources/index.ts";
 
 /** Each schema under its component name (`maxChars`: the `maxLength` stated for a chat message). */
 export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
@@ -55,6 +56,11 @@ export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
   SearchRequest: SearchBody,
   SearchResult,
   SearchResults,
+  SyncPages,
+  SourceSync,
+  Source,
+  SourceList,
+  SourceCreate: CreateSource,
   ApiKey,
   ApiKeyList,
   CreatedApiKey,

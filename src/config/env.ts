@@ -117,6 +117,16 @@ export function loadEnv(source: Record<string, string | undefined>) {
       EMBEDDINGS_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).optional(),
       EMBEDDINGS_RRF_K: int(60, 1, 10_000),
       // SO_REUSEPORT: several servers on one port (PostgreSQL only; see README). Off: a busy port is an error.
+      // Web sources (src/sources/): crawling private addresses is refused unless this says so.
+      SOURCES_ALLOW_PRIVATE_NETWORKS: z
+        .enum(["true", "false"])
+        .default("false")
+        .transform((v) => v === "true"),
+      SOURCES_MAX_IN_FLIGHT_PER_HOST: int(2, 1, BOUNDS.maxInFlightPerHost.max),
+      SOURCES_POLITENESS: z.enum(["on", "off"]).default("on"),
+      SOURCES_CONTACT_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+      SOURCES_LEASE_MS: int(30_000, BOUNDS.sourceLeaseMs.min, BOUNDS.sourceLeaseMs.max),
+      SOURCES_SCHEDULE_EVERY_MS: int(60_000, BOUNDS.sourceScheduleEveryMs.min, BOUNDS.sourceScheduleEveryMs.max),
       REUSE_PORT: z
         .enum(["true", "false"])
         .default("false")
@@ -170,6 +180,14 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     replyFlushMs: env.REPLY_FLUSH_MS,
     trustProxy: env.TRUST_PROXY,
     replyEventsRetentionS: env.REPLY_EVENTS_RETENTION,
+    sources: {
+      allowPrivateNetworks: env.SOURCES_ALLOW_PRIVATE_NETWORKS,
+      maxInFlightPerHost: env.SOURCES_MAX_IN_FLIGHT_PER_HOST,
+      politeness: env.SOURCES_POLITENESS === "on",
+      contactUrl: env.SOURCES_CONTACT_URL,
+      leaseMs: env.SOURCES_LEASE_MS,
+      scheduleEveryMs: env.SOURCES_SCHEDULE_EVERY_MS,
+    },
   };
 }
 

@@ -50,6 +50,24 @@ export interface ParleyOptions {
   trustProxy: number;
   /** Origins allowed by CORS (the standalone app only; a host app uses its own CORS). Unset: no CORS. */
   corsOrigins?: CorsOrigins;
+  /** Web sources; see SourceOptions. */
+  sources: SourceOptions;
+}
+
+/** How web sources crawl (src/sources/). */
+export interface SourceOptions {
+  /** Crawl private, loopback, link-local and metadata addresses (an intranet's docs). Off by default: SSRF. */
+  allowPrivateNetworks: boolean;
+  /** Requests in flight per host; Crawl-delay is obeyed whatever this says. */
+  maxInFlightPerHost: number;
+  /** False only for sites you own (benchmarks): no per-host cap, no Crawl-delay. */
+  politeness: boolean;
+  /** The User-Agent's contact URL, `Parley/<version> (+url)`: the instance's docs, where a site owner reads who crawls. */
+  contactUrl?: string;
+  /** How long a running sync's lease lasts; its instance renews it, any instance ends it as failed after. */
+  leaseMs: number;
+  /** How often an instance looks for sources due for their scheduled sync (and syncs whose lease passed). */
+  scheduleEveryMs: number;
 }
 
 export const DEFAULT_OPTIONS: ParleyOptions = {
@@ -65,6 +83,13 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   replyLeaseMs: 10_000,
   replyFlushMs: 100,
   replyEventsRetentionS: 86_400,
+  sources: {
+    allowPrivateNetworks: false,
+    maxInFlightPerHost: 2,
+    politeness: true,
+    leaseMs: 30_000,
+    scheduleEveryMs: 60_000,
+  },
 };
 
 /** Largest value of a PostgreSQL integer column (limits, counts). */
@@ -86,6 +111,9 @@ export const BOUNDS = {
   replyFlushMs: { min: 10, max: 1_000 },
   replyEventsRetentionS: { min: 0, max: 10 * 366 * 86_400 },
   planLimit: { min: 1, max: INT4_MAX },
+  maxInFlightPerHost: { min: 1, max: 32 },
+  sourceLeaseMs: { min: 1_000, max: 3_600_000 },
+  sourceScheduleEveryMs: { min: 100, max: 86_400_000 },
 } as const;
 
 /** Throws unless `v` is a whole number within `bound`. */
@@ -112,4 +140,7 @@ export function checkOptions(options: ParleyOptions): void {
     checkBound(`options.plans.${plan}.rpm`, l.rpm, BOUNDS.planLimit);
     checkBound(`options.plans.${plan}.rpd`, l.rpd, BOUNDS.planLimit);
   }
+  checkBound("options.sources.maxInFlightPerHost", options.sources.maxInFlightPerHost, BOUNDS.maxInFlightPerHost);
+  checkBound("options.sources.leaseMs", options.sources.leaseMs, BOUNDS.sourceLeaseMs);
+  checkBound("options.sources.scheduleEveryMs", options.sources.scheduleEveryMs, BOUNDS.sourceScheduleEveryMs);
 }

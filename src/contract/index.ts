@@ -5,7 +5,8 @@
  * - events.ts: the SSE events of a reply (start, token, sources, end, error) and their enums;
  * - resources.ts: the JSON resources (chat reply, message, conversations, pages);
  * - plans.ts: the API key plans;
- * - operate.ts: usage by day and feedback on replies (what operators read).
+ * - operate.ts: usage by day and feedback on replies (what operators read);
+ * - sources.ts: web sources of a knowledge base and their syncs.
  * The server derives from it: the run's events are `StreamEvent`, and each TypeBox route schema
  * (validation and OpenAPI) is checked at compile time to equal its type here (http/schema-contract.ts), with
  * enum-like unions built from the const arrays below. The prose reference is docs/api.md.
@@ -17,3 +18,4 @@ export * from "./knowledge.ts";
 export * from "./operate.ts";
 export * from "./plans.ts";
 export * from "./resources.ts";
+export * from "./sources.ts";

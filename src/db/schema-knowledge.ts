@@ -4,6 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   check,
   customType,
@@ -16,6 +17,8 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+// A cycle of modules, not of values: each side names the other's columns in callbacks only.
+import { sources } from "./schema-sources.ts";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
@@ -73,6 +76,12 @@ export const documents = pgTable(
      * (knowledge/relanguage.ts). Writers name it; the default suits a writer that sets `language`.
      */
     languageSource: text("language_source").notNull().default("explicit"),
+    /**
+     * The web source that stored it (its syncs write and delete only their own documents), or
+     * null for a document uploaded by hand, which a sync never touches. Deleting the source
+     * deletes its documents.
+     */
+    sourceId: text("source_id").references((): AnyPgColumn => sources.id, { onDelete: "cascade" }),
     updatedAt: ts("updated_at").notNull(),
   },
   (t) => [
@@ -80,6 +89,7 @@ export const documents = pgTable(
     uniqueIndex("documents_kb_url_uq").on(t.kbId, t.url),
     // Lists page a knowledge base's documents newest first by id (TypeIDs sort by creation).
     index("documents_kb_id_idx").on(t.kbId, t.id.desc().nullsFirst()),
+    index("documents_source_idx").on(t.sourceId),
   ],
 );
 

@@ -1,8 +1,7 @@
 /**
  * The one Drizzle schema. The same tables, migrations and queries serve PGlite and PostgreSQL.
  * Timestamps are written by the app (millisecond precision, injectable clock) so that the
- * keyset cursor, which carries milliseconds, compares exactly with what is stored.
- */
+ * keyset cursor, which carries milliseconds, compares exactly with what is stored. */
 import { sql } from "drizzle-orm";
 import {
   bigint,
@@ -26,6 +25,7 @@ import { knowledgeBases } from "./schema-knowledge.ts";
 
 export * from "./schema-knowledge.ts";
 export * from "./schema-setup.ts";
+export * from "./schema-sources.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
 

@@ -23,7 +23,7 @@ export { utf8 } from "./bulk.ts";
 export { docsBase, isUrlStyle, URL_STYLES, type UrlStyle } from "./docs-url.ts";
 export { deleteDocument, getDocument, putDocument } from "./documents.ts";
 export { searchKnowledgeBase } from "./find.ts";
-export { countDocuments, ingestDocuments } from "./ingest.ts";
+export { countDocuments, type IngestOptions, ingestDocuments } from "./ingest.ts";
 export {
   type FileSource,
   type KnowledgeDoc,
@@ -42,6 +42,12 @@ export {
 } from "./retrieve.ts";
 export type { KnowledgeDeps } from "./routes.ts";
 export { seedSampleOnce } from "./seed.ts";
+export {
+  countSourceDocuments,
+  deleteSourceDocumentsExcept,
+  type SourceDeletion,
+  sourceDocumentUrls,
+} from "./source-documents.ts";
 
 /** Every /knowledge_bases route. */
 export const knowledgeRoutes = (deps: KnowledgeDeps) =>

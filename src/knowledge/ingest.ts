@@ -35,6 +35,13 @@ export interface IngestOptions {
    * few dozen documents cost more than storing them.
    */
   mergeIndex?: boolean;
+  /**
+   * Store them as this web source's documents: a URL held by a document the source did not store
+   * (uploaded by hand, or another source's) is left as it is and reported to `onSkipped`.
+   * Without it, a document replaced by URL stops being a source's (an upload takes it over).
+   */
+  sourceId?: string;
+  onSkipped?: (doc: KnowledgeDoc) => void;
 }
 
 // Documents per transaction (at most BATCH_PASSAGES passages). The statistics are updated once
@@ -50,14 +57,15 @@ const BATCH_PASSAGES = 2_000;
  * Between batches it yields to the event loop (PGlite's statements chain through microtasks
  * only), so an abort from a signal handler or a closed connection is heard within a batch.
  */
-export async function ingestDocuments(
-  db: Db,
-  docs: KnowledgeDoc[],
-  { now = new Date(), onError, signal, kbId = DEFAULT_KB_ID, onStored, mergeIndex = true }: IngestOptions = {},
-): Promise<number> {
+export async function ingestDocuments(db: Db, docs: KnowledgeDoc[], options: IngestOptions = {}): Promise<number> {
+  const { now = new Date(), onError, signal, kbId = DEFAULT_KB_ID, onStored, mergeIndex = true } = options;
   const store = (batch: Prepared[]) =>
-    withDeadlockRetry(() => storeBatch(db, kbId, batch, now)).then((rows) => {
-      for (const { doc, passages } of batch) onStored?.(doc, { ...rows.get(doc.url)!, passages: passages.length });
+    withDeadlockRetry(() => storeBatch(db, { kbId, sourceId: options.sourceId }, batch, now)).then((rows) => {
+      for (const { doc, passages } of batch) {
+        const row = rows.get(doc.url);
+        if (row) onStored?.(doc, { ...row, passages: passages.length });
+        else options.onSkipped?.(doc);
+      }
     });
   try {
     return await storeAll(docs, store, onError, signal);
@@ -165,7 +173,7 @@ export async function withDeadlockRetry<T>(fn: () => Promise<T>, attempts = 5): 
  */
 async function storeBatch(
   db: Db,
-  kbId: string,
+  { kbId, sourceId }: { kbId: string; sourceId?: string },
   batch: Prepared[],
   now: Date,
 ): Promise<Map<string, { id: string; created: boolean }>> {
@@ -191,6 +199,7 @@ async function storeBatch(
           metadata: doc.metadata ?? {},
           language: languages.get(doc.url)!.language,
           languageSource: languages.get(doc.url)!.source,
+          sourceId: sourceId ?? null,
           updatedAt: now,
         })),
       )
@@ -203,7 +212,10 @@ async function storeBatch(
           language: sql`excluded.language`,
           languageSource: sql`excluded.language_source`,
           updatedAt: sql`excluded.updated_at`,
+          sourceId: sql`excluded.source_id`,
         },
+        // A source replaces only its own documents (the row stays locked, unchanged, otherwise).
+        setWhere: sourceId ? eq(documents.sourceId, sourceId) : undefined,
       })
       // xmax = 0: the row was inserted, not updated (PostgreSQL's documented upsert tell).
       .returning({ id: documents.id, url: documents.url, created: sql<boolean>`(xmax = 0)` });
@@ -214,7 +226,8 @@ async function storeBatch(
       ),
     );
     const ids = new Map(rows.map((r) => [r.url, r.id]));
-    await insertPassages(tx, kbId, batch, ids, new Map([...languages].map(([url, l]) => [url, l.language])));
+    const stored = batch.filter(({ doc }) => ids.has(doc.url));
+    await insertPassages(tx, kbId, stored, ids, new Map([...languages].map(([url, l]) => [url, l.language])));
     return new Map(rows.map((r) => [r.url, { id: r.id, created: r.created === true || String(r.created) === "true" }]));
   });
 }

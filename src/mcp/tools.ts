@@ -10,13 +10,14 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ApiKeyInfo } from "../auth/index.ts";
 import { type ChatDeps, startReply } from "../chat/index.ts";
+import { PARLEY_VERSION } from "../config/version.ts";
 import { ApiError } from "../http/errors.ts";
 import { defaultKnowledgeBaseFor, resolveKnowledgeBase, searchKnowledgeBase } from "../knowledge/index.ts";
 import { type KnowledgeModel, modelsOf } from "../openai-compat/index.ts";
 import type { Trace } from "../tracing/index.ts";
 import { registerDocuments } from "./resources.ts";
 
-export const SERVER_INFO = { name: "parley", version: "0.1.0" };
+export const SERVER_INFO = { name: "parley", version: PARLEY_VERSION };
 const MAX_LIMIT = 20;
 
 /** A tool's failure as MCP reports it: a result with isError, so the model can read why. */

@@ -81,6 +81,19 @@ export function createMetrics(pool?: () => PoolStats) {
       help: "Passages stored by ingest.",
       registers,
     }),
+    sourcePages: new Counter({
+      name: "parley_source_pages_total",
+      help: "URLs web-source syncs asked for, by outcome (fetched, not_modified, skipped, failed).",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    sourceSyncs: new Histogram({
+      name: "parley_source_sync_duration_seconds",
+      help: "Web-source syncs, by how they ended (completed, failed, cancelled): count and duration.",
+      labelNames: ["status"] as const,
+      buckets: [1, 5, 15, 60, 300, 900, 3600],
+      registers,
+    }),
   };
   new Gauge({
     name: "parley_db_pool_connections",

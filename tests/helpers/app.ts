@@ -5,10 +5,10 @@ import { createApp } from "../../src/app/app.ts";
 import { findKeyBySecret } from "../../src/auth/keys.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
 import { createLogger } from "../../src/config/logger.ts";
-import type { ParleyOptions } from "../../src/config/options.ts";
 import type { ErrorBody, ErrorCode } from "../../src/contract/errors.ts";
 import type { Plan } from "../../src/contract/plans.ts";
 import type { Store } from "../../src/db/client.ts";
+import type { ParleyConfig } from "../../src/mod.ts";
 import type { Replies } from "../../src/replies/index.ts";
 import type { Tracing } from "../../src/tracing/index.ts";
 import type { ResponseOf } from "./routes.ts";
@@ -63,7 +63,7 @@ export interface Reply<T = unknown> {
 }
 
 export async function harness(
-  opts: { now?: () => number; options?: Partial<ParleyOptions>; agent?: Agent; store?: Store; tracing?: Tracing } = {},
+  opts: { now?: () => number; options?: ParleyConfig["options"]; agent?: Agent; store?: Store; tracing?: Tracing } = {},
 ): Promise<Harness> {
   const store = opts.store ?? (await testStore());
   await closeOtherFilesApps();

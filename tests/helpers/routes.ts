@@ -24,6 +24,9 @@ import type {
   PassageList,
   SearchResults,
   SetupStatus,
+  Source,
+  SourceList,
+  SourceSync,
   Reply as StoppedReply,
   UsageReport,
 } from "../../src/contract/index.ts";
@@ -76,6 +79,11 @@ export interface Routes {
   "DELETE /v1/knowledge_bases/:id/documents/:doc_id": NoContent;
   "GET /v1/knowledge_bases/:id/documents/:doc_id/passages": PassageList;
   "POST /v1/knowledge_bases/:id/search": SearchResults;
+  "POST /v1/knowledge_bases/:id/sources": Source;
+  "GET /v1/knowledge_bases/:id/sources": SourceList;
+  "GET /v1/knowledge_bases/:id/sources/:source_id": Source;
+  "DELETE /v1/knowledge_bases/:id/sources/:source_id": NoContent;
+  "POST /v1/knowledge_bases/:id/sources/:source_id/sync": SourceSync;
   "POST /v1/chat/completions": Static<typeof CompletionResponse>;
   "GET /v1/models": Static<typeof ModelList>;
   "GET /v1/models/:id": Static<typeof ModelObject>;
