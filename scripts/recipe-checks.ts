@@ -165,3 +165,39 @@ export function checkClientNode(out: string) {
   expectIn(out, /request req_\w+ remaining this minute \d+/, "assistant completed", "404 not_found req_");
   check(!out.includes(REFUSAL), "the client's first reply is an answer, not a refusal", "");
 }
+
+export function checkWebSources(out: string) {
+  log("checks");
+  const sources = answersStarting(out, '{"id":"src_');
+  const [first, second] = sources.filter((s) => s.last_sync?.status !== "running");
+  check(
+    first?.last_sync?.status === "completed" &&
+      first.last_sync.pages.created === 6 &&
+      first.last_sync.pages.failed === 0,
+    "1. the first sync stored the site's six pages (the sitemap-only changelog among them)",
+    first?.last_sync,
+  );
+  const replies = out.split("\n").filter((l) => l.includes('"content":'));
+  check(
+    replies[0]?.includes("20 dollars") === true,
+    "2. the Team plan's price is answered from the crawled page",
+    replies[0],
+  );
+  check(
+    /tern rollback/.test(replies[1] ?? ""),
+    "2. the changelog, found through the sitemap only, answers",
+    replies[1],
+  );
+  const pages = second?.last_sync?.pages;
+  check(
+    second?.last_sync?.status === "completed" &&
+      pages?.not_modified === 4 &&
+      pages.updated === 1 &&
+      pages.deleted === 1 &&
+      pages.created === 0,
+    "3. the re-sync: four pages answered 304, the edited one updated, the removed one deleted",
+    pages,
+  );
+  check(replies[2]?.includes("25 dollars") === true, "3. the reply follows the change", replies[2]);
+  expectIn(out, "DELETE source 204", "DELETE kb 204");
+}

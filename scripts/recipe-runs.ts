@@ -13,6 +13,7 @@ import {
   checkMcp,
   checkOpenAI,
   checkOperate,
+  checkWebSources,
 } from "./recipe-checks.ts";
 import {
   answers,
@@ -65,6 +66,9 @@ export const RUNS: Record<string, (blocks: Block[], ws: Workspace) => Promise<vo
 
   /** The knowledge-base walkthrough: each promised step, checked in its answer. */
   "kb-walkthrough": (blocks, ws) => selfServed(blocks, ws, checkKbWalkthrough),
+
+  /** A web source against the repository's example site: first sync, answers, a re-sync with 304s. */
+  "web-sources": (blocks, ws) => selfServed(blocks, ws, checkWebSources),
 
   /** Chat Completions over curl, then the `openai` SDK on Node (ask.mjs in the repository). */
   "openai-clients": (blocks, ws) => served(blocks, ws, { "ask.mjs": join(ws.clone, "ask.mjs") }, checkOpenAI),
