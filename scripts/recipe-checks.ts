@@ -184,7 +184,7 @@ export function checkWebSources(out: string) {
     replies[0],
   );
   check(
-    /tern rollback/.test(replies[1] ?? ""),
+    /previous ten versions/.test(replies[1] ?? ""),
     "2. the changelog, found through the sitemap only, answers",
     replies[1],
   );
