@@ -125,6 +125,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
       SOURCES_MAX_IN_FLIGHT_PER_HOST: int(2, 1, BOUNDS.maxInFlightPerHost.max),
       SOURCES_POLITENESS: z.enum(["on", "off"]).default("on"),
       SOURCES_CONTACT_URL: z.url({ protocol: /^https?$/, error: "must be an http(s):// URL" }).optional(),
+      SOURCES_REQUEST_TIMEOUT_MS: int(15_000, BOUNDS.sourceRequestTimeoutMs.min, BOUNDS.sourceRequestTimeoutMs.max),
       SOURCES_LEASE_MS: int(30_000, BOUNDS.sourceLeaseMs.min, BOUNDS.sourceLeaseMs.max),
       SOURCES_SCHEDULE_EVERY_MS: int(60_000, BOUNDS.sourceScheduleEveryMs.min, BOUNDS.sourceScheduleEveryMs.max),
       REUSE_PORT: z
@@ -185,6 +186,7 @@ export function optionsFromEnv(env: Env): ParleyOptions {
       maxInFlightPerHost: env.SOURCES_MAX_IN_FLIGHT_PER_HOST,
       politeness: env.SOURCES_POLITENESS === "on",
       contactUrl: env.SOURCES_CONTACT_URL,
+      requestTimeoutMs: env.SOURCES_REQUEST_TIMEOUT_MS,
       leaseMs: env.SOURCES_LEASE_MS,
       scheduleEveryMs: env.SOURCES_SCHEDULE_EVERY_MS,
     },

@@ -64,6 +64,8 @@ export interface SourceOptions {
   politeness: boolean;
   /** The User-Agent's contact URL, `Parley/<version> (+url)`: the instance's docs, where a site owner reads who crawls. */
   contactUrl?: string;
+  /** Longest wait for one page (connect, headers and body); a slow page fails alone. */
+  requestTimeoutMs: number;
   /** How long a running sync's lease lasts; its instance renews it, any instance ends it as failed after. */
   leaseMs: number;
   /** How often an instance looks for sources due for their scheduled sync (and syncs whose lease passed). */
@@ -87,6 +89,7 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
     allowPrivateNetworks: false,
     maxInFlightPerHost: 2,
     politeness: true,
+    requestTimeoutMs: 15_000,
     leaseMs: 30_000,
     scheduleEveryMs: 60_000,
   },
@@ -113,6 +116,7 @@ export const BOUNDS = {
   planLimit: { min: 1, max: INT4_MAX },
   maxInFlightPerHost: { min: 1, max: 32 },
   sourceLeaseMs: { min: 1_000, max: 3_600_000 },
+  sourceRequestTimeoutMs: { min: 100, max: 120_000 },
   sourceScheduleEveryMs: { min: 100, max: 86_400_000 },
 } as const;
 
@@ -142,5 +146,6 @@ export function checkOptions(options: ParleyOptions): void {
   }
   checkBound("options.sources.maxInFlightPerHost", options.sources.maxInFlightPerHost, BOUNDS.maxInFlightPerHost);
   checkBound("options.sources.leaseMs", options.sources.leaseMs, BOUNDS.sourceLeaseMs);
+  checkBound("options.sources.requestTimeoutMs", options.sources.requestTimeoutMs, BOUNDS.sourceRequestTimeoutMs);
   checkBound("options.sources.scheduleEveryMs", options.sources.scheduleEveryMs, BOUNDS.sourceScheduleEveryMs);
 }

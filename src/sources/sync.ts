@@ -78,6 +78,7 @@ export async function runSync(
       allowPrivateNetworks: deps.sources.allowPrivateNetworks,
       politeness: deps.sources.politeness,
       maxInFlightPerHost: deps.sources.maxInFlightPerHost,
+      requestTimeoutMs: deps.sources.requestTimeoutMs,
       validators: (url) => validators.get(url),
       signal: crawlSignal,
     })) {
