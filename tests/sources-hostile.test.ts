@@ -51,7 +51,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${server.port}`;
   // Private networks are allowed for the site itself; the metadata address stays refused.
   h = await harness({
-    options: { sources: { allowPrivateNetworks: true, politeness: false, requestTimeoutMs: 500 } },
+    options: { sources: { allowPrivateNetworks: true, politeness: false, requestTimeoutMs: 2_000 } },
   });
   admin = await h.admin();
 });
