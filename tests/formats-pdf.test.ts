@@ -73,7 +73,7 @@ describe("pdfToDocuments", () => {
     expect(scan.problem).toBe("no_text");
   });
 
-  test("limits: pages, characters and bytes", async () => {
+  test("limits: pages, characters, bytes and time", async () => {
     const guide = fixture("guide.pdf");
     expect((await pdfError(pdfToDocuments(guide, "https://x.test/a.pdf", { maxPages: 2 }))).problem).toBe(
       "too_many_pages",
@@ -84,6 +84,9 @@ describe("pdfToDocuments", () => {
     expect((await pdfError(pdfToDocuments(guide, "https://x.test/a.pdf", { maxBytes: 1_000 }))).problem).toBe(
       "too_large",
     );
+    const slow = await pdfError(pdfToDocuments(guide, "https://x.test/a.pdf", { maxMs: 0 }));
+    expect(slow.problem).toBe("too_slow");
+    expect(slow.message).toContain("stopped at page 1");
   });
 
   test("the input is left as it was (pdf.js gets a copy), and a Node Buffer is read too (the CLI's)", async () => {

@@ -16,6 +16,7 @@ export type PdfProblem =
   | "no_pages"
   | "too_many_pages"
   | "too_large"
+  | "too_slow"
   | "no_text"
   | "unavailable";
 
@@ -38,9 +39,19 @@ export interface PdfLimits {
   maxPages?: number;
   /** Most characters of text; reading stops at the page that passes it. */
   maxChars?: number;
+  /**
+   * Longest reading, in milliseconds, checked between pages: pdf.js reads on this thread (its
+   * serverless build has no worker), so a pathological file is stopped, not waited for.
+   */
+  maxMs?: number;
 }
 
-export const PDF_LIMITS: Required<PdfLimits> = { maxBytes: 64 * 1024 * 1024, maxPages: 2_000, maxChars: 4_000_000 };
+export const PDF_LIMITS: Required<PdfLimits> = {
+  maxBytes: 64 * 1024 * 1024,
+  maxPages: 2_000,
+  maxChars: 4_000_000,
+  maxMs: 60_000,
+};
 
 /** Deepest outline level read, and most entries: a deeper or longer outline is cut there. */
 const MAX_OUTLINE_DEPTH = 6;
@@ -139,7 +150,8 @@ function titleOf(info: unknown, url: string): string {
  * or is over `limits`.
  */
 export async function pdfToDocuments(bytes: Uint8Array, url: string, limits: PdfLimits = {}): Promise<PdfDocument> {
-  const { maxBytes, maxPages, maxChars } = { ...PDF_LIMITS, ...limits };
+  const { maxBytes, maxPages, maxChars, maxMs } = { ...PDF_LIMITS, ...limits };
+  const started = Date.now();
   if (bytes.byteLength > maxBytes) throw new PdfError("too_large", `the PDF is over ${maxBytes} bytes`);
   if (!isPdf(bytes)) throw new PdfError("not_pdf", "not a PDF (no %PDF- header)");
   const { getDocument } = await loadPdfJs();
@@ -172,6 +184,8 @@ export async function pdfToDocuments(bytes: Uint8Array, url: string, limits: Pdf
       }
       page.cleanup();
       if (chars > maxChars) throw new PdfError("too_large", `the PDF has over ${maxChars} characters of text`);
+      if (Date.now() - started >= maxMs)
+        throw new PdfError("too_slow", `reading the PDF took over ${maxMs} ms (stopped at page ${n})`);
       pages.push(items);
     }
     if (!pages.some((items) => items.some((i) => i.str.trim())))

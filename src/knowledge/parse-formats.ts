@@ -64,7 +64,8 @@ export async function parsePdf(bytes: Uint8Array, file: string, o: Options = {})
     pdf = await pdfToDocuments(bytes, at.url, { maxChars: o.maxBytes ?? DEFAULT_MAX_DOCUMENT_BYTES });
   } catch (error) {
     if (!(error instanceof PdfError)) throw error;
-    const tooLarge = error.problem === "too_large" || error.problem === "too_many_pages";
+    // Too slow to read is too large for this server: the file is refused, not its syntax.
+    const tooLarge = ["too_large", "too_many_pages", "too_slow"].includes(error.problem);
     return { docs: [], problems: [{ where: file, reason: error.message, param: "content", tooLarge }] };
   }
   const r = checkDocument({ url: at.url, title: pdf.title, content: pdf.markdown }, o);
