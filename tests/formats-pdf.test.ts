@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PDFDocument } from "pdf-lib";
-import { outlineMarkdown } from "../src/knowledge/formats-pdf-text.ts";
+import { outlineMarkdown, pagesMarkdown } from "../src/knowledge/formats-pdf-text.ts";
 import { PdfError, pdfToDocuments } from "../src/knowledge/index.ts";
 import { parsePdf } from "../src/knowledge/parse-formats.ts";
 
@@ -47,7 +47,9 @@ describe("pdfToDocuments", () => {
     const doc = await pdfToDocuments(fixture("plain.pdf"), "https://docs.test/notes/release%20notes.pdf");
     expect(doc).toMatchObject({ title: "release notes", pages: 2, outline: false });
     expect(doc.markdown).toBe(
-      "## Page 1\n\nRelease notes\nVersion 2 adds quokka support.\n\n## Page 2\n\nKnown issues: the platypus importer is slow.",
+      "## Page 1\n\nRelease notes\nVersion 2 adds quokka support.\n\n## Page 2\n\n" +
+        // Lines of a paragraph keep their breaks; a wider gap between lines starts a paragraph.
+        "Known issues: the platypus importer is slow.\nIt reads one file at a time.\n\nWorkaround: import in batches.",
     );
   });
 
@@ -98,14 +100,26 @@ describe("pdfToDocuments", () => {
   });
 });
 
-describe("outline sections (pure)", () => {
+describe("outline sections and paragraphs (pure)", () => {
   const item = (str: string, y: number) => ({ str, y, height: 10, hasEOL: true });
   test("text above the first heading is a preamble; a heading's repeated title line is dropped; # in text escaped", () => {
     const md = outlineMarkdown(
-      [[item("Cover note", 700), item("Part", 500), item("# not a heading", 480)], [item("more", 700)]],
+      [[item("Cover note", 700), item("Part", 500), item("# not a heading", 488)], [item("more", 700)]],
       [{ title: "Part", level: 1, page: 0, top: 510 }],
     );
-    expect(md).toBe("Cover note\n\n# Part\n\n\\# not a heading\nmore");
+    // Each page's part of a section is its own paragraph.
+    expect(md).toBe("Cover note\n\n# Part\n\n\\# not a heading\n\nmore");
+  });
+
+  test("a page of evenly spaced lines is cut into paragraphs at sentence ends, so passages can be cut", () => {
+    const lines = Array.from({ length: 60 }, (_, i) =>
+      item(`Line ${i} says a little more about wombats here.`, 700 - i * 12),
+    );
+    const md = pagesMarkdown([lines]);
+    const paras = md.split("\n\n").slice(1);
+    expect(paras.length).toBeGreaterThan(2);
+    for (const p of paras) expect(p.length).toBeLessThan(1_000);
+    expect(paras.join("\n").split("\n")).toHaveLength(60);
   });
 });
 

@@ -74,7 +74,7 @@ function parseSpec(text: string): Json {
   let spec: unknown;
   try {
     const body = text.replace(/^\uFEFF/, "");
-    spec = json ? JSON.parse(body) : parseYaml(body, { maxAliasCount: 100, uniqueKeys: false });
+    spec = json ? JSON.parse(body) : parseYaml(body, { maxAliasCount: 100, uniqueKeys: false, logLevel: "error" });
   } catch (error) {
     const why = (error as Error).message.split("\n")[0];
     throw new OpenApiError("unreadable", `not valid ${json ? "JSON" : "YAML"} (${why})`);

@@ -6,7 +6,7 @@
  * one, each page is a `## Page N` section. Anything wrong with the file is a PdfError saying
  * why; the pages and characters read are bounded, and no fonts, images or scripts are loaded.
  */
-import { type Heading, LineBuilder, outlineMarkdown, pagesMarkdown, type TextItem } from "./formats-pdf-text.ts";
+import { type Heading, outlineMarkdown, pagesMarkdown, type TextItem } from "./formats-pdf-text.ts";
 
 /** Why a PDF could not be read (each a PdfError's `problem`). */
 export type PdfProblem =
@@ -193,12 +193,7 @@ export async function pdfToDocuments(bytes: Uint8Array, url: string, limits: Pdf
     const title = titleOf((await pdf.getMetadata().catch(() => null))?.info, url);
     const found = await headings(pdf);
     if (found.length) return { title, markdown: outlineMarkdown(pages, found), pages: pages.length, outline: true };
-    const lines = pages.map((items) => {
-      const b = new LineBuilder();
-      for (const item of items) b.add(item);
-      return b.take();
-    });
-    return { title, markdown: pagesMarkdown(lines), pages: pages.length, outline: false };
+    return { title, markdown: pagesMarkdown(pages), pages: pages.length, outline: false };
   } finally {
     await task.destroy().catch(() => {});
   }
