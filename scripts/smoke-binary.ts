@@ -247,6 +247,14 @@ try {
     check(!/Extension bundle not found|vector.*not/i.test(log), "no pgvector error in the log");
     await embeddings.stop();
   }
+  // Other formats: pdf.js (unpdf's bundle) and the YAML reader run from the binary alone.
+  for (const name of ["guide.pdf", "petstore.yaml"])
+    copyFileSync(resolve("tests/fixtures/formats", name), join(dir, name));
+  const formats = run(["ingest", "--base-url", "https://smoke.test/files/", "guide.pdf", "petstore.yaml"]);
+  check(
+    formats.code === 0 && formats.out.trim() === "ingested 7 document(s)" && formats.err === "",
+    "ingest of a PDF (one document) and an OpenAPI spec (an overview and 5 operations)",
+  );
   const open = Bun.spawnSync(["find", join(dir, "data"), "-perm", "/077"], { stdout: "pipe" })
     .stdout.toString()
     .trim();

@@ -278,7 +278,7 @@ describe("documents", () => {
     expect((await search(kb.id, w)).json.data.map((d) => d.title)).toEqual(["One again"]);
   });
 
-  test("multipart: Markdown with YAML and TOML front matter, HTML without scripts or styles, JSONL, base_url; PDF refused per file", async () => {
+  test("multipart: Markdown with YAML and TOML front matter, HTML without scripts or styles, JSONL, base_url; a damaged PDF fails alone", async () => {
     const kb = await newKb();
     const [w1, w2, w3, w4, secret] = [word(), word(), word(), word(), word()];
     const form = new FormData();
@@ -315,7 +315,9 @@ describe("documents", () => {
       if (!item) throw new Error(`no result for ${name}: ${r.text}`);
       return item;
     };
-    expect(byFile("f.pdf").error?.code).toBe("unsupported_media_type");
+    // A PDF is read (tests/formats-upload.test.ts); this one is only a header: damaged.
+    expect(byFile("f.pdf").error).toMatchObject({ code: "invalid_request", param: "content" });
+    expect(byFile("f.pdf").error?.message).toContain("damaged");
     expect(byFile("e.jsonl:2").status).toBe("failed");
     expect(byFile("guide/c.txt").url).toBe("https://mp.test/files/guide/c.txt");
     expect(byFile("d.html").url).toBe("https://mp.test/files/d.html");

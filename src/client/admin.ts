@@ -89,8 +89,8 @@ export function admin(send: Send) {
       return camel(await readJson(call, (v) => Array.isArray(v.results))) as BulkResult;
     },
     /**
-     * Files (.md, .txt, .html, .jsonl) as multipart; `baseUrl` (the folder's address) names files
-     * without a `url`, as a docs site serves them: `urlStyle` `clean` (default: `guide/setup.md` →
+     * Files (.md, .txt, .html, .jsonl, .pdf, OpenAPI .json/.yaml) as multipart; `baseUrl` (the
+     * folder's address) names files without a `url` (a PDF or a spec has none), as a docs site serves them: `urlStyle` `clean` (default: `guide/setup.md` →
      * `guide/setup`), `slash`, `html` or `keep`.
      */
     async uploadFiles(

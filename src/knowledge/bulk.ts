@@ -1,8 +1,8 @@
 /**
  * Bulk uploads into one knowledge base: the results of their lines and files, stored in batches
- * as they come (ndjson.ts reads an ndjson body as a stream); a multipart body's files (.md,
- * .markdown, .txt, .html, .htm, .jsonl) are parsed as the CLI parses them. Each line or file
- * gets its own result; a bad one fails alone, whatever goes wrong in reading it.
+ * as they come (ndjson.ts reads an ndjson body as a stream, upload-files.ts a multipart body's
+ * files). Each line or file gets its own result (an OpenAPI file one per document it makes); a
+ * bad one fails alone, whatever goes wrong in reading it.
  */
 
 import type { ErrorCode } from "../contract/errors.ts";
@@ -11,14 +11,8 @@ import type { Db } from "../db/client.ts";
 import { isStoreUnavailable } from "../db/errors.ts";
 import { BodyBrokeOff, BodyStalled } from "../http/body.ts";
 import { BATCH_DOCS, type IngestCounter, ingestDocuments, mergePendingIndexEntries } from "./ingest.ts";
-import {
-  type FileSource,
-  type KnowledgeDoc,
-  type ParseProblem,
-  type ParseRules,
-  parseFile,
-  parseJsonLine,
-} from "./parse.ts";
+import type { KnowledgeDoc, ParseProblem, parseJsonLine } from "./parse.ts";
+import type { Parsed } from "./parse-formats.ts";
 
 /**
  * Documents are stored as a stream is read, a batch at a time: at most BATCH_DOCS documents (an
@@ -29,6 +23,9 @@ import {
  */
 const PENDING_BYTES = 8 * 1_048_576;
 export const FLUSH_MS = 1_000;
+
+const unreadable = (error: unknown) =>
+  `could not be read (${error instanceof Error ? `${error.name}: ${error.message}` : "error"})`;
 
 const failure = (p: Omit<ParseProblem, "where">): BulkItem["error"] => {
   const code: ErrorCode = p.tooLarge ? "payload_too_large" : "invalid_request";
@@ -54,7 +51,7 @@ export class Collector {
     private readonly options: BulkOptions,
   ) {}
 
-  fail(where: Pick<BulkItem, "line" | "file">, problem: Omit<ParseProblem, "where">, code?: ErrorCode) {
+  fail(where: Pick<BulkItem, "line" | "file" | "url">, problem: Omit<ParseProblem, "where">, code?: ErrorCode) {
     const error = failure(problem)!;
     this.items.push({ ...where, status: "failed", error: code ? { ...error, code } : error });
   }
@@ -71,11 +68,22 @@ export class Collector {
     try {
       r = read();
     } catch (error) {
-      const reason = `could not be read (${error instanceof Error ? `${error.name}: ${error.message}` : "error"})`;
-      return this.fail(where, { reason });
+      return this.fail(where, { reason: unreadable(error) });
     }
     if (r.doc) await this.add(where, r.doc);
     else this.fail(where, r.problem!);
+  }
+
+  /** Reads one file into any number of documents (a PDF, an OpenAPI spec), as `item` reads one. */
+  async file(file: string, read: () => Promise<Parsed>) {
+    let r: Parsed;
+    try {
+      r = await read();
+    } catch (error) {
+      return this.fail({ file }, { reason: unreadable(error) });
+    }
+    for (const doc of r.docs) await this.add({ file }, doc);
+    for (const { where: _, url, ...problem } of r.problems) this.fail({ file, ...(url ? { url } : {}) }, problem);
   }
 
   async add(where: Pick<BulkItem, "line" | "file">, doc: KnowledgeDoc) {
@@ -160,55 +168,3 @@ export function utf8(bytes: Uint8Array): string | null {
 
 /** parseJsonLine's answer in the shape `Collector.item` reads. */
 export const asParsed = (r: ReturnType<typeof parseJsonLine>) => ("doc" in r ? { doc: r.doc } : { problem: r.problem });
-
-export const UPLOAD_EXTENSIONS = [".md", ".markdown", ".txt", ".html", ".htm", ".jsonl"];
-
-/**
- * Stores the files of a multipart upload (every `File` part, whatever its field name). A file
- * without a `url` gets the address a docs site serves it at: `source.baseUrl` and its name (a
- * folder upload's relative path) in `source.urlStyle` (docs-url.ts).
- */
-export async function ingestFiles(
-  db: Db,
-  kbId: string,
-  form: FormData,
-  rules: Required<ParseRules>,
-  options: BulkOptions,
-  source: Pick<FileSource, "baseUrl" | "urlStyle"> = {},
-): Promise<BulkResult> {
-  const c = new Collector(db, kbId, options);
-  return c.collect(async () => {
-    for (const [, value] of form.entries()) {
-      if (typeof value === "string") continue;
-      const part = value as unknown as File;
-      const file = part.name || "upload";
-      const ext = /\.[^./]+$/.exec(file.toLowerCase())?.[0] ?? "";
-      if (!UPLOAD_EXTENSIONS.includes(ext)) {
-        const reason = `unsupported file type '${ext || file}' (use ${UPLOAD_EXTENSIONS.join(", ")}; PDF is not supported)`;
-        c.fail({ file }, { reason }, "unsupported_media_type");
-        continue;
-      }
-      if (ext !== ".jsonl" && part.size > rules.maxBytes * 2 + 64 * 1024) {
-        c.fail(
-          { file },
-          { reason: `over MAX_DOCUMENT_BYTES (${rules.maxBytes} bytes)`, param: "content", tooLarge: true },
-        );
-        continue;
-      }
-      // Not repaired: a file that is not UTF-8 fails (as a JSON body or an ndjson line does).
-      const text = utf8(new Uint8Array(await part.arrayBuffer()));
-      if (text === null) {
-        c.fail({ file }, { reason: "the file is not valid UTF-8" });
-        continue;
-      }
-      if (ext === ".jsonl") {
-        for (const [i, line] of text.split("\n").entries()) {
-          if (!line.trim()) continue;
-          await c.item({ file, line: i + 1 }, () => asParsed(parseJsonLine(line.replace(/\r$/, ""), rules)));
-        }
-        continue;
-      }
-      await c.item({ file }, () => parseFile(text, file, { ...rules, ...source, relativePath: file }));
-    }
-  });
-}

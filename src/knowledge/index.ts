@@ -5,6 +5,9 @@
  *   `knowledgeBasesOf` (the key's list), `defaultKnowledgeBaseFor`, `mayUse`.
  * - Search within one: `searchKnowledgeBase` (the agent's ranking, wire form).
  * - Routes: `knowledgeRoutes` (admin CRUD, uploads, search, a document's passages).
+ * - File formats, for uploads, the CLI and web sources alike: `pdfToDocuments` (a PDF as one
+ *   Markdown document), `openApiToDocuments` and `looksLikeOpenApi` (an OpenAPI spec as one
+ *   document per operation); `parsePdf`/`parseOpenApi` (those as KnowledgeDocs, limits checked).
  */
 import { Elysia } from "elysia";
 import { passageRoutes } from "./passages.ts";
@@ -23,6 +26,22 @@ export { utf8 } from "./bulk.ts";
 export { docsBase, isUrlStyle, URL_STYLES, type UrlStyle } from "./docs-url.ts";
 export { deleteDocument, getDocument, putDocument } from "./documents.ts";
 export { searchKnowledgeBase } from "./find.ts";
+export {
+  looksLikeOpenApi,
+  MAX_OPENAPI_OPERATIONS,
+  type OpenApiDocument,
+  OpenApiError,
+  type OpenApiProblem,
+  openApiToDocuments,
+} from "./formats-openapi.ts";
+export {
+  PDF_LIMITS,
+  type PdfDocument,
+  PdfError,
+  type PdfLimits,
+  type PdfProblem,
+  pdfToDocuments,
+} from "./formats-pdf.ts";
 export { countDocuments, type IngestOptions, ingestDocuments } from "./ingest.ts";
 export {
   type FileSource,
@@ -32,6 +51,7 @@ export {
   parseJsonl,
   parseMarkdown,
 } from "./parse.ts";
+export { formatOf, MAX_OPENAPI_BYTES, type Parsed, parseOpenApi, parsePdf } from "./parse-formats.ts";
 export { recutCjkPassagesOnce } from "./reindex.ts";
 export {
   defaultKnowledgeBaseFor,

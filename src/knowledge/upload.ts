@@ -11,7 +11,6 @@ import { ApiError, notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { getKnowledgeBase } from "./bases.ts";
-import { ingestFiles, UPLOAD_EXTENSIONS } from "./bulk.ts";
 import { docsBase, isUrlStyle, URL_STYLES, type UrlStyle } from "./docs-url.ts";
 import { putDocument } from "./documents.ts";
 import type { IngestCounter } from "./ingest.ts";
@@ -19,6 +18,7 @@ import { BulkResult, Document, DocumentInput, KbParams } from "./model.ts";
 import { ingestNdjson } from "./ndjson.ts";
 import { checkDocument } from "./parse.ts";
 import type { KnowledgeDeps } from "./routes.ts";
+import { ingestFiles, UPLOAD_EXTENSIONS } from "./upload-files.ts";
 
 const NDJSON = /^application\/(x-ndjson|ndjson|jsonl|x-jsonlines|jsonlines)\s*(;|$)/i;
 
@@ -98,7 +98,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
     }
     throw new ApiError(
       "unsupported_media_type",
-      `Send one document as application/json, many as application/x-ndjson, or files (${UPLOAD_EXTENSIONS.join(", ")}) as multipart/form-data. PDF is not supported.`,
+      `Send one document as application/json, many as application/x-ndjson, or files (${UPLOAD_EXTENSIONS.join(", ")}) as multipart/form-data.`,
     );
   }
 
@@ -148,7 +148,7 @@ export const uploadRoutes = (deps: KnowledgeDeps) => {
             okOneOf: ["Document", "BulkResult"],
           }),
           description:
-            "`application/json`: one document; 201 when new, 200 when it replaced the one with the same URL. `application/x-ndjson`: one document per line, streamed; `multipart/form-data`: files (.md, .markdown, .txt with YAML `---` or TOML `+++` front matter, .html, .htm, .jsonl) and optional `base_url` and `url_style` fields for files without a `url` (the address a docs site serves each at: `guide/setup.md` → `base_url` + `guide/setup`). Both bulk forms answer 200 with counts and one result per line or file; a bad line fails alone.",
+            "`application/json`: one document; 201 when new, 200 when it replaced the one with the same URL. `application/x-ndjson`: one document per line, streamed; `multipart/form-data`: files (.md, .markdown, .txt with YAML `---` or TOML `+++` front matter, .html, .htm, .jsonl; .pdf: one document, headed by its outline or `## Page N`; .json, .yaml, .yml holding an OpenAPI 3.x or Swagger 2.0 spec: one document per operation at `#operation/<operationId>` or `#<method>-<path-slug>`, and an overview) and optional `base_url` and `url_style` fields for files without a `url` (the address a docs site serves each at: `guide/setup.md` → `base_url` + `guide/setup`; PDF and OpenAPI files always need it). Both bulk forms answer 200 with counts and one result per line or file; a bad line fails alone.",
           requestBody: {
             required: true,
             content: {

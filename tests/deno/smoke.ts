@@ -10,6 +10,7 @@ import { Elysia } from "elysia";
 import { createApp } from "../../src/app/app.ts";
 import { type ChatEvent, createClient, ParleyError } from "../../src/client/index.ts";
 import { createLogger } from "../../src/config/logger.ts";
+import { pdfToDocuments } from "../../src/knowledge/index.ts";
 import { createKey, createParley } from "../../src/mod.ts";
 import { checker, smokeStore } from "./setup.ts";
 
@@ -159,6 +160,27 @@ try {
   );
   const found = await admin.knowledgeBases.search(kb.id, { query: "tomlword" });
   check(found.length === 1 && found[0]!.url === "https://smoke.test/toml", "search within a knowledge base");
+  // PDF (unpdf's pdf.js build) and OpenAPI uploads on Deno, and the converter called directly.
+  const fixture = async (name: string) =>
+    new File([await Deno.readFile(new URL(`../fixtures/formats/${name}`, import.meta.url))], name);
+  const formats = await admin.documents.uploadFiles(
+    kb.id,
+    [await fixture("guide.pdf"), await fixture("petstore.yaml")],
+    {
+      baseUrl: "https://smoke.test/files/",
+    },
+  );
+  check(formats.created === 7 && formats.failed === 0, "multipart upload: a PDF (1 document) and an OpenAPI spec (6)");
+  const burrows = await admin.knowledgeBases.search(kb.id, { query: "burrow claws" });
+  check(
+    burrows[0]?.url === "https://smoke.test/files/guide.pdf" && burrows[0].heading === "Burrows",
+    "PDF text searchable, headed by its outline",
+  );
+  const pdf = await pdfToDocuments(
+    await Deno.readFile(new URL("../fixtures/formats/plain.pdf", import.meta.url)),
+    "https://smoke.test/plain.pdf",
+  );
+  check(pdf.markdown.startsWith("## Page 1\n\nRelease notes"), "pdfToDocuments on Deno: a section per page");
 } finally {
   ac.abort();
   await server.finished;

@@ -1,8 +1,10 @@
 /**
  * `ingest [--kb NAME] [--base-url URL [--url-style S]] PATH...`: .jsonl files, .md/.txt/.html
- * files, or folders of them, into a knowledge base (default: `default`) — parsed and stored by
- * the same services as the HTTP uploads. Bad lines are reported and skipped. A file whose front
- * matter names no `url` gets the address a docs site serves it at (knowledge/docs-url.ts).
+ * files, PDFs, OpenAPI specs (.json/.yaml/.yml), or folders of them, into a knowledge base
+ * (default: `default`) — parsed and stored by the same services as the HTTP uploads. Bad lines
+ * are reported and skipped. A file whose front matter names no `url` (a PDF or a spec has none)
+ * gets the address a docs site serves it at (knowledge/docs-url.ts). In a folder, a .json or
+ * .yaml file that is not an OpenAPI spec is someone's configuration: passed over, not reported.
  */
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, extname, join, relative } from "node:path";
@@ -12,23 +14,27 @@ import { isStoreUnavailable, sqlState } from "../../db/errors.ts";
 import {
   docsBase,
   type FileSource,
+  formatOf,
   ingestDocuments,
   isUrlStyle,
   type KnowledgeDoc,
   knowledgeBaseIdsByName,
+  looksLikeOpenApi,
   type ParseProblem,
   parseFile,
   parseJsonl,
+  parseOpenApi,
+  parsePdf,
   URL_STYLES,
   utf8,
 } from "../../knowledge/index.ts";
 import { INGEST_OPTIONS } from "./args.ts";
 import { consoleIo, type Io } from "./io.ts";
 
-const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt", ".html", ".htm"]);
+const KINDS = new Set([".jsonl", ".md", ".markdown", ".txt", ".html", ".htm", ".pdf", ".json", ".yaml", ".yml"]);
 
 const USAGE = `usage: ingest [--kb NAME] [--base-url URL [--url-style ${URL_STYLES.join("|")}]] PATH...
-  (.jsonl, .md, .txt, .html files or folders; --base-url: the address the folder is served at)`;
+  (.jsonl, .md, .txt, .html, .pdf, OpenAPI .json/.yaml files or folders; --base-url: the address the folder is served at)`;
 
 /** What a file without a URL is told to add. */
 const BASE_URL_HINT = "pass --base-url with the address this folder is served at, e.g. https://docs.example.com/";
@@ -132,9 +138,13 @@ export async function ingestCommand(
   const seen = new Set<string>();
   const found = paths.flatMap((root) =>
     // A file's address is its path under the folder named here (a file named alone: its name).
-    files(root, problems, seen).map((path) => ({ path, relativePath: relative(root, path) || basename(path) })),
+    files(root, problems, seen).map((path) => ({
+      path,
+      relativePath: relative(root, path) || basename(path),
+      named: path === root,
+    })),
   );
-  for (const { path, relativePath } of found) {
+  for (const { path, relativePath, named } of found) {
     let bytes: Uint8Array;
     try {
       bytes = readFileSync(path);
@@ -145,6 +155,18 @@ export async function ingestCommand(
       });
       continue;
     }
+    const format = formatOf(path);
+    const options = { ...source, relativePath, baseUrlHint: BASE_URL_HINT };
+    if (format === "pdf") {
+      try {
+        const r = await parsePdf(bytes, path, options);
+        docs.push(...r.docs);
+        problems.push(...r.problems);
+      } catch (e) {
+        problems.push({ where: path, reason: `could not be read (${(e as Error).name}: ${(e as Error).message})` });
+      }
+      continue;
+    }
     // The HTTP uploads' rule: text that is not UTF-8 is refused, never repaired.
     const text = utf8(bytes);
     if (text === null) {
@@ -152,16 +174,24 @@ export async function ingestCommand(
       continue;
     }
     try {
-      if (extname(path) === ".jsonl") {
+      if (format === "openapi") {
+        if (!named && !looksLikeOpenApi(text)) continue;
+        const r = parseOpenApi(text, path, options);
+        docs.push(...r.docs);
+        problems.push(...r.problems);
+      } else if (extname(path) === ".jsonl") {
         const r = parseJsonl(text, path);
         docs.push(...r.docs);
         problems.push(...r.problems);
       } else if (KINDS.has(extname(path))) {
-        const r = parseFile(text, path, { ...source, relativePath, baseUrlHint: BASE_URL_HINT });
+        const r = parseFile(text, path, options);
         if (r.doc) docs.push(r.doc);
         if (r.problem) problems.push(r.problem);
       } else {
-        problems.push({ where: path, reason: "unsupported file type (use .jsonl, .md, .txt or .html)" });
+        problems.push({
+          where: path,
+          reason: "unsupported file type (use .jsonl, .md, .txt, .html, .pdf or OpenAPI .json/.yaml)",
+        });
       }
     } catch (e) {
       // Whatever a parser throws (a stack overflow, a bug) skips this file, not the whole ingest.
@@ -190,7 +220,8 @@ export async function ingestCommand(
     return 130;
   }
   const skipped = problems.length + failed;
-  if (found.length === 0) io.err(`nothing to ingest: no .jsonl, .md, .txt or .html files in ${paths.join(", ")}`);
+  if (found.length === 0)
+    io.err(`nothing to ingest: no .jsonl, .md, .txt, .html, .pdf or OpenAPI files in ${paths.join(", ")}`);
   io.out(`ingested ${n} document(s)${skipped ? `, skipped ${skipped}` : ""}`);
   // Nothing stored is a failure (a script should notice), whatever the reason each file gives.
   return n === 0 ? 1 : 0;
