@@ -33,7 +33,31 @@ export interface CrawlOptions {
   politeness?: boolean;
   maxInFlightPerHost?: number;
   signal?: AbortSignal;
+  /**
+   * Turns a fetched file that is not HTML (a PDF, an OpenAPI spec) into documents; undefined:
+   * not a format it reads (the URL is skipped, `not_html`). Throws to fail the URL with the
+   * error's message as its reason. Without it, only HTML is stored.
+   */
+  convertFile?: FileConverter;
+  /** Extensions `convertFile` reads (`pdf`, `json`, `yaml`): links to them are followed. */
+  fileExtensions?: readonly string[];
 }
+
+export interface FetchedFile {
+  url: string;
+  contentType: string | null;
+  bytes: Uint8Array;
+  text: string;
+}
+
+/** One document of a converted file: a PDF is one, an OpenAPI spec one per operation (URL with an anchor). */
+export interface FileDocument {
+  url: string;
+  title: string;
+  markdown: string;
+}
+
+export type FileConverter = (file: FetchedFile) => Promise<FileDocument[] | undefined>;
 
 export interface CrawledPage {
   kind: "page";

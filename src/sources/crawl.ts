@@ -13,6 +13,7 @@
  */
 import { sha256Hex } from "./clean-pages.ts";
 import { crawlScope, normalizeUrl, type PageText, pageText } from "./content/index.ts";
+import { type ConvertedFile, convertFetched, fileEvents } from "./crawl-files.ts";
 import type { CrawlCounts, CrawlEvent, CrawledPage, CrawlOptions } from "./crawl-types.ts";
 import {
   createUrlGuard,
@@ -32,7 +33,11 @@ type Fetched = { kind: "fetched"; requested: string; final: string; text: PageTe
   string | null
 >;
 type Unchanged = { kind: "not_modified"; url: string; links: readonly string[] };
-type Outcome = Fetched | Unchanged | Exclude<CrawlEvent, CrawledPage | { kind: "done" } | { kind: "not_modified" }>;
+type Outcome =
+  | Fetched
+  | Unchanged
+  | ConvertedFile
+  | Exclude<CrawlEvent, CrawledPage | { kind: "done" } | { kind: "not_modified" }>;
 
 export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEvent> {
   const stop = new AbortController();
@@ -75,7 +80,11 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
       yield { kind: "failed", url: options.startUrl, reason: verdict && !verdict.ok ? verdict.reason : "bad_url" };
       return yield done(false);
     }
-    const scope = crawlScope(start, { include: options.include, exclude: options.exclude });
+    const scope = crawlScope(start, {
+      include: options.include,
+      exclude: options.exclude,
+      documents: options.fileExtensions,
+    });
     const robotsResult = await race(fetchRobots(start, fetchBase));
     if (robotsResult === "aborted") return yield done(false);
     const robots: RobotsRules = robotsResult;
@@ -121,7 +130,10 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
           return { kind: "failed", url, reason: result.reason };
         }
         if (result.notModified) return { kind: "not_modified", url, links: validators?.links ?? [] };
-        if (!result.contentType || !HTML.test(result.contentType)) return { kind: "skipped", url, reason: "not_html" };
+        if (!result.contentType || !HTML.test(result.contentType))
+          return (
+            (await convertFetched(url, result, options.convertFile)) ?? { kind: "skipped", url, reason: "not_html" }
+          );
         const text = pageText(result.bodyText, result.finalUrl);
         const { finalUrl: final, etag, lastModified } = result;
         return { kind: "fetched", requested: url, final, text, etag, lastModified };
@@ -168,6 +180,11 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
         counts.notModified++;
         if (follow) for (const link of outcome.links) enqueue(link, depth + 1);
         yield { kind: "not_modified", url: outcome.url };
+        continue;
+      }
+      if (outcome.kind === "file") {
+        counts.fetched++;
+        for (const event of await fileEvents(outcome, stored)) yield event;
         continue;
       }
       if (outcome.kind !== "fetched") {

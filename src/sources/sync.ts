@@ -14,6 +14,7 @@ import { deleteSourceDocumentsExcept } from "../knowledge/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { Trace } from "../tracing/index.ts";
 import { crawlSite } from "./crawl.ts";
+import { convertFile, FILE_EXTENSIONS } from "./file-documents.ts";
 import { dropUnseen, markSeen, savePage, seenDocumentUrls, validatorsOf } from "./page-store.ts";
 import { finishSync, NO_PAGES, renewSync, type SourceRow } from "./store.ts";
 import { storePass } from "./store-pass.ts";
@@ -79,6 +80,8 @@ export async function runSync(
       politeness: deps.sources.politeness,
       maxInFlightPerHost: deps.sources.maxInFlightPerHost,
       requestTimeoutMs: deps.sources.requestTimeoutMs,
+      convertFile,
+      fileExtensions: FILE_EXTENSIONS,
       validators: (url) => validators.get(url),
       signal: crawlSignal,
     })) {

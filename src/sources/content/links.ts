@@ -83,10 +83,15 @@ export function pageLinks(document: LinkSource, pageUrl: string, options: Normal
 const NOT_PAGES =
   /\.(?:png|jpe?g|gif|webp|avif|svg|ico|bmp|tiff?|zip|tar|gz|tgz|bz2|xz|7z|rar|pdf|mp4|webm|mov|avi|mkv|mp3|wav|ogg|flac|css|js|mjs|cjs|map|json|xml|rss|atom|woff2?|ttf|otf|eot|exe|dmg|msi|deb|rpm|apk|iso|wasm|bin|csv|docx?|xlsx?|pptx?)$/i;
 
-/** Whether a URL's path looks like a page (no extension of a known non-HTML file). */
-export function looksLikePage(url: string | URL): boolean {
+/**
+ * Whether a URL's path looks like a page (no extension of a known non-HTML file), or ends in one
+ * of `documents` (lower-case extensions without the dot: the file formats a crawl converts).
+ */
+export function looksLikePage(url: string | URL, documents: readonly string[] = []): boolean {
   try {
-    return !NOT_PAGES.test(new URL(url).pathname);
+    const path = new URL(url).pathname;
+    const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
+    return (ext !== undefined && documents.includes(ext)) || !NOT_PAGES.test(path);
   } catch {
     return false;
   }
@@ -100,6 +105,8 @@ export interface ScopeOptions {
   include?: readonly string[];
   /** Globs over the URL path; a match excludes the page even when it is included. */
   exclude?: readonly string[];
+  /** File extensions that are documents too (`pdf`, `yaml`): in scope despite not being pages. */
+  documents?: readonly string[];
 }
 
 /** Decides whether a URL belongs to the crawl started at `startUrl`. */
@@ -134,7 +141,7 @@ export function crawlScope(startUrl: string | URL, options: ScopeOptions = {}): 
     if (url.origin !== start.origin || !FETCHABLE.has(url.protocol)) return false;
     const path = url.pathname;
     if (prefix && path !== prefix && !path.startsWith(`${prefix}/`)) return false;
-    if (!looksLikePage(url)) return false;
+    if (!looksLikePage(url, options.documents)) return false;
     if (include && !include(path)) return false;
     return !exclude?.(path);
   };

@@ -39,6 +39,8 @@ export interface FetchSuccess {
   headers: Headers;
   /** Empty on a 304: the caller keeps the copy it already has. */
   bodyText: string;
+  /** The body as read (empty on a 304): a PDF is bytes, not text. */
+  bodyBytes: Uint8Array;
   etag: string | null;
   lastModified: string | null;
   contentType: string | null;
@@ -176,7 +178,7 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions):
     };
     if (response.status === 304) {
       discard(response);
-      return { ok: true, ...base, bodyText: "", notModified: true };
+      return { ok: true, ...base, bodyText: "", bodyBytes: new Uint8Array(0), notModified: true };
     }
     if (!response.ok) {
       discard(response);
@@ -194,6 +196,7 @@ export async function safeFetch(input: string | URL, options: SafeFetchOptions):
       if (!signal.aborted) return { ok: false, url: url.href, reason: "network_error", detail: "body cut short" };
       return failure();
     }
-    return { ok: true, ...base, bodyText: decodeBody(read.bytes, contentType).text, notModified: false };
+    const bodyText = decodeBody(read.bytes, contentType).text;
+    return { ok: true, ...base, bodyText, bodyBytes: read.bytes, notModified: false };
   }
 }
