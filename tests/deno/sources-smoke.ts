@@ -13,20 +13,23 @@ const PAGES: Record<string, string> = {
   "/limits": `<html><head><title>Limits</title></head><body><main><h1>Limits</h1><p>A mission holds at most forty satellites.</p></main></body></html>`,
 };
 const ac = new AbortController();
-const site = Deno.serve({ port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen: () => {} }, (request) => {
-  const path = new URL(request.url).pathname;
-  if (path === "/sitemap.xml") {
-    const locs = Object.keys(PAGES).map((p) => `<url><loc>${origin}${p}</loc></url>`);
-    return new Response(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs.join("")}</urlset>`, {
-      headers: { "content-type": "application/xml" },
-    });
-  }
-  const body = PAGES[path];
-  if (body === undefined) return new Response("no", { status: 404 });
-  const etag = `"${body.length}-${path.length}"`;
-  if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers: { etag } });
-  return new Response(body, { headers: { "content-type": "text/html", etag } });
-});
+const site = Deno.serve(
+  { port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen: () => {} },
+  (request: Request): Response => {
+    const path = new URL(request.url).pathname;
+    if (path === "/sitemap.xml") {
+      const locs: string[] = Object.keys(PAGES).map((p) => `<url><loc>${origin}${p}</loc></url>`);
+      return new Response(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${locs.join("")}</urlset>`, {
+        headers: { "content-type": "application/xml" },
+      });
+    }
+    const body = PAGES[path];
+    if (body === undefined) return new Response("no", { status: 404 });
+    const etag = `"${body.length}-${path.length}"`;
+    if (request.headers.get("if-none-match") === etag) return new Response(null, { status: 304, headers: { etag } });
+    return new Response(body, { headers: { "content-type": "text/html", etag } });
+  },
+);
 const origin = `http://127.0.0.1:${site.addr.port}`;
 
 const { store } = await smokeStore();

@@ -13,8 +13,22 @@
  * The fetch goes through safeFetch, so a robots.txt that redirects into a private network is
  * refused like any page; redirects are followed (up to five, as the RFC asks).
  */
-import robotsParser from "robots-parser";
+import robotsParserModule from "robots-parser";
 import { type SafeFetchOptions, safeFetch } from "./safe-fetch.ts";
+
+/** What we use of robots-parser's parsed file. */
+interface Robot {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getCrawlDelay(ua?: string): number | undefined;
+  getSitemaps(): string[];
+}
+/**
+ * robots-parser is CommonJS (`module.exports = fn`): Bun and Node hand its default import over as
+ * the function, Deno's type checker as the module object. One shape for both.
+ */
+const robotsParser = ((m: unknown) => (typeof m === "function" ? m : (m as { default: unknown }).default))(
+  robotsParserModule,
+) as (url: string, robotstxt: string) => Robot;
 
 /** The product token site owners write in `User-agent:` lines to address Parley. */
 export const ROBOTS_AGENT = "Parley";
