@@ -10,6 +10,7 @@ import { createParser } from "eventsource-parser";
 import pkg from "../package.json" with { type: "json" };
 import { startFakeEmbeddings } from "../tests/helpers/fake-embeddings.ts";
 import { startFakeOpenAI } from "../tests/helpers/fake-openai.ts";
+import { checkSourceSync } from "./smoke-binary-sources.ts";
 
 /** Polls `/healthz` until the server answers (up to 30 s), else throws `failure`. */
 async function waitHealthy(base: string, failure: string): Promise<void> {
@@ -56,11 +57,13 @@ try {
     "---\nurl: https://smoke.test/kb\n---\n# Wombats\nWombats dig burrows with their strong claws.",
   );
   check(run(["ingest", "kb.md"]).out.includes("ingested 1"), "ingest");
+  const adminKey = run(["keys", "create", "--name", "smoke-admin", "--plan", "pro", "--admin"]).out.trim();
 
   const port = 21_000 + Math.floor(Math.random() * 20_000);
   const server = Bun.spawn([bin, "serve"], {
     cwd: dir,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1" },
+    // The source below is a site on 127.0.0.1.
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1", SOURCES_ALLOW_PRIVATE_NETWORKS: "true" },
     stderr: "inherit",
   });
   const base = `http://127.0.0.1:${port}`;
@@ -137,6 +140,7 @@ try {
       const ok = res.status === 200 && res.headers.get("content-security-policy")?.includes("script-src 'self'");
       check(Boolean(ok) && (await res.text()).includes(marker!), `${path} is served from the binary under the CSP`);
     }
+    await checkSourceSync(base, adminKey, check);
 
     // The CLI while the server holds the folder: forwarded over the admin socket (kernel locks via FFI).
     const live = run(["keys", "create", "--name", "live", "--plan", "free"]);
