@@ -63,7 +63,8 @@ export function createSourceSyncs(deps: SyncDeps & { tracing?: Tracing }): Sourc
       ticking = false;
     }
   };
-  const timer = setInterval(tick, deps.sources.scheduleEveryMs);
+  // Often enough to end a dead instance's sync within a lease and a half, whatever the schedule.
+  const timer = setInterval(tick, Math.min(deps.sources.scheduleEveryMs, Math.max(500, deps.sources.leaseMs / 2)));
   // Bun/Node timers have unref(); Deno's are numbers, unreferenced through Deno.unrefTimer.
   if (typeof timer === "object") (timer as { unref?: () => void }).unref?.();
   else (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);

@@ -34,6 +34,8 @@ export interface SyncDeps {
 
 /** Why a sync stopped early: its signal (shutdown, DELETE) or its lease lost to another instance. */
 class SyncStopped extends Error {}
+const STOPPED =
+  "The sync was stopped before it ended (the server shut down, the source was deleted, or its lease lapsed): nothing was deleted.";
 
 export async function runSync(
   deps: SyncDeps,
@@ -53,14 +55,27 @@ export async function runSync(
   const crawlSignal = AbortSignal.any([signal, stop.signal]);
   let lastWrite = started;
   const progress = async (force = false) => {
+    if (signal.aborted || stop.signal.aborted) throw new SyncStopped(STOPPED);
     if (!force && deps.now() - lastWrite < PROGRESS_EVERY_MS) return;
     lastWrite = deps.now();
     const now = new Date(lastWrite);
     if (!(await renewSync(deps.db, { id: syncId, now, leaseMs: deps.sources.leaseMs, pages, errors }))) {
       stop.abort();
-      throw new SyncStopped("The sync is no longer running (cancelled, deleted, or its lease lapsed).");
+      throw new SyncStopped(STOPPED);
     }
   };
+  // The lease is renewed on a timer too: a long Crawl-delay or one slow page writes no progress,
+  // and must not let another instance end a sync that is alive.
+  const keeper = setInterval(
+    () => {
+      const now = new Date(deps.now());
+      renewSync(deps.db, { id: syncId, now, leaseMs: deps.sources.leaseMs, pages, errors })
+        .then((running) => running || stop.abort())
+        .catch(() => {}); // the store is down: the next renewal, or the lease, decides
+    },
+    Math.max(250, Math.floor(deps.sources.leaseMs / 3)),
+  );
+  if (typeof keeper === "object") (keeper as { unref?: () => void }).unref?.();
   const count = (outcome: "fetched" | "not_modified" | "skipped" | "failed") =>
     deps.metrics?.sourcePages.inc({ outcome });
   let status: Exclude<SyncStatus, "running"> = "completed";
@@ -109,7 +124,7 @@ export async function runSync(
       }
       await progress();
     }
-    if (signal.aborted || stop.signal.aborted) throw new SyncStopped("The sync was cancelled.");
+    if (signal.aborted || stop.signal.aborted) throw new SyncStopped(STOPPED);
     await storePass(deps, source, syncId, { pages, note, progress });
     if (complete) {
       const keep = await seenDocumentUrls(deps.db, source.id, syncId);
@@ -134,6 +149,8 @@ export async function runSync(
     error = e instanceof SyncStopped ? e.message : `The sync failed: ${(e as Error)?.message ?? String(e)}`;
     if (status === "failed")
       deps.logger.error({ source_id: source.id, sync_id: syncId, error: e }, "source sync failed");
+  } finally {
+    clearInterval(keeper);
   }
   await finishSync(deps.db, { id: syncId, status, now: new Date(deps.now()), pages, errors, error }).catch((e) =>
     deps.logger.warn({ sync_id: syncId, error: e }, "could not record the end of a source sync"),
