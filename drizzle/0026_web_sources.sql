@@ -37,6 +37,7 @@ CREATE TABLE "sources" (
 	"exclude" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"max_pages" integer NOT NULL,
 	"max_depth" integer NOT NULL,
+	"keep_query" boolean DEFAULT false NOT NULL,
 	"refresh_interval_hours" integer,
 	"next_sync_at" timestamp (3) with time zone,
 	"allow_large_deletions" boolean DEFAULT false NOT NULL,

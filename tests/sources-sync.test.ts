@@ -220,6 +220,27 @@ describe("documents the source did not store", () => {
   });
 });
 
+describe("query strings", () => {
+  test("folded by default (one page), kept when the source says so (a page per query)", async () => {
+    const paged = serveDocsSite({
+      "/list": docPage("Releases", "<p>The newest releases.</p>", ["/list?page=2", "/list?ref=nav"]),
+      "/list?page=2": docPage("Releases, page 2", "<p>Older releases, from 2019.</p>", ["/list"]),
+    });
+    try {
+      const folded = await addSource(await newKnowledgeBase("paged-folded"), { url: `${paged.origin}/list` });
+      expect(folded.keep_query_strings).toBe(false);
+      expect(folded.last_sync!.pages.created).toBe(1);
+      const kbId = await newKnowledgeBase("paged-kept");
+      const kept = await addSource(kbId, { url: `${paged.origin}/list`, keep_query_strings: true });
+      const urls = (await documentsOf(kbId)).map((d) => d.url.slice(paged.origin.length)).sort();
+      expect(kept.last_sync!.status).toBe("completed");
+      expect(urls).toEqual(["/list", "/list?page=2", "/list?ref=nav"]);
+    } finally {
+      paged.stop();
+    }
+  });
+});
+
 describe("one sync at a time", () => {
   test("asking twice while a sync runs answers the running sync", async () => {
     const kbId = await newKnowledgeBase("lumen-twice");

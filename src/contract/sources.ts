@@ -63,6 +63,8 @@ export interface Source {
   exclude: string[];
   max_pages: number;
   max_depth: number;
+  /** Query strings are part of page URLs (`?page=2` is another page); false: folded away. */
+  keep_query_strings: boolean;
   /** Re-synced this often; null: only when asked. */
   refresh_interval_hours: number | null;
   /** When the next scheduled sync starts (null without a refresh interval). */

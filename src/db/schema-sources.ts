@@ -35,6 +35,8 @@ export const sources = pgTable(
     exclude: jsonb("exclude").$type<string[]>().notNull().default([]),
     maxPages: integer("max_pages").notNull(),
     maxDepth: integer("max_depth").notNull(),
+    /** Query strings are part of a page's URL (else folded away: `?ref=nav` is the same page). */
+    keepQuery: boolean("keep_query").notNull().default(false),
     /** Null: synced only when asked. */
     refreshIntervalHours: integer("refresh_interval_hours"),
     /** When the scheduler next starts a sync; moved forward by the instance that claims it. */

@@ -12,6 +12,8 @@ export interface CrawlOptions {
    * crawl: the start page and its links only.
    */
   type?: "auto" | "sitemap" | "crawl" | "llms_txt";
+  /** Keep query strings in page URLs (sites that route pages by `?page=`); folded away by default. */
+  keepQuery?: boolean;
   include?: readonly string[];
   exclude?: readonly string[];
   maxPages?: number;

@@ -66,13 +66,14 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
   });
   const race = <T>(p: Promise<T>) => Promise.race([p, aborted]);
   const seen = new Set<string>();
+  const keys = { keepQuery: options.keepQuery ?? false };
   const done = (complete: boolean): CrawlEvent => {
     counts.discovered = seen.size;
     return { kind: "done", complete: complete && !signal.aborted, counts };
   };
 
   try {
-    const start = normalizeUrl(options.startUrl);
+    const start = normalizeUrl(options.startUrl, keys);
     const verdict = start ? await race(guard(new URL(start))) : undefined;
     if (verdict === "aborted") return yield done(false);
     if (!start || !verdict?.ok) {
@@ -94,7 +95,7 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
     const queue: { url: string; depth: number }[] = [];
     const pending: CrawlEvent[] = [];
     const enqueue = (raw: string, depth: number) => {
-      const url = normalizeUrl(raw);
+      const url = normalizeUrl(raw, keys);
       if (!url || !scope(url) || seen.has(url) || depth > maxDepth) return;
       seen.add(url);
       // Disallowed pages are reported, never fetched.
@@ -134,7 +135,7 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
           return (
             (await convertFetched(url, result, options.convertFile)) ?? { kind: "skipped", url, reason: "not_html" }
           );
-        const text = pageText(result.bodyText, result.finalUrl);
+        const text = pageText(result.bodyText, result.finalUrl, keys);
         const { finalUrl: final, etag, lastModified } = result;
         return { kind: "fetched", requested: url, final, text, etag, lastModified };
       } catch (error) {
@@ -193,8 +194,8 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
         yield outcome;
         continue;
       }
-      const final = normalizeUrl(outcome.final) ?? outcome.final;
-      const canonical = outcome.text.canonical && normalizeUrl(outcome.text.canonical);
+      const final = normalizeUrl(outcome.final, keys) ?? outcome.final;
+      const canonical = outcome.text.canonical && normalizeUrl(outcome.text.canonical, keys);
       const url = canonical && allowed(canonical) ? canonical : final;
       // The final and canonical URLs are this page: never fetched again when a link names them.
       seen.add(final);

@@ -17,6 +17,7 @@ export interface SourceInput {
   exclude?: string[];
   max_pages?: number;
   max_depth?: number;
+  keep_query_strings?: boolean;
   refresh_interval_hours?: number | null;
   allow_large_deletions?: boolean;
 }
@@ -32,7 +33,8 @@ export async function checkSourceInput(body: SourceInput, options: SourceOptions
     throw invalid("Invalid field 'url': an absolute http(s) URL.", "url");
   if (parsed.username || parsed.password)
     throw invalid("Invalid field 'url': it must not carry credentials (user:password@).", "url");
-  const url = normalizeUrl(parsed);
+  const keepQuery = body.keep_query_strings ?? false;
+  const url = normalizeUrl(parsed, { keepQuery });
   if (!url) throw invalid("Invalid field 'url': an absolute http(s) URL.", "url");
   const verdict = await createUrlGuard({ allowPrivateNetworks: options.allowPrivateNetworks })(new URL(url));
   // A name that does not resolve now may later (a site being set up): its sync will say so.
@@ -56,6 +58,7 @@ export async function checkSourceInput(body: SourceInput, options: SourceOptions
     exclude: body.exclude ?? [],
     maxPages: body.max_pages ?? 1000,
     maxDepth: body.max_depth ?? 10,
+    keepQuery,
     refreshIntervalHours: body.refresh_interval_hours ?? null,
     allowLargeDeletions: body.allow_large_deletions ?? false,
   };

@@ -41,6 +41,7 @@ export const Source = t.Object({
   exclude: t.Array(t.String()),
   max_pages: t.Integer(),
   max_depth: t.Integer(),
+  keep_query_strings: t.Boolean(),
   refresh_interval_hours: t.Union([t.Integer(), t.Null()]),
   next_sync_at: t.Union([t.String({ format: "date-time" }), t.Null()]),
   allow_large_deletions: t.Boolean(),
@@ -86,6 +87,12 @@ export const CreateSource = t.Object({
       maximum: 100,
       description: "Link hops from the start page or a listed page; default 10.",
       error: "Invalid field 'max_depth': 0–100.",
+    }),
+  ),
+  keep_query_strings: t.Optional(
+    t.Boolean({
+      description:
+        "Keep query strings in page URLs (a site that routes pages by `?page=`); default false: `?ref=nav` is the same page.",
     }),
   ),
   refresh_interval_hours: t.Optional(

@@ -90,6 +90,7 @@ export async function runSync(
       exclude: source.exclude,
       maxPages: source.maxPages,
       maxDepth: source.maxDepth,
+      keepQuery: source.keepQuery,
       userAgent: userAgent(deps.sources.contactUrl),
       allowPrivateNetworks: deps.sources.allowPrivateNetworks,
       politeness: deps.sources.politeness,

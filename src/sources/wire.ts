@@ -23,6 +23,7 @@ export const sourceWire = (row: SourceRow, lastSync: SyncRow | undefined, docume
   exclude: row.exclude,
   max_pages: row.maxPages,
   max_depth: row.maxDepth,
+  keep_query_strings: row.keepQuery,
   refresh_interval_hours: row.refreshIntervalHours,
   next_sync_at: row.nextSyncAt?.toISOString() ?? null,
   allow_large_deletions: row.allowLargeDeletions,

@@ -1,5 +1,6 @@
 /**
- * A documentation site a test can change between syncs: pages in a map (path → HTML body), served
+ * A documentation site a test can change between syncs: pages in a map (path, or path and query,
+ * → HTML body), served
  * on 127.0.0.1 with ETag validators (304 to a matching If-None-Match), a sitemap of the pages
  * listed in it, and switches for the traps a sync must survive (every page failing, one slow page).
  * Counts requests and 304s per path, so a test checks what the site saw.
@@ -40,7 +41,7 @@ export function serveDocsSite(initial: Record<string, string>, options: { robots
     port: 0,
     hostname: "127.0.0.1",
     fetch(request) {
-      const path = new URL(request.url).pathname;
+      const { pathname: path, search } = new URL(request.url);
       requests.set(path, (requests.get(path) ?? 0) + 1);
       if (path === "/robots.txt")
         return new Response(options.robots ?? `User-agent: *\nAllow: /\n\nSitemap: ${site.origin}/sitemap.xml\n`);
@@ -54,7 +55,7 @@ export function serveDocsSite(initial: Record<string, string>, options: { robots
         );
       }
       if (broken.has(path) || broken.has("*")) return new Response("down", { status: 500 });
-      const body = pages.get(path);
+      const body = pages.get(path + search) ?? pages.get(path);
       if (body === undefined) return new Response("not found", { status: 404 });
       const etag = `"${Bun.hash(body).toString(16)}"`;
       if (request.headers.get("if-none-match") === etag) {
