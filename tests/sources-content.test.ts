@@ -14,6 +14,7 @@ import {
   pageText,
   parseLlmsTxt,
   parseSitemap,
+  SiteTitleFilter,
 } from "../src/sources/content/index.ts";
 
 const SITE = join(import.meta.dir, "fixtures", "site");
@@ -277,5 +278,27 @@ describe("BoilerplateFilter", () => {
       { text: "```js\na();\n\nb();\n```", code: true },
       { text: "Outro.", code: false },
     ]);
+  });
+});
+
+describe("SiteTitleFilter", () => {
+  const filterOf = (titles: string[]) => {
+    const f = new SiteTitleFilter();
+    for (const t of titles) f.observe(t);
+    return f;
+  };
+
+  test("drops the site's name most titles share, before or after a separator", () => {
+    const end = filterOf(["Install · Tern docs", "Deploy · Tern docs", "Pricing · Tern docs", "Tern docs"]);
+    expect(end.clean("Install · Tern docs")).toBe("Install");
+    expect(end.clean("Tern docs")).toBe("Tern docs");
+    const start = filterOf(["Acme | Setup", "Acme | Routing", "Acme | Plugins | Writing one"]);
+    expect(start.clean("Acme | Plugins | Writing one")).toBe("Plugins – Writing one");
+  });
+
+  test("keeps a part only some pages share (a section), and titles on a small site", () => {
+    const f = filterOf(["Guide - Setup", "Guide - Routing", "API - Errors", "API - Types", "FAQ", "Blog - Hello"]);
+    expect(f.clean("Guide - Setup")).toBe("Guide - Setup");
+    expect(filterOf(["A · Site", "B · Site"]).clean("A · Site")).toBe("A · Site");
   });
 });

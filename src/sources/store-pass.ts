@@ -8,7 +8,7 @@
 import type { SyncPages } from "../contract/sources.ts";
 import { ingestDocuments, type KnowledgeDoc, sourceDocumentUrls } from "../knowledge/index.ts";
 import { sha256Hex } from "./clean-pages.ts";
-import { BoilerplateFilter } from "./content/index.ts";
+import { BoilerplateFilter, SiteTitleFilter } from "./content/index.ts";
 import { type PageRow, seenPages, setStoredHash } from "./page-store.ts";
 import type { SourceRow } from "./store.ts";
 import type { SyncDeps } from "./sync.ts";
@@ -34,7 +34,12 @@ async function* allSeen(deps: SyncDeps, sourceId: string, syncId: string): Async
 
 export async function storePass(deps: SyncDeps, source: SourceRow, syncId: string, state: PassState): Promise<void> {
   const filter = new BoilerplateFilter();
-  for await (const rows of allSeen(deps, source.id, syncId)) for (const row of rows) filter.observe(row.markdown);
+  const titles = new SiteTitleFilter();
+  for await (const rows of allSeen(deps, source.id, syncId))
+    for (const row of rows) {
+      filter.observe(row.markdown);
+      titles.observe(row.title);
+    }
   // Several URLs may name one document (redirects, canonical): the first row in URL order stores it.
   const done = new Set<string>();
   for await (const rows of allSeen(deps, source.id, syncId)) {
@@ -52,12 +57,13 @@ export async function storePass(deps: SyncDeps, source: SourceRow, syncId: strin
         state.note(row.documentUrl, "empty_page");
         continue;
       }
-      const hash = await sha256Hex(content);
+      const title = titles.clean(row.title) || row.documentUrl;
+      const hash = await sha256Hex(`${title}\n${content}`);
       if (hash === row.storedHash && held.has(row.documentUrl)) {
         state.pages.unchanged++;
         continue;
       }
-      const doc: KnowledgeDoc = { url: row.documentUrl, title: row.title || row.documentUrl, content };
+      const doc: KnowledgeDoc = { url: row.documentUrl, title, content };
       changed.push({ doc, hash });
     }
     await storeChanged(deps, source, changed, state);

@@ -19,6 +19,7 @@ export {
 } from "./links.ts";
 export { type LlmsTxtLink, parseLlmsTxt } from "./llms-txt.ts";
 export { type PageText, pageText } from "./page-text.ts";
+export { SiteTitleFilter } from "./site-title.ts";
 export { DEFAULT_MAX_SITEMAP_ENTRIES, parseSitemap, type Sitemap, type SitemapOptions } from "./sitemap.ts";
 export { stripNonContent } from "./strip.ts";
 export { htmlToMarkdown } from "./to-markdown.ts";
