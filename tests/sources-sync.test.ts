@@ -207,6 +207,9 @@ describe("documents the source did not store", () => {
     expect(source.last_sync!.errors).toContainEqual({ url, reason: "url_held_by_another_document" });
     const doc = await h.call("GET", `/v1/knowledge_bases/${kbId}/documents/${mine.json.id}`, { key: admin });
     expect(doc.json.content).toBe("Hand-written pricing notes.");
+    expect(doc.json.source_id).toBeNull();
+    const stored = (await documentsOf(kbId)).filter((d) => d.url !== url);
+    expect(stored.map((d) => d.source_id)).toEqual(stored.map(() => source.id));
 
     const removed = await h.call("DELETE", `/v1/knowledge_bases/${kbId}/sources/${source.id}`, { key: admin });
     expectStatus(removed, 204);

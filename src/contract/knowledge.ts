@@ -38,6 +38,8 @@ export interface DocumentSummary {
   metadata: Record<string, unknown>;
   bytes: number;
   passage_count: number;
+  /** The web source (`src_…`) whose syncs stored it; null: uploaded, never touched by a sync. */
+  source_id: string | null;
   updated_at: string;
 }
 

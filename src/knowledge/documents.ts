@@ -19,6 +19,7 @@ const summaryFields = {
   title: documents.title,
   metadata: documents.metadata,
   updatedAt: documents.updatedAt,
+  sourceId: documents.sourceId,
   bytes: sql<number>`octet_length(${documents.content})`,
   // Written out qualified: Drizzle renders a column of a one-table select unqualified, and in a subquery "id" would be the inner table's.
   passages: sql<number>`(select count(*) from chunks c where c.document_id = "documents"."id")::int`,
@@ -30,6 +31,7 @@ type SummaryRow = { [K in keyof typeof summaryFields]: unknown } & {
   title: string;
   metadata: Record<string, unknown>;
   updatedAt: Date;
+  sourceId: string | null;
 };
 
 const toSummary = (r: SummaryRow): DocumentSummary => ({
@@ -40,6 +42,7 @@ const toSummary = (r: SummaryRow): DocumentSummary => ({
   metadata: r.metadata ?? {},
   bytes: Number(r.bytes),
   passage_count: Number(r.passages),
+  source_id: r.sourceId ?? null,
   updated_at: r.updatedAt.toISOString(),
 });
 

@@ -62,6 +62,9 @@ export const DocumentSummary = t.Object({
   metadata: t.Record(t.String(), t.Unknown(), { description: "JSON object given at upload or in front matter." }),
   bytes: t.Integer(),
   passage_count: t.Integer(),
+  source_id: t.Union([t.String(), t.Null()], {
+    description: "The web source (src_…) whose syncs stored it; null: uploaded (a sync never touches it).",
+  }),
   updated_at: t.String({ format: "date-time" }),
 });
 
