@@ -1,5 +1,5 @@
 /**
- * `client.admin` (an admin key): knowledge bases, their documents, search and API keys. Paged
+ * `client.admin` (an admin key): knowledge bases, their documents and web sources, search and API keys. Paged
  * lists are async iterators that fetch page after page as the loop asks (`page()` reads one).
  */
 import type { Send, SendExtra } from "./transport.ts";
@@ -15,6 +15,9 @@ import type {
   Page,
   RequestOptions,
   SearchResult,
+  Source,
+  SourceInput,
+  SourceSync,
 } from "./types.ts";
 import { isWire, pagination, readJson, type Wire } from "./wire.ts";
 
@@ -136,6 +139,22 @@ export function admin(send: Send) {
         (await json<{ data: SearchResult[] }>("POST", `${kbPath(id)}/search`, q, opts)).data,
     },
     documents,
+    /** Web sources: sites a knowledge base crawls and keeps in sync. */
+    sources: {
+      /** Adds a site; its first sync starts at once (`lastSync.status` is `running`). */
+      create: (kbId: string, input: SourceInput, opts?: RequestOptions) =>
+        json<Source>("POST", `${kbPath(kbId)}/sources`, snake({ ...input }), opts, once),
+      list: async (kbId: string, opts?: RequestOptions) =>
+        (await json<{ data: Source[] }>("GET", `${kbPath(kbId)}/sources`, undefined, opts)).data,
+      get: (kbId: string, id: string, opts?: RequestOptions) =>
+        json<Source>("GET", `${kbPath(kbId)}/sources/${enc(id)}`, undefined, opts),
+      /** Starts a sync, or answers the running one. */
+      sync: (kbId: string, id: string, opts?: RequestOptions) =>
+        json<SourceSync>("POST", `${kbPath(kbId)}/sources/${enc(id)}/sync`, undefined, opts),
+      /** Deletes the source and the documents its syncs stored. */
+      delete: (kbId: string, id: string, opts?: RequestOptions) =>
+        none("DELETE", `${kbPath(kbId)}/sources/${enc(id)}`, opts),
+    },
     keys: {
       create: (input: KeyInput, opts?: RequestOptions) =>
         json<CreatedApiKey>("POST", "/keys", snake({ ...input }), opts, once),

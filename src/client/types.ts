@@ -118,6 +118,22 @@ export interface KeyInput {
   knowledgeBaseIds?: string[];
   expiresAt?: string | null;
 }
+/** A knowledge base's web source, with its last sync (`admin.sources`). */
+export type Source = Camel<Wire.Source>;
+/** One sync of a source: status, page counts, errors. */
+export type SourceSync = Camel<Wire.SourceSync>;
+/** What `admin.sources.create` takes. */
+export interface SourceInput {
+  url: string;
+  type?: Wire.SourceType;
+  include?: string[];
+  exclude?: string[];
+  maxPages?: number;
+  maxDepth?: number;
+  keepQueryStrings?: boolean;
+  refreshIntervalHours?: number | null;
+  allowLargeDeletions?: boolean;
+}
 /** One page of an admin list. */
 export interface Page<T> extends Pagination {
   data: T[];
