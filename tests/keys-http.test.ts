@@ -5,6 +5,7 @@ import { revokeKey } from "../src/auth/keys-admin.ts";
 import type { ApiKeyList } from "../src/contract/index.ts";
 import { apiKeys } from "../src/db/schema.ts";
 import { expectError, expectStatus, harness, keyIdOf, type Reply } from "./helpers/app.ts";
+import { uniqueWord } from "./helpers/words.ts";
 
 setDefaultTimeout(60_000); // per file: see bunfig.toml
 
@@ -13,7 +14,7 @@ const h = await harness({ now: () => clock });
 const admin = await h.admin();
 const adminId = await keyIdOf(h.store, admin);
 const uniq = () => crypto.randomUUID().slice(0, 8);
-const word = () => `zq${uniq().replace(/[^a-z]/g, "x")}word`;
+const word = () => uniqueWord();
 
 const createKey = async (json: Record<string, unknown>) => {
   const r = await h.call("POST", "/v1/keys", { key: admin, json: { name: `k-${uniq()}`, plan: "pro", ...json } });

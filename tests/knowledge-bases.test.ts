@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import type { KnowledgeBaseList } from "../src/contract/index.ts";
 import { rowsOf } from "../src/db/rows.ts";
 import { expectError, expectStatus, harness, type Reply } from "./helpers/app.ts";
+import { uniqueWord } from "./helpers/words.ts";
 
 setDefaultTimeout(60_000); // per file: see bunfig.toml
 
@@ -11,7 +12,7 @@ const h = await harness({ options: { maxDocumentBytes: 2_000 } });
 const admin = await h.admin();
 const uniq = () => crypto.randomUUID().slice(0, 8);
 /** A word no other document holds, so a search for it finds exactly what a test stored. */
-const word = () => `zq${uniq().replace(/[^a-z]/g, "x")}word`;
+const word = () => uniqueWord();
 
 async function newKb(name = `kb-${uniq()}`) {
   const r = await h.call("POST", "/v1/knowledge_bases", { key: admin, json: { name, description: "test" } });

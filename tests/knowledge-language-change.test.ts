@@ -9,6 +9,7 @@ import { migrations } from "../src/db/migrations.gen.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { expectStatus, harness } from "./helpers/app.ts";
 import { freshPglite, pgliteImage } from "./helpers/store.ts";
+import { uniqueWord } from "./helpers/words.ts";
 
 setDefaultTimeout(60_000); // per file: see bunfig.toml
 beforeAll(() => pgliteImage(), 300_000); // the migration test's own PGlite
@@ -18,7 +19,7 @@ const admin = await h.admin();
 const db = h.store.db;
 const uniq = () => crypto.randomUUID().slice(0, 8);
 /** A word no other document holds, so a search finds only what a test stored. */
-const word = () => `zq${uniq().replace(/[^a-z]/g, "x")}wort`;
+const word = () => uniqueWord("wort");
 
 const rows = async <T>(q: ReturnType<typeof sql>) => {
   const r = (await db.execute(q)) as unknown as T[] | { rows: T[] };
