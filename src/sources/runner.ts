@@ -25,7 +25,11 @@ export interface SourceSyncs {
   close(): Promise<void>;
 }
 
-export function createSourceSyncs(deps: SyncDeps & { tracing?: Tracing }): SourceSyncs {
+/**
+ * `schedule: false`: no scheduler (the CLI running one source's sync in its own process must
+ * not also start the scheduled syncs of others).
+ */
+export function createSourceSyncs(deps: SyncDeps & { tracing?: Tracing; schedule?: boolean }): SourceSyncs {
   const running = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
   let closed = false;
   const tracing = deps.tracing ?? NOOP_TRACING;
@@ -63,10 +67,11 @@ export function createSourceSyncs(deps: SyncDeps & { tracing?: Tracing }): Sourc
       ticking = false;
     }
   };
-  const timer = setInterval(tick, deps.sources.scheduleEveryMs);
+  const timer = deps.schedule === false ? undefined : setInterval(tick, deps.sources.scheduleEveryMs);
   // Bun/Node timers have unref(); Deno's are numbers, unreferenced through Deno.unrefTimer.
   if (typeof timer === "object") (timer as { unref?: () => void }).unref?.();
-  else (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);
+  else if (timer !== undefined)
+    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);
 
   const idle = async () => {
     while (running.size) await Promise.all([...running.values()].map((r) => r.done));
