@@ -58,7 +58,8 @@ class Usage extends Error {}
 
 function parse(argv: string[]) {
   const [sub, ...rest] = argv;
-  if (!sub || !["add", "list", "sync", "remove"].includes(sub)) throw new Usage(`unknown subcommand '${sub ?? ""}'`);
+  if (!sub) throw new Usage("a subcommand is required: add, list, sync or remove");
+  if (!["add", "list", "sync", "remove"].includes(sub)) throw new Usage(`unknown subcommand '${sub}'`);
   const { values, positionals } = parseArgs({ args: rest, options: SOURCES_OPTIONS, allowPositionals: true });
   if (!values.kb?.trim()) throw new Usage("--kb is required (a knowledge base's name or id)");
   const wanted = sub === "list" ? 0 : 1;
@@ -143,7 +144,7 @@ export async function sourcesCommand(
         }
         if (!values.json) io.out(source.id);
         const ended = await wait(sync.id);
-        if (values.json) io.out(JSON.stringify(await getSource(store.db, kbId!, source.id)));
+        if (values.json) io.out(JSON.stringify((await getSource(store.db, kbId!, source.id)) ?? null));
         return ended ? (values.json ? (ended.status === "completed" ? 0 : 1) : reportSync(ended, io)) : 1;
       }
       default: {
