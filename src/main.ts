@@ -1,12 +1,12 @@
 #!/usr/bin/env bun
 /**
- * The one command-line entry: `serve`, `migrate`, `keys …`, `ingest …`, `--version`.
+ * The one command-line entry: `serve`, `migrate`, `keys …`, `ingest …`, `sources …`, `--version`.
  * The environment is validated before anything else; a bad value stops here.
  */
 import { resolve } from "node:path";
 // A JSON import: `bun build --compile` puts the value in the binary, which has no package.json beside it.
 import pkg from "../package.json" with { type: "json" };
-import { type Env, loadEnv } from "./config/env.ts";
+import { type Env, loadEnv, optionsFromEnv } from "./config/env.ts";
 import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./runtime/admin.ts";
 import { runStoreCommand } from "./runtime/cli/commands.ts";
 import { consoleIo } from "./runtime/cli/io.ts";
@@ -21,7 +21,10 @@ const USAGE = `usage: parley <command>
   ingest [--kb NAME] [--base-url URL [--url-style clean|slash|html|keep]] PATH...
                         load documents (.jsonl, .md, .txt, .html) into a knowledge base; --base-url:
                         the address a docs folder is served at, for files without a url
-                        (migrate, keys and ingest run on the running server when it holds DATA_DIR)
+  sources add URL|list|sync ID|remove ID --kb KB ...
+                        a knowledge base's web sources (parley sources help: the flags); add and
+                        sync run the sync here and wait for it, or on the running server (--wait)
+                        (migrate, keys, ingest and sources run on the running server when it holds DATA_DIR)
   healthcheck           exit 0 when the server on PORT answers /healthz (for containers)
   --version, -v         print the version`;
 
@@ -35,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(`parley ${pkg.version}`);
     return 0;
   }
-  if (!["serve", "migrate", "keys", "ingest", "healthcheck"].includes(command)) {
+  if (!["serve", "migrate", "keys", "ingest", "sources", "healthcheck"].includes(command)) {
     console.error(`unknown command '${command}'\n${USAGE}`);
     return 2;
   }
@@ -64,7 +67,7 @@ const SERVER_WAIT_MS = 60_000;
  */
 async function storeCommand(env: Env, command: string, rest: string[]): Promise<number> {
   const dir = resolve(env.DATA_DIR);
-  const label = command === "keys" && rest[0] ? `keys ${rest[0]}` : command;
+  const label = (command === "keys" || command === "sources") && rest[0] ? `${command} ${rest[0]}` : command;
   const deadline = Date.now() + SERVER_WAIT_MS;
   for (;;) {
     const opening = openStoreFromEnv(env, { command: label, warn: (msg) => console.error(`warning: ${msg}`) });
@@ -73,7 +76,7 @@ async function storeCommand(env: Env, command: string, rest: string[]): Promise<
       () => null,
       (e) => (e instanceof LockBusy ? e : null),
     );
-    if (!busy) return local(opening, command, rest);
+    if (!busy) return local(opening, command, rest, env);
     state.opening = undefined;
     const server = serverHolding(dir);
     if (!server) throw busy; // another command holds it
@@ -95,11 +98,14 @@ async function storeCommand(env: Env, command: string, rest: string[]): Promise<
 }
 
 /** Runs the command on the store this process opened. */
-async function local(opening: Promise<OpenedStore>, command: string, rest: string[]): Promise<number> {
+async function local(opening: Promise<OpenedStore>, command: string, rest: string[], env: Env): Promise<number> {
   const store = await opening;
   if (interrupted) return -1; // the signal handler closes the store and exits
   try {
-    return await runStoreCommand(store, command, rest, consoleIo, state.stop.signal);
+    state.running = runStoreCommand(store, command, rest, consoleIo, state.stop.signal, {
+      sources: optionsFromEnv(env).sources,
+    });
+    return await state.running;
   } finally {
     await store.close(); // the same close as the signal handler's, if it started one
   }
@@ -118,9 +124,15 @@ async function forwarded(dir: string, argv: string[]): Promise<number> {
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 let interrupted: NodeJS.Signals | undefined;
 /** What a signal has to stop: the store this process opens, or a command forwarded to the server. */
-const state: { opening?: Promise<OpenedStore>; forwarding?: AbortController; stop: AbortController } = {
-  stop: new AbortController(),
-};
+const state: {
+  opening?: Promise<OpenedStore>;
+  /** The command running on it: a signal lets it stop (and write its last rows) before the store closes. */
+  running?: Promise<number>;
+  forwarding?: AbortController;
+  stop: AbortController;
+} = { stop: new AbortController() };
+/** How long a signalled command may take to stop before the store is closed under it. */
+const STOP_WAIT_MS = 5_000;
 
 /**
  * SIGINT/SIGTERM during a store command, including while PGlite creates a new folder: abort the
@@ -134,7 +146,11 @@ function interruptible(command: string): void {
     const code = SIGNAL_EXIT[signal] ?? 1;
     if (state.forwarding) {
       state.forwarding.abort();
-      console.error(`${signal}: ${command} abandoned; the server stops it after the current batch`);
+      console.error(
+        command === "sources"
+          ? `${signal}: no longer waiting; the sync goes on in the server`
+          : `${signal}: ${command} abandoned; the server stops it after the current batch`,
+      );
       process.exit(code);
     }
     if (!state.opening) process.exit(code); // nothing opened yet (waiting for a server)
@@ -143,6 +159,8 @@ function interruptible(command: string): void {
       let exitCode = code;
       try {
         const opened = await state.opening!;
+        // A statement on a store being closed can hang PGlite: the command ends first (it was told to stop).
+        if (state.running) await Promise.race([state.running.catch(() => {}), Bun.sleep(STOP_WAIT_MS)]);
         if ((await closeWithin(opened, CLOSE_TIMEOUT_MS)) === "timeout") {
           console.error(`error: closing the store timed out after ${CLOSE_TIMEOUT_MS / 1000} s`);
           exitCode = 1;

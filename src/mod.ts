@@ -47,8 +47,11 @@ export interface ParleyConfig {
 export interface ParleyHandle {
   /** The replies of this instance: `drain(graceMs)` at shutdown, `running` for logs. */
   readonly replies: Pick<Replies, "drain" | "running">;
-  /** The web-source syncs of this instance: `tick()` runs the schedule now, `idle()` waits for the running syncs. */
-  readonly sources: Pick<SourceSyncs, "tick" | "idle">;
+  /**
+   * The web-source syncs of this instance: `tick()` runs the schedule now, `idle()` waits for the
+   * running syncs; `start`/`stop` run or stop one source's (the server's admin socket: `parley sources`).
+   */
+  readonly sources: Pick<SourceSyncs, "tick" | "idle" | "start" | "stop">;
   /** Ends what this instance started: the sweeper, running replies (cut off), tails, lease timer, LISTEN, the tracing (flushed). The store stays open (it is yours). */
   close(): Promise<void>;
 }

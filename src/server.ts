@@ -193,6 +193,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
           opened,
           (command, code) => logger.info({ command, exit_code: code }, "admin command"),
           (error) => logger.error({ error }, "admin socket request failed"),
+          { sources: optionsFromEnv(env).sources, syncs: app.parley.sources },
         );
       } catch (error) {
         // E.g. a DATA_DIR path longer than a socket path may be (about 100 bytes): the server runs,

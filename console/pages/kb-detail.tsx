@@ -1,10 +1,14 @@
-/** One knowledge base: its documents (filter by URL prefix, open, delete), uploads and the search tester. */
+/**
+ * One knowledge base: its documents (filter by URL prefix, open, delete), uploads, its web
+ * sources (web-sources.tsx) and the search tester.
+ */
 import { useEffect, useState } from "preact/hooks";
 import { api, qs } from "../api.ts";
 import { Cell } from "../table.tsx";
 import type { Kb } from "./knowledge.tsx";
 import { SearchTester } from "./search-tester.tsx";
 import { Upload } from "./upload.tsx";
+import { WebSources } from "./web-sources.tsx";
 
 interface Doc {
   id: string;
@@ -97,6 +101,13 @@ export function KbDetail({ kb, onChange }: { kb: Kb; onChange: () => unknown }) 
           </button>
         )}
       </section>
+      <WebSources
+        kb={kb.id}
+        onSynced={() => {
+          void load();
+          onChange();
+        }}
+      />
       <SearchTester kb={kb.id} />
     </>
   );

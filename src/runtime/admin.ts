@@ -1,5 +1,5 @@
 /**
- * The running server's admin socket, so `keys …`, `ingest …` and `migrate` work while a server
+ * The running server's admin socket, so `keys …`, `ingest …`, `sources …` and `migrate` work while a server
  * holds the PGlite folder (one process per folder), with no downtime.
  * - The server listens on DATA_DIR/parley.sock (a Unix socket, mode 0600, in the 0700 folder):
  *   only the folder's owner can connect; nothing is exposed on the network, and the HTTP app
@@ -14,7 +14,7 @@
 import { chmodSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { forServer } from "./cli/args.ts";
-import { runStoreCommand, STORE_COMMANDS } from "./cli/commands.ts";
+import { runStoreCommand, type SourcesContext, STORE_COMMANDS } from "./cli/commands.ts";
 import { bufferIo } from "./cli/io.ts";
 import type { OpenedStore } from "./store.ts";
 
@@ -47,13 +47,15 @@ export interface AdminServer {
 /**
  * Listens on DATA_DIR/parley.sock. The caller must hold the server lock: a file already there
  * is a crashed server's leftover. `log` reports each command (its name only: arguments can be
- * file paths, output can be a secret).
+ * file paths, output can be a secret). `sources`: the server's source options and syncs, so a
+ * forwarded `sources add|sync` runs its sync in the server, past the command's end.
  */
 export function startAdmin(
   dir: string,
   store: OpenedStore,
   log: (command: string, code: number) => void,
   onError: (error: unknown) => void = () => {},
+  sources?: SourcesContext,
 ): AdminServer {
   const path = join(dir, ADMIN_SOCKET);
   const problem = socketPathProblem(dir);
@@ -85,12 +87,12 @@ export function startAdmin(
       const signal = AbortSignal.any([shutdown.signal, req.signal]);
       let code: number;
       try {
-        code = await runStoreCommand(store, command!, rest, io, signal);
+        code = await runStoreCommand(store, command!, rest, io, signal, sources);
       } catch (error) {
         io.err(`error: ${(error as Error).message}`);
         code = 1;
       }
-      log(`${command}${command === "keys" && rest[0] ? ` ${rest[0]}` : ""}`, code);
+      log(`${command}${(command === "keys" || command === "sources") && rest[0] ? ` ${rest[0]}` : ""}`, code);
       return Response.json({ code, stdout: io.stdout, stderr: io.stderr } satisfies Outcome);
     },
     // Anything unforeseen: a JSON answer and one log line, never Bun's HTML page (which shows the

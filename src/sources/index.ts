@@ -3,7 +3,8 @@
  * folders reach this feature through this file only (tests/architecture.test.ts): the network half
  * lives in fetch/, what is done with a fetched page in content/, the crawl in crawl.ts, a sync of a
  * source in sync.ts (+ store-pass.ts), the syncs of one createParley in runner.ts, the routes in
- * routes.ts, and its tables' statements in store.ts and page-store.ts.
+ * routes.ts, the same operations for the CLI in manage.ts, and its tables' statements in store.ts
+ * and page-store.ts.
  */
 
 export { cleanPages, sha256Hex } from "./clean-pages.ts";
@@ -11,6 +12,16 @@ export * from "./content/index.ts";
 export { crawlSite } from "./crawl.ts";
 export type { CrawlCounts, CrawlEvent, CrawledPage, CrawlOptions } from "./crawl-types.ts";
 export * from "./fetch/index.ts";
+export {
+  addSource,
+  checkCreateSource,
+  deleteSource,
+  getSource,
+  listSources,
+  type ManageDeps,
+  readSync,
+  syncSource,
+} from "./manage.ts";
 export { CreateSource, Source, SourceList, SourceSync, SyncPages } from "./model.ts";
 export { type SourceDeps, sourceRoutes } from "./routes.ts";
 export { createSourceSyncs, type SourceSyncs } from "./runner.ts";

@@ -25,7 +25,11 @@ export interface SourceSyncs {
   close(): Promise<void>;
 }
 
-export function createSourceSyncs(deps: SyncDeps & { tracing?: Tracing }): SourceSyncs {
+/**
+ * `schedule: false`: no scheduler (the CLI running one source's sync in its own process must
+ * not also start the scheduled syncs of others).
+ */
+export function createSourceSyncs(deps: SyncDeps & { tracing?: Tracing; schedule?: boolean }): SourceSyncs {
   const running = new Map<string, { controller: AbortController; done: Promise<unknown> }>();
   let closed = false;
   const tracing = deps.tracing ?? NOOP_TRACING;
@@ -64,10 +68,12 @@ export function createSourceSyncs(deps: SyncDeps & { tracing?: Tracing }): Sourc
     }
   };
   // Often enough to end a dead instance's sync within a lease and a half, whatever the schedule.
-  const timer = setInterval(tick, Math.min(deps.sources.scheduleEveryMs, Math.max(500, deps.sources.leaseMs / 2)));
+  const every = Math.min(deps.sources.scheduleEveryMs, Math.max(500, deps.sources.leaseMs / 2));
+  const timer = deps.schedule === false ? undefined : setInterval(tick, every);
   // Bun/Node timers have unref(); Deno's are numbers, unreferenced through Deno.unrefTimer.
   if (typeof timer === "object") (timer as { unref?: () => void }).unref?.();
-  else (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);
+  else if (timer !== undefined)
+    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);
 
   const idle = async () => {
     while (running.size) await Promise.all([...running.values()].map((r) => r.done));

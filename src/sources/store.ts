@@ -77,6 +77,11 @@ export async function lastSyncs(db: Db, sourceIds: readonly string[]): Promise<M
   return new Map(rows.map((r) => [r.sourceId, r]));
 }
 
+export async function findSync(db: Db, id: string): Promise<SyncRow | undefined> {
+  const [row] = await db.select().from(sourceSyncs).where(eq(sourceSyncs.id, id));
+  return row;
+}
+
 /**
  * Starts a sync of the source, or finds the one running (`started: false`). Undefined when the
  * source is gone. The running one may be another instance's: it is the same for the client.

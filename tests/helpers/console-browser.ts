@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { llmAgent } from "../../src/agent/llm/index.ts";
-import { createApp } from "../../src/app/app.ts";
+import { type AppConfig, createApp } from "../../src/app/app.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
 import { createLogger } from "../../src/config/logger.ts";
 import type { Store } from "../../src/db/client.ts";
@@ -28,8 +28,11 @@ export function note(line: string): void {
   if (process.env.CONSOLE_TRANSCRIPT) appendFileSync(process.env.CONSOLE_TRANSCRIPT, `${line}\n`);
 }
 
-/** `store`: another than the run's shared one; `keys: false`: no key made (a first run). */
-export async function startConsoleServer(opts: { store?: Store; keys?: boolean } = {}) {
+/**
+ * `store`: another than the run's shared one; `keys: false`: no key made (a first run);
+ * `options`: the app's (web sources that may crawl a loopback site, say).
+ */
+export async function startConsoleServer(opts: { store?: Store; keys?: boolean; options?: AppConfig["options"] } = {}) {
   const fake = startFakeOpenAI();
   const store = opts.store ?? (await testStore());
   const agent = llmAgent(
@@ -45,7 +48,7 @@ export async function startConsoleServer(opts: { store?: Store; keys?: boolean }
     },
     { logger: createLogger("silent") },
   );
-  const app = createApp({ store, agent, consoleAssets, logger: createLogger("silent") });
+  const app = createApp({ store, agent, consoleAssets, logger: createLogger("silent"), options: opts.options });
   const { url, stop } = listen(app);
   const key = async (name: string, role: "admin" | "chat") =>
     // On a store without roles every key is a chat key.

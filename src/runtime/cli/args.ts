@@ -27,6 +27,19 @@ export const INGEST_OPTIONS = {
   "url-style": { type: "string" },
 } as const satisfies Options;
 
+export const SOURCES_OPTIONS = {
+  kb: { type: "string" },
+  type: { type: "string" },
+  include: { type: "string", multiple: true },
+  exclude: { type: "string", multiple: true },
+  "max-pages": { type: "string" },
+  "max-depth": { type: "string" },
+  "refresh-hours": { type: "string" },
+  "allow-large-deletions": { type: "boolean" },
+  wait: { type: "boolean" },
+  json: { type: "boolean" },
+} as const satisfies Options;
+
 /** The flags of the store commands whose positional arguments are paths (`keys` takes ids). */
 const PATH_COMMANDS: Record<string, Options> = { ingest: INGEST_OPTIONS };
 

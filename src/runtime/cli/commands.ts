@@ -1,22 +1,28 @@
 /**
- * The store commands (`migrate`, `keys …`, `ingest …`), run the same way by the CLI on a store
+ * The store commands (`migrate`, `keys …`, `ingest …`, `sources …`), run the same way by the CLI on a store
  * it opened itself and by a running server for a CLI that forwarded them (admin.ts): output
  * goes through `Io`, so both print exactly the same lines. Bun/Node-only: CLI and server only.
  */
+import { DEFAULT_OPTIONS } from "../../config/options.ts";
 import type { Store } from "../../db/client.ts";
 import { causes, isUnstorableText, sqlState } from "../../db/errors.ts";
 import { migrate } from "../../db/migrate.ts";
 import { ingestCommand } from "./ingest.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
+import { type SourcesContext, sourcesCommand } from "./sources.ts";
 
-export const STORE_COMMANDS = ["migrate", "keys", "ingest"] as const;
+export const STORE_COMMANDS = ["migrate", "keys", "ingest", "sources"] as const;
+
+export type { SourcesContext };
 
 /**
  * Runs one store command; its exit code. Errors are thrown (the caller prints `error: …`, exit 1),
  * a failed statement's as `printable` words it.
- * `signal` (Ctrl-C, server shutdown, a forwarding CLI gone) stops an ingest between batches;
- * migrate and keys are single short statements and run to their end.
+ * `signal` (Ctrl-C, server shutdown, a forwarding CLI gone) stops an ingest between batches and
+ * a `sources … --wait` (and cancels a sync this process runs); migrate and keys are single short
+ * statements and run to their end. `context`: what `sources` needs (default: the default options,
+ * syncs run in this process).
  */
 export async function runStoreCommand(
   store: Store & { describe: string },
@@ -24,6 +30,7 @@ export async function runStoreCommand(
   rest: string[],
   io: Io,
   signal?: AbortSignal,
+  context: SourcesContext = { sources: DEFAULT_OPTIONS.sources },
 ): Promise<number> {
   try {
     await migrate(store);
@@ -31,6 +38,7 @@ export async function runStoreCommand(
       io.out(`migrations applied (${store.describe})`);
       return 0;
     }
+    if (command === "sources") return await sourcesCommand(store, rest, io, context, signal);
     return await (command === "keys" ? keysCommand(store, rest, io) : ingestCommand(store, rest, io, signal));
   } catch (error) {
     throw printable(error);
