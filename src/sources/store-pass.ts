@@ -9,7 +9,7 @@ import type { SyncPages } from "../contract/sources.ts";
 import { ingestDocuments, type KnowledgeDoc, sourceDocumentUrls } from "../knowledge/index.ts";
 import { sha256Hex } from "./clean-pages.ts";
 import { BoilerplateFilter } from "./content/index.ts";
-import { type PageRow, seenPages, setStoredHash } from "./page-store.ts";
+import { type PageRow, seenPages, setStoredHashes } from "./page-store.ts";
 import type { SourceRow } from "./store.ts";
 import type { SyncDeps } from "./sync.ts";
 
@@ -73,7 +73,7 @@ async function storeChanged(
 ): Promise<void> {
   if (!changed.length) return;
   const hashes = new Map(changed.map((c) => [c.doc.url, c.hash]));
-  const stored: string[] = [];
+  const stored = new Map<string, string>();
   await ingestDocuments(
     deps.db,
     changed.map((c) => c.doc),
@@ -84,7 +84,7 @@ async function storeChanged(
       onStored: (doc, { created, passages }) => {
         if (created) state.pages.created++;
         else state.pages.updated++;
-        stored.push(doc.url);
+        stored.set(doc.url, hashes.get(doc.url)!);
         deps.metrics?.ingestDocuments.inc();
         deps.metrics?.ingestPassages.inc(passages);
       },
@@ -100,5 +100,5 @@ async function storeChanged(
       },
     },
   );
-  for (const url of stored) await setStoredHash(deps.db, source.id, url, hashes.get(url)!);
+  await setStoredHashes(deps.db, source.id, stored);
 }
