@@ -59,12 +59,17 @@ export async function* crawlSite(options: CrawlOptions): AsyncGenerator<CrawlEve
     requestTimeoutMs: options.requestTimeoutMs,
     signal,
   };
-  // One promise every wait races against, so an abort ends the stream without waiting for a fetch.
-  const aborted = new Promise<"aborted">((resolve) => {
-    if (signal.aborted) resolve("aborted");
-    signal.addEventListener("abort", () => resolve("aborted"), { once: true });
-  });
-  const race = <T>(p: Promise<T>) => Promise.race([p, aborted]);
+  // Every wait races the abort, so an abort ends the stream without waiting for a fetch. Its
+  // listener goes when the wait ends: racing one shared, never-settled promise instead kept every
+  // wait's result (each page's text) reachable until the crawl ended, memory growing with the site.
+  const race = <T>(p: Promise<T>) =>
+    new Promise<T | "aborted">((resolve, reject) => {
+      const onAbort = () => resolve("aborted");
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      // Always followed, so a rejection after an abort is still handled.
+      p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
   const seen = new Set<string>();
   const keys = { keepQuery: options.keepQuery ?? false };
   const done = (complete: boolean): CrawlEvent => {

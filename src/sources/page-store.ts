@@ -3,7 +3,7 @@
  * the next crawl sends, the page as crawled (the boilerplate pass reads every page of the site
  * from here, so a crawl never holds the site in memory), and the hash of the text last stored.
  */
-import { and, asc, eq, gt, ne } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, ne, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { sourcePages } from "../db/schema.ts";
 import type { CrawledPage } from "./crawl-types.ts";
@@ -29,32 +29,54 @@ export async function validatorsOf(db: Db, sourceId: string): Promise<Map<string
   return new Map(rows.map(({ url, ...v }) => [url, v]));
 }
 
-/** Records a fetched page (under the URL asked for), seen by this sync. */
-export async function savePage(db: Db, sourceId: string, syncId: string, page: CrawledPage): Promise<void> {
-  const values = {
-    documentUrl: page.url,
-    title: page.title,
-    markdown: page.markdown,
-    lang: page.lang ?? null,
-    links: page.links,
-    etag: page.etag,
-    lastModified: page.lastModified,
-    seenSyncId: syncId,
-  };
+/** Records fetched pages (each under the URL asked for), seen by this sync: one statement. */
+export async function savePages(
+  db: Db,
+  sourceId: string,
+  syncId: string,
+  pages: readonly CrawledPage[],
+): Promise<void> {
+  // A crawl asks each URL once; were one asked twice, its last record wins, as with one write each.
+  const byUrl = new Map(pages.map((page) => [page.requestedUrl, page]));
+  if (!byUrl.size) return;
   await db
     .insert(sourcePages)
-    .values({ sourceId, url: page.requestedUrl, ...values })
-    .onConflictDoUpdate({ target: [sourcePages.sourceId, sourcePages.url], set: values });
+    .values(
+      [...byUrl.values()].map((page) => ({
+        sourceId,
+        url: page.requestedUrl,
+        documentUrl: page.url,
+        title: page.title,
+        markdown: page.markdown,
+        lang: page.lang ?? null,
+        links: page.links,
+        etag: page.etag,
+        lastModified: page.lastModified,
+        seenSyncId: syncId,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [sourcePages.sourceId, sourcePages.url],
+      set: {
+        documentUrl: sql`excluded.document_url`,
+        title: sql`excluded.title`,
+        markdown: sql`excluded.markdown`,
+        lang: sql`excluded.lang`,
+        links: sql`excluded.links`,
+        etag: sql`excluded.etag`,
+        lastModified: sql`excluded.last_modified`,
+        seenSyncId: sql`excluded.seen_sync_id`,
+      },
+    });
 }
 
-/** Marks a known page seen by this sync (a 304, or a failed fetch whose document is kept). */
-export async function markSeen(db: Db, sourceId: string, syncId: string, url: string): Promise<boolean> {
-  const rows = await db
+/** Marks known pages seen by this sync (a 304, or a failed fetch whose document is kept): one statement. */
+export async function markSeen(db: Db, sourceId: string, syncId: string, urls: readonly string[]): Promise<void> {
+  if (!urls.length) return;
+  await db
     .update(sourcePages)
     .set({ seenSyncId: syncId })
-    .where(and(eq(sourcePages.sourceId, sourceId), eq(sourcePages.url, url)))
-    .returning({ url: sourcePages.url });
-  return rows.length > 0;
+    .where(and(eq(sourcePages.sourceId, sourceId), inArray(sourcePages.url, [...urls])));
 }
 
 /** The pages this sync saw, a page of rows at a time in URL order (after `afterUrl`). */
@@ -76,12 +98,18 @@ export async function seenDocumentUrls(db: Db, sourceId: string, syncId: string)
   return rows.map((r) => r.url);
 }
 
-/** Records the hash of the text now stored in these documents. */
-export async function setStoredHash(db: Db, sourceId: string, documentUrl: string, hash: string): Promise<void> {
+/** Records the hash of the text now stored in these documents (document URL → hash): one statement. */
+export async function setStoredHashes(db: Db, sourceId: string, hashes: ReadonlyMap<string, string>): Promise<void> {
+  if (!hashes.size) return;
+  const urls = [...hashes.keys()];
+  const byUrl = sql.join(
+    urls.map((url) => sql`when ${url} then ${hashes.get(url)!}`),
+    sql` `,
+  );
   await db
     .update(sourcePages)
-    .set({ storedHash: hash })
-    .where(and(eq(sourcePages.sourceId, sourceId), eq(sourcePages.documentUrl, documentUrl)));
+    .set({ storedHash: sql`case ${sourcePages.documentUrl} ${byUrl} end` })
+    .where(and(eq(sourcePages.sourceId, sourceId), inArray(sourcePages.documentUrl, urls)));
 }
 
 /** Forgets the pages a complete sync did not see (their documents were deleted with them). */

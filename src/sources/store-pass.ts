@@ -9,7 +9,7 @@ import type { SyncPages } from "../contract/sources.ts";
 import { ingestDocuments, type KnowledgeDoc, sourceDocumentUrls } from "../knowledge/index.ts";
 import { sha256Hex } from "./clean-pages.ts";
 import { BoilerplateFilter, SiteTitleFilter } from "./content/index.ts";
-import { type PageRow, seenPages, setStoredHash } from "./page-store.ts";
+import { type PageRow, seenPages, setStoredHashes } from "./page-store.ts";
 import type { SourceRow } from "./store.ts";
 import type { SyncDeps } from "./sync.ts";
 
@@ -79,7 +79,7 @@ async function storeChanged(
 ): Promise<void> {
   if (!changed.length) return;
   const hashes = new Map(changed.map((c) => [c.doc.url, c.hash]));
-  const stored: string[] = [];
+  const stored = new Map<string, string>();
   await ingestDocuments(
     deps.db,
     changed.map((c) => c.doc),
@@ -90,7 +90,7 @@ async function storeChanged(
       onStored: (doc, { created, passages }) => {
         if (created) state.pages.created++;
         else state.pages.updated++;
-        stored.push(doc.url);
+        stored.set(doc.url, hashes.get(doc.url)!);
         deps.metrics?.ingestDocuments.inc();
         deps.metrics?.ingestPassages.inc(passages);
       },
@@ -106,5 +106,5 @@ async function storeChanged(
       },
     },
   );
-  for (const url of stored) await setStoredHash(deps.db, source.id, url, hashes.get(url)!);
+  await setStoredHashes(deps.db, source.id, stored);
 }

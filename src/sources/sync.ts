@@ -14,8 +14,9 @@ import { deleteSourceDocumentsExcept } from "../knowledge/index.ts";
 import type { Metrics } from "../metrics/index.ts";
 import type { Trace } from "../tracing/index.ts";
 import { crawlSite } from "./crawl.ts";
+import type { CrawledPage } from "./crawl-types.ts";
 import { convertFile, FILE_EXTENSIONS } from "./file-documents.ts";
-import { dropUnseen, markSeen, savePage, seenDocumentUrls, validatorsOf } from "./page-store.ts";
+import { dropUnseen, markSeen, savePages, seenDocumentUrls, validatorsOf } from "./page-store.ts";
 import { finishSync, NO_PAGES, renewSync, type SourceRow } from "./store.ts";
 import { storePass } from "./store-pass.ts";
 import { userAgent } from "./user-agent.ts";
@@ -23,6 +24,13 @@ import { userAgent } from "./user-agent.ts";
 /** The first errors of a sync are kept, with their URL: enough to act on, bounded in size. */
 export const MAX_SYNC_ERRORS = 50;
 const PROGRESS_EVERY_MS = 1_000;
+/**
+ * Crawled pages, and the URLs seen unchanged (or failed), wait in memory for one statement per
+ * this many (and before the store pass): a statement per page cost a round trip each, most of a
+ * re-sync's time on PostgreSQL. Bounded, so memory does not grow with the site.
+ */
+const PAGES_PER_WRITE = 50;
+const SEEN_PER_WRITE = 500;
 
 export interface SyncDeps {
   db: Db;
@@ -78,6 +86,12 @@ export async function runSync(
   if (typeof keeper === "object") (keeper as { unref?: () => void }).unref?.();
   const count = (outcome: "fetched" | "not_modified" | "skipped" | "failed") =>
     deps.metrics?.sourcePages.inc({ outcome });
+  const toSave: CrawledPage[] = [];
+  const toMark: string[] = [];
+  const write = async (force = false) => {
+    if (force || toSave.length >= PAGES_PER_WRITE) await savePages(deps.db, source.id, syncId, toSave.splice(0));
+    if (force || toMark.length >= SEEN_PER_WRITE) await markSeen(deps.db, source.id, syncId, toMark.splice(0));
+  };
   let status: Exclude<SyncStatus, "running"> = "completed";
   let error: string | null = null;
   try {
@@ -102,16 +116,16 @@ export async function runSync(
       signal: crawlSignal,
     })) {
       if (event.kind === "page") {
-        await savePage(deps.db, source.id, syncId, event);
+        toSave.push(event);
         pages.fetched++;
         count("fetched");
       } else if (event.kind === "not_modified") {
-        await markSeen(deps.db, source.id, syncId, event.url);
+        toMark.push(event.url);
         pages.not_modified++;
         count("not_modified");
       } else if (event.kind === "failed") {
         // A page that could not be read this time keeps its document (a passing outage deletes nothing).
-        await markSeen(deps.db, source.id, syncId, event.url);
+        toMark.push(event.url);
         pages.failed++;
         note(event.url, event.reason);
         count("failed");
@@ -123,9 +137,11 @@ export async function runSync(
         pages.discovered = event.counts.discovered;
         complete = event.complete;
       }
+      await write();
       await progress();
     }
     if (signal.aborted || stop.signal.aborted) throw new SyncStopped(STOPPED);
+    await write(true);
     await storePass(deps, source, syncId, { pages, note, progress });
     if (complete) {
       const keep = await seenDocumentUrls(deps.db, source.id, syncId);
