@@ -106,7 +106,9 @@ describe.skipIf(!hasNode)("parley-client package (npm pack)", () => {
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/types/client/index.d.ts");
     expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]); // no TypeScript source
-    expect(info.unpackedSize).toBeLessThan(100_000);
+    // Small: built JS and declarations only (107 KB with the web-source types and methods; the
+    // bound catches a bundled dependency or source maps, which weigh megabytes).
+    expect(info.unpackedSize).toBeLessThan(150_000);
     tarball = join(work, info.filename);
 
     consumer = join(work, "consumer");
