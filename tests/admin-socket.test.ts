@@ -3,11 +3,13 @@
  * HTML error page (which showed the exception and the working directory). In-process: the
  * socket is started on a temp folder; no command reaches the store.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { ADMIN_SOCKET, startAdmin } from "../src/runtime/admin.ts";
 import type { OpenedStore } from "../src/runtime/store.ts";
 import { tempDir } from "./helpers/process.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const dir = tempDir("parley-admin-sock-");
 const errors: unknown[] = [];

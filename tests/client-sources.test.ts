@@ -1,8 +1,10 @@
 /** The typed client's `admin.sources` against a real server crawling a site this file serves. */
-import { afterAll, expect, test } from "bun:test";
+import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { createClient } from "../src/client/index.ts";
 import { harness, listen } from "./helpers/app.ts";
 import { docPage, serveDocsSite } from "./helpers/docs-site.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const site = serveDocsSite({
   "/": docPage("Home", "<p>Sprockets are gears for chains.</p>", ["/sizes"]),

@@ -5,7 +5,7 @@
  * --check`), and the checks that keep a set honest report what they should. Also the one
  * evaluation run that needs no external corpus: the sample set through the whole agent.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { checkAgainst, DIALOG_KINDS, isDialogFile, readDialogs, readQuestions } from "../eval/load.ts";
@@ -13,6 +13,8 @@ import { halves } from "../eval/measure.ts";
 import { questionFigures, runQuestions } from "../eval/questions.ts";
 import { withCorpus } from "../eval/store.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const dir = (d: string) => fileURLToPath(new URL(`../eval/${d}/`, import.meta.url));
 const files = (d: string) => readdirSync(dir(d)).map((f) => dir(d) + f);

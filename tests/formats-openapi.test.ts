@@ -3,11 +3,13 @@
  * plus its anchor, and an overview; `$ref`s followed (loops and self-reference end); Swagger 2.0
  * read too; what is not an OpenAPI spec is told apart (looksLikeOpenApi) or an OpenApiError.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { looksLikeOpenApi, OpenApiError, openApiToDocuments } from "../src/knowledge/index.ts";
 import { parseOpenApi } from "../src/knowledge/parse-formats.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const fixture = (name: string) => readFileSync(join(import.meta.dir, "fixtures/formats", name), "utf8");
 const SPEC = "https://api.test/v1/openapi.yaml";

@@ -3,13 +3,15 @@
  * the text they point to, a PDF without one is cut at its pages, and every bad file is a
  * PdfError with its reason. Fixtures: tests/fixtures/formats/make-pdfs.ts writes them.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PDFDocument } from "pdf-lib";
 import { outlineMarkdown, pagesMarkdown } from "../src/knowledge/formats-pdf-text.ts";
 import { PdfError, pdfToDocuments } from "../src/knowledge/index.ts";
 import { parsePdf } from "../src/knowledge/parse-formats.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const fixture = (name: string) => new Uint8Array(readFileSync(join(import.meta.dir, "fixtures/formats", name)));
 

@@ -6,10 +6,12 @@
  * it does not know (FOO, lowercase get) closes the connection without an answer, and an HTTP
  * version other than 1.0/1.1 gets Bun's plain 505.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createApp } from "../src/app/app.ts";
 import { createLogger } from "../src/config/logger.ts";
 import { harness, listen } from "./helpers/app.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const h = await harness();
 const server = listen(createApp({ store: h.store, logger: createLogger("silent") }));

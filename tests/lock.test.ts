@@ -2,13 +2,15 @@
  * The data-folder locks (kernel flock): who may take them, and when, in this process. Between
  * real servers (one paused, one killed): tests/process/lock.test.ts.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { openPglite } from "../src/db/client.ts";
 import { lockDataDir, lockServer, STORE_LOCK, serverHolding } from "../src/runtime/lock.ts";
 import { tempDir } from "./helpers/process.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 describe("data folder lock", () => {
   test("a second holder is refused while the first holds it (naming folder and holder); release frees it", () => {

@@ -3,10 +3,12 @@
  * conversation it continues with `conversation_id`) and its weight; a conversation is read only
  * by its own key, or by an admin key.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { QueryTerm } from "../src/contract/knowledge.ts";
 import { DEFAULT_KB_ID } from "../src/knowledge/index.ts";
 import { expectError, expectStatus, harness } from "./helpers/app.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const h = await harness();
 const admin = await h.admin();

@@ -2,7 +2,7 @@
  * The content half of web sources on a hand-written fixture site (tests/fixtures/site): page
  * extraction, link rules, sitemaps and llms.txt, and removal of text repeated across pages.
  */
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -16,6 +16,8 @@ import {
   parseSitemap,
   SiteTitleFilter,
 } from "../src/sources/content/index.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const SITE = join(import.meta.dir, "fixtures", "site");
 const fixture = (name: string) => readFileSync(join(SITE, name), "utf8");

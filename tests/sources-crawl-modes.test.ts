@@ -3,10 +3,12 @@
  * tests/fixtures/site/crawl served on 127.0.0.1 (the server pattern of sources-crawl.test.ts).
  * What is fetched is checked at the server, which counts every request by path.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { type CrawlEvent, type CrawledPage, type CrawlOptions, crawlSite } from "../src/sources/index.ts";
 import { fileFor, REDIRECTS, TYPES } from "./helpers/crawl-site.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const requests = new Map<string, number>();
 /** Per-test replacement bodies by path; null serves a 404. */

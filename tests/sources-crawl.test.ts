@@ -3,10 +3,12 @@
  * Bun.serve in this file that counts every request (so "never fetched" is checked at the server),
  * honours If-None-Match, and adds the redirects and the 404 the site needs.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { type CrawlEvent, type CrawledPage, type CrawlOptions, cleanPages, crawlSite } from "../src/sources/index.ts";
 import { fileFor, REDIRECTS, TYPES } from "./helpers/crawl-site.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const requests = new Map<string, number>();
 /** When set, every /docs/ page hangs until the client gives up (the abort test). */

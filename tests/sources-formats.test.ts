@@ -3,12 +3,14 @@
  * its outline as headings; a 304 on the re-sync) and an OpenAPI spec (one document per
  * operation, cited at the spec's URL with the operation's anchor). Other files stay skipped.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Source } from "../src/contract/sources.ts";
 import { expectStatus, type Harness, harness } from "./helpers/app.ts";
 import { docPage } from "./helpers/docs-site.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const FIXTURES = join(import.meta.dir, "fixtures", "formats");
 const FILES: Record<string, { body: Uint8Array | string; type: string }> = {

@@ -3,10 +3,12 @@
  * crash: redirect loops, a 10 MB page, a page that never answers, bytes that are not the declared
  * encoding, an endless calendar of links, a redirect into a private address.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Source } from "../src/contract/sources.ts";
 import { expectStatus, type Harness, harness } from "./helpers/app.ts";
 import { docPage } from "./helpers/docs-site.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 let h: Harness;
 let admin: string;

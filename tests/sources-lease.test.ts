@@ -2,10 +2,12 @@
  * A live sync keeps its lease while nothing happens (a slow page, a long Crawl-delay): another
  * instance's scheduler, ticking through it on the real clock, must not end it.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Source } from "../src/contract/sources.ts";
 import { expectStatus, type Harness, harness } from "./helpers/app.ts";
 import { docPage } from "./helpers/docs-site.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 let a: Harness;
 let b: Harness;

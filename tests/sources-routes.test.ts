@@ -3,12 +3,14 @@
  * database side: a sync whose instance died ends as failed within a lease, and a source's refresh
  * interval starts a scheduled sync on the instance that takes it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Source } from "../src/contract/sources.ts";
 import { sourceSyncs } from "../src/db/schema.ts";
 import { expectError, expectStatus, type Harness, harness } from "./helpers/app.ts";
 import { type DocsSite, docPage, serveDocsSite } from "./helpers/docs-site.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 let h: Harness;
 let strict: Harness;

@@ -4,10 +4,12 @@
  * and re-syncs: 304s for unchanged pages, changed pages re-stored, gone pages deleted only after
  * a complete sync and behind the half guard, hand-uploaded documents never touched.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Source, SourceSync } from "../src/contract/sources.ts";
 import { expectError, expectStatus, type Harness, harness } from "./helpers/app.ts";
 import { type DocsSite, docPage, serveDocsSite } from "./helpers/docs-site.ts";
+
+setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 let h: Harness;
 let admin: string;
