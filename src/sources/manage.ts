@@ -1,7 +1,7 @@
 /**
- * A knowledge base's sources managed without HTTP (the CLI, on its own store or through a
- * server's admin socket): the same checks as the routes (the CreateSource schema, then
- * checkSourceInput), the same statements and the same runner, answers in wire form.
+ * A knowledge base's sources: the one implementation behind the routes (routes.ts) and the CLI
+ * (on its own store or through a server's admin socket): the CreateSource schema, then
+ * checkSourceInput, the statements and the runner, answers in wire form.
  */
 import { getSchemaValidator } from "elysia";
 import type { SourceOptions } from "../config/options.ts";
@@ -10,6 +10,7 @@ import type { Db } from "../db/client.ts";
 import { ApiError } from "../http/errors.ts";
 import { countSourceDocuments } from "../knowledge/index.ts";
 import { isId } from "../primitives.ts";
+import type { Trace } from "../tracing/index.ts";
 import { checkSourceInput, type SourceInput } from "./input.ts";
 import { CreateSource } from "./model.ts";
 import type { SourceSyncs } from "./runner.ts";
@@ -56,12 +57,12 @@ async function wire(db: Db, rows: SourceRow[]): Promise<Source[]> {
 }
 
 /** Adds the source and starts its first sync; 409 `already_exists` when the knowledge base crawls this URL. */
-export async function addSource(deps: ManageDeps, kbId: string, body: unknown): Promise<Source> {
+export async function addSource(deps: ManageDeps, kbId: string, body: unknown, trace?: Trace): Promise<Source> {
   const input = await checkSourceInput(checkCreateSource(body), deps.sources);
   const row = await insertSource(deps.db, { ...input, kbId }, new Date(deps.now()));
   if (!row)
     throw new ApiError("already_exists", "This knowledge base already has a source with this URL.", { param: "url" });
-  const sync = await deps.syncs.start(row, "created");
+  const sync = await deps.syncs.start(row, "created", trace);
   return sourceWire(row, sync, 0);
 }
 
@@ -75,9 +76,14 @@ export async function getSource(db: Db, kbId: string, id: string): Promise<Sourc
 }
 
 /** Starts a sync, or finds the running one; undefined when there is no such source. */
-export async function syncSource(deps: ManageDeps, kbId: string, id: string): Promise<SourceSync | undefined> {
+export async function syncSource(
+  deps: ManageDeps,
+  kbId: string,
+  id: string,
+  trace?: Trace,
+): Promise<SourceSync | undefined> {
   const row = isId("src", id) ? await findSource(deps.db, kbId, id) : undefined;
-  const sync = row && (await deps.syncs.start(row, "manual"));
+  const sync = row && (await deps.syncs.start(row, "manual", trace));
   return sync && syncWire(sync);
 }
 

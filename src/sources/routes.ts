@@ -1,24 +1,22 @@
 /**
  * /knowledge_bases/:id/sources (admin keys): add a web source (its first sync starts at once),
  * list and read sources with their last sync, start a sync (202; the running one if one runs,
- * on any instance), delete a source with its documents.
+ * on any instance), delete a source with its documents. The operations are manage.ts's, which the
+ * CLI uses too.
  */
 import { Elysia } from "elysia";
 import { type AdmissionDeps, adminAdmission } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { jsonBody } from "../http/body.ts";
 import { requestIdsAndErrors } from "../http/core.ts";
-import { ApiError, notFound } from "../http/errors.ts";
+import { notFound } from "../http/errors.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
-import { countSourceDocuments, resolveKnowledgeBase } from "../knowledge/index.ts";
-import { isId } from "../primitives.ts";
+import { resolveKnowledgeBase } from "../knowledge/index.ts";
 import type { Tracing } from "../tracing/index.ts";
-import { checkSourceInput } from "./input.ts";
+import { addSource, deleteSource, getSource, listSources, type ManageDeps, syncSource } from "./manage.ts";
 import { CreateSource, Source, SourceList, SourceParams, SourceSync, SourcesParams } from "./model.ts";
 import type { SourceSyncs } from "./runner.ts";
-import { findSource, insertSource, lastSyncs, removeSource, type SourceRow, sourcesOf } from "./store.ts";
-import { sourceWire, syncWire } from "./wire.ts";
 
 export type SourceDeps = AdmissionDeps & { logger: Logger; syncs: SourceSyncs; tracing?: Tracing };
 
@@ -26,20 +24,7 @@ const ADMIN = { 403: ErrorBody, 404: ErrorBody };
 const sourceNotFound = (id: string) => notFound("source", id, "source_id");
 
 export const sourceRoutes = (deps: SourceDeps) => {
-  const wire = async (rows: SourceRow[]) => {
-    const syncs = await lastSyncs(
-      deps.db,
-      rows.map((r) => r.id),
-    );
-    return Promise.all(
-      rows.map(async (r) => sourceWire(r, syncs.get(r.id), await countSourceDocuments(deps.db, r.id))),
-    );
-  };
-  const existing = async (kbId: string, id: string) => {
-    const row = isId("src", id) ? await findSource(deps.db, kbId, id) : undefined;
-    if (!row) throw sourceNotFound(id);
-    return row;
-  };
+  const manage: ManageDeps = { db: deps.db, now: deps.now, sources: deps.options.sources, syncs: deps.syncs };
   return new Elysia({ prefix: "/knowledge_bases/:id/sources", tags: ["Web sources"] })
     .use(requestIdsAndErrors(deps.logger))
     .use(adminAdmission(deps))
@@ -47,7 +32,7 @@ export const sourceRoutes = (deps: SourceDeps) => {
       "",
       async ({ params, apiKey }) => {
         const kb = await resolveKnowledgeBase(deps.db, apiKey, params.id, "id");
-        return { data: await wire(await sourcesOf(deps.db, kb.id)) };
+        return { data: await listSources(deps.db, kb.id) };
       },
       {
         parse: "none",
@@ -63,7 +48,9 @@ export const sourceRoutes = (deps: SourceDeps) => {
       "/:source_id",
       async ({ params, apiKey }) => {
         const kb = await resolveKnowledgeBase(deps.db, apiKey, params.id, "id");
-        return (await wire([await existing(kb.id, params.source_id)]))[0]!;
+        const source = await getSource(deps.db, kb.id, params.source_id);
+        if (!source) throw sourceNotFound(params.source_id);
+        return source;
       },
       {
         parse: "none",
@@ -79,10 +66,8 @@ export const sourceRoutes = (deps: SourceDeps) => {
       "/:source_id",
       async ({ params, apiKey }) => {
         const kb = await resolveKnowledgeBase(deps.db, apiKey, params.id, "id");
-        const row = await existing(kb.id, params.source_id);
         // The local sync stops first, so it writes nothing after the delete.
-        await deps.syncs.stop(row.id);
-        if (!(await removeSource(deps.db, kb.id, row.id))) throw sourceNotFound(params.source_id);
+        if (!(await deleteSource(manage, kb.id, params.source_id))) throw sourceNotFound(params.source_id);
         return new Response(null, { status: 204 }) as never;
       },
       {
@@ -100,11 +85,10 @@ export const sourceRoutes = (deps: SourceDeps) => {
       "/:source_id/sync",
       async ({ params, apiKey, set, request }) => {
         const kb = await resolveKnowledgeBase(deps.db, apiKey, params.id, "id");
-        const row = await existing(kb.id, params.source_id);
-        const sync = await deps.syncs.start(row, "manual", deps.tracing?.of(request));
+        const sync = await syncSource(manage, kb.id, params.source_id, deps.tracing?.of(request));
         if (!sync) throw sourceNotFound(params.source_id);
         set.status = 202;
-        return syncWire(sync);
+        return sync;
       },
       {
         parse: "none",
@@ -122,15 +106,8 @@ export const sourceRoutes = (deps: SourceDeps) => {
       "",
       async ({ params, body, apiKey, set, request }) => {
         const kb = await resolveKnowledgeBase(deps.db, apiKey, params.id, "id");
-        const input = await checkSourceInput(body, deps.options.sources);
-        const row = await insertSource(deps.db, { ...input, kbId: kb.id }, new Date(deps.now()));
-        if (!row)
-          throw new ApiError("already_exists", "This knowledge base already has a source with this URL.", {
-            param: "url",
-          });
-        const sync = await deps.syncs.start(row, "created", deps.tracing?.of(request));
         set.status = 201;
-        return sourceWire(row, sync, 0);
+        return addSource(manage, kb.id, body, deps.tracing?.of(request));
       },
       {
         params: SourcesParams,
