@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { type CrawlEvent, type CrawledPage, type CrawlOptions, cleanPages, crawlSite } from "../src/sources/index.ts";
+import { cleanPages } from "../src/sources/clean-pages.ts";
+import { crawlSite } from "../src/sources/crawl.ts";
+import type { CrawlEvent, CrawledPage, CrawlOptions } from "../src/sources/crawl-types.ts";
 import { fileFor, REDIRECTS, TYPES } from "./helpers/crawl-site.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml

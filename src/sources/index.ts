@@ -5,13 +5,12 @@
  * source in sync.ts (+ store-pass.ts), the syncs of one createParley in runner.ts, the routes in
  * routes.ts, the same operations for the CLI in manage.ts, and its tables' statements in store.ts
  * and page-store.ts.
+ *
+ * It exports the feature, not the crawler's libraries: the sync (and with it linkedom,
+ * Readability, turndown, the sitemap parser) is loaded when the first sync starts, so a server
+ * or CLI command that crawls nothing does not pay their start-up.
  */
 
-export { cleanPages, sha256Hex } from "./clean-pages.ts";
-export * from "./content/index.ts";
-export { crawlSite } from "./crawl.ts";
-export type { CrawlCounts, CrawlEvent, CrawledPage, CrawlOptions } from "./crawl-types.ts";
-export * from "./fetch/index.ts";
 export {
   addSource,
   checkCreateSource,

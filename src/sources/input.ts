@@ -6,8 +6,10 @@
 import type { SourceOptions } from "../config/options.ts";
 import type { SourceType } from "../contract/sources.ts";
 import { ApiError } from "../http/errors.ts";
-import { globToRegExp, normalizeUrl } from "./content/index.ts";
-import { createUrlGuard } from "./fetch/index.ts";
+// The two light modules, not content/index.ts (which loads the DOM and Markdown libraries).
+import { globToRegExp } from "./content/glob.ts";
+import { normalizeUrl } from "./content/links.ts";
+import { createUrlGuard } from "./fetch/ssrf.ts";
 import type { NewSource } from "./store.ts";
 
 export interface SourceInput {

@@ -8,7 +8,7 @@
 import type { SyncTrigger } from "../contract/sources.ts";
 import { NOOP_TRACING, type Trace, type Tracing } from "../tracing/index.ts";
 import { claimSync, expireSyncs, type SourceRow, type SyncRow, takeDueSource } from "./store.ts";
-import { runSync, type SyncDeps } from "./sync.ts";
+import type { SyncDeps } from "./sync.ts";
 
 /** Scheduled syncs one instance runs at once (a sync asked for over HTTP always starts). */
 const MAX_LOCAL_SYNCS = 2;
@@ -39,7 +39,11 @@ export function createSourceSyncs(deps: SyncDeps & { tracing?: Tracing; schedule
     if (!claimed?.started || closed) return claimed?.sync;
     const controller = new AbortController();
     // A sync outlives the request that started it: its span is its own root unless one is given.
-    const done = runSync(deps, source, claimed.sync.id, controller.signal, trace ?? backgroundTrace(tracing))
+    // Loaded at the first sync (index.ts says why); later syncs get the cached module.
+    const done = import("./sync.ts")
+      .then(({ runSync }) =>
+        runSync(deps, source, claimed.sync.id, controller.signal, trace ?? backgroundTrace(tracing)),
+      )
       .catch((error) => deps.logger.error({ source_id: source.id, error }, "source sync crashed"))
       .finally(() => running.delete(source.id));
     running.set(source.id, { controller, done });
