@@ -4,40 +4,14 @@
  * read again every 2 s so the counts move; polling stops when no sync runs or the view goes.
  */
 import { useEffect, useState } from "preact/hooks";
+import type { Source, SyncPages } from "../../src/contract/sources.ts";
 import { api } from "../api.ts";
 import { Cell, when } from "../table.tsx";
 import { WebSourceForm } from "./web-source-form.tsx";
 
-interface SyncPages {
-  discovered: number;
-  fetched: number;
-  not_modified: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  deleted: number;
-  skipped: number;
-  failed: number;
-}
-
-interface SourceSync {
-  id: string;
-  status: "running" | "completed" | "failed" | "cancelled";
-  started_at: string;
-  finished_at: string | null;
-  pages: SyncPages;
-  errors: { url: string; reason: string }[];
-  error: string | null;
-}
-
-export interface WebSource {
-  id: string;
-  type: string;
-  url: string;
-  document_count: number;
-  refresh_interval_hours: number | null;
-  last_sync: SourceSync | null;
-}
+/** The wire types, from the contract (type-only: nothing of src/ reaches the bundle). */
+export type WebSource = Source;
+type SourceSync = NonNullable<Source["last_sync"]>;
 
 const POLL_MS = 2_000;
 
