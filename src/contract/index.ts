@@ -7,6 +7,7 @@
  * - plans.ts: the API key plans;
  * - operate.ts: usage by day and feedback on replies (what operators read);
  * - sources.ts: web sources of a knowledge base and their syncs.
+ * - widget.ts: visitor sessions of public keys (the "Ask AI" widget).
  * The server derives from it: the run's events are `StreamEvent`, and each TypeBox route schema
  * (validation and OpenAPI) is checked at compile time to equal its type here (http/schema-contract.ts), with
  * enum-like unions built from the const arrays below. The prose reference is docs/api.md.
@@ -19,3 +20,4 @@ export * from "./operate.ts";
 export * from "./plans.ts";
 export * from "./resources.ts";
 export * from "./sources.ts";
+export * from "./widget.ts";

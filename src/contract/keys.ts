@@ -3,8 +3,11 @@
 import type { Plan } from "./plans.ts";
 import type { Pagination } from "./resources.ts";
 
-/** `chat` (the default) may chat and search its knowledge bases; `admin` also manages everything. */
-export const KEY_ROLES = ["chat", "admin"] as const;
+/**
+ * `chat` (the default) may chat and search its knowledge bases; `admin` also manages everything;
+ * `public` (`pk_…`, may sit in a web page) only opens visitor sessions from its allowed origins.
+ */
+export const KEY_ROLES = ["chat", "admin", "public"] as const;
 export type KeyRole = (typeof KEY_ROLES)[number];
 
 /** A key as listed: never its secret. */
@@ -27,6 +30,24 @@ export interface ApiKey {
   /** Updated at most once a minute. */
   last_used_at: string | null;
   revoked_at: string | null;
+  /** A public key's settings; null for the other roles. */
+  widget: PublicKeySettings | null;
+}
+
+/** What a public key allows its visitors (docs/widget.md). */
+export interface PublicKeySettings {
+  /** Exact origins (scheme://host[:port]) whose pages may open sessions and chat. */
+  allowed_origins: string[];
+  /** Each visitor's limits (per minute, per UTC day). */
+  visitor_rpm: number;
+  visitor_rpd: number;
+  /** Each client IP's limits over all the key's visitors. */
+  ip_rpm: number;
+  ip_rpd: number;
+  /** Session creation first asks for a solved proof-of-work challenge. */
+  require_proof_of_work: boolean;
+  /** Sessions are opened only with a user token the site's server signed (HS256 with the key's secret). */
+  user_tokens: boolean;
 }
 
 /** POST /v1/keys: the key and, this once, its secret. */
