@@ -17,10 +17,12 @@ import { knowledgeRoutes } from "./knowledge/index.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { createMetrics, type Metrics } from "./metrics/index.ts";
 import { openAiRoutes } from "./openai-compat/index.ts";
+import { forgetIdleSubjects } from "./ratelimit/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
 import { createSourceSyncs, type SourceSyncs, sourceRoutes } from "./sources/index.ts";
 import { NOOP_TRACING, type Tracing } from "./tracing/index.ts";
 import { refusalCount, usageRoutes } from "./usage/index.ts";
+import { forgetSpentProofs, widgetRoutes } from "./widget/index.ts";
 
 /** What `createParley` needs; only `store` is required. */
 export interface ParleyConfig {
@@ -87,7 +89,10 @@ export function createParley(config: ParleyConfig) {
   const replies = createReplies({ ...base, touchConversation });
   const deps = { ...base, replies };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
-  const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)));
+  const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)), [
+    forgetIdleSubjects,
+    forgetSpentProofs,
+  ]);
   const syncs = createSourceSyncs({ ...deps, sources: options.sources });
   const features = [
     chatRoutes(deps),
@@ -101,6 +106,7 @@ export function createParley(config: ParleyConfig) {
     openAiRoutes(deps),
     setupRoutes(deps),
     sourceRoutes({ ...deps, syncs }),
+    widgetRoutes(deps),
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
@@ -116,6 +122,7 @@ export function createParley(config: ParleyConfig) {
     .use(features[8])
     .use(features[9])
     .use(features[10])
+    .use(features[11])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {

@@ -30,6 +30,7 @@ const FEATURES = [
   "replies",
   "sources",
   "usage",
+  "widget",
 ];
 
 /** Feature folders whose only door for other folders is their index.ts: every one. */
@@ -65,6 +66,8 @@ const TABLE_WRITERS: Record<string, string[]> = {
   sources: ["sources"],
   source_syncs: ["sources"],
   source_pages: ["sources"],
+  visitor_rate_limits: ["ratelimit"],
+  spent_proofs: ["widget"],
 };
 
 /** The schema's tables by the name of their drizzle variable. */

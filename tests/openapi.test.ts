@@ -68,6 +68,8 @@ describe("OpenAPI document", () => {
       "/v1/models/{id}",
       "/v1/setup",
       "/v1/usage",
+      "/v1/widget/challenges",
+      "/v1/widget/sessions",
     ]);
     // Every operation has an id and, when it takes JSON, its named request body.
     const ops = Object.values(raw.paths).flatMap((p) => Object.values(p as Record<string, { operationId?: string }>));
@@ -285,6 +287,7 @@ describe("/docs examples", () => {
           "updateKnowledgeBase",
         ],
         ...["createSource", "deleteSource", "getSource", "listSources", "syncSource"],
+        ...["createWidgetChallenge", "createWidgetSession"],
       ].sort(),
     );
   });

@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { llmAgent } from "../src/agent/llm/index.ts";
 import type { Agent, AgentChunk } from "../src/agent/types.ts";
 import { createKey, updateKey } from "../src/auth/keys-admin.ts";
-import { duration } from "../src/ratelimit/service.ts";
+import { duration } from "../src/ratelimit/token-budget.ts";
 import { usageOf } from "../src/usage/service.ts";
 import { expectError, expectStatus, harness, keyIdOf } from "./helpers/app.ts";
 import { startFakeOpenAI } from "./helpers/fake-openai.ts";

@@ -34,6 +34,7 @@ import { type ConsoleAssets, consoleRoutes } from "./console.ts";
 import { type DocsScript, docsRoutes } from "./docs.ts";
 import { metricsRoute } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
+import { preflightOriginsOf } from "./preflight.ts";
 
 /** How long /readyz waits for `select 1` before answering 503. */
 export const READY_TIMEOUT_MS = 2_000;
@@ -76,20 +77,23 @@ export function createApp({
     span.set({ "http.route": route || "*", "http.response.status_code": status, ...extra });
     span.end(status >= 500 ? { code: `http_${status}` } : undefined);
   };
+  const preflightOrigins = preflightOriginsOf(cors, config.store.db);
   let spec: unknown;
   let buildSpec = (): unknown => undefined;
   let patterns: ReturnType<typeof routePatterns> | undefined;
   const app = new Elysia()
     // Routes outside the plugin (health, docs) carry a request id too.
-    .onRequest(({ request, set, server }) => {
+    .onRequest(async ({ request, set, server }) => {
       markStart(request);
       markClient(request, server?.requestIP(request)?.address);
       const requestId = requestIdOf(request);
       set.headers["x-request-id"] = requestId;
       if (tracing.enabled && !(cors && isPreflight(request)) && !UNTRACED.has(urlOf(request).pathname))
         tracing.startRequest(request).set({ "parley.request_id": requestId });
-      if (!cors) return;
-      // Before routing, auth and limits: a preflight never carries a key and never counts.
+      // Before routing, auth and limits: a preflight never carries a key and never counts. A
+      // page of a public key's allowed origin is answered for that origin (its widget's calls).
+      const origins = isPreflight(request) ? await preflightOrigins(request) : cors;
+      if (!origins) return;
       if (isPreflight(request)) {
         // The after-response hook does not run for an answer from onRequest: log it here.
         logger.info(
@@ -102,9 +106,9 @@ export function createApp({
           },
           "request",
         );
-        return preflightResponse(cors, request, requestId);
+        return preflightResponse(origins, request, requestId);
       }
-      Object.assign(set.headers, corsAnswerHeaders(cors, request.headers.get("origin")));
+      Object.assign(set.headers, corsAnswerHeaders(origins, request.headers.get("origin")));
     })
     .onError(({ error, code, request }) => {
       // Methods Elysia's router does not route (PROPFIND, TRACE, QUERY…) never reach the /v1

@@ -28,6 +28,7 @@ import {
 } from "../knowledge/index.ts";
 import { CompletionResponse, completionBody, ModelList, ModelObject, OpenAiErrorBody } from "../openai-compat/index.ts";
 import { CreateSource, Source, SourceList, SourceSync, SyncPages } from "../sources/index.ts";
+import { WidgetChallenge, WidgetSession, WidgetSessionRequest } from "../widget/index.ts";
 
 /** Each schema under its component name (`maxChars`: the `maxLength` stated for a chat message). */
 export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
@@ -68,6 +69,9 @@ export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
   KeyUpdate: UpdateKey,
   SetupStatus,
   SetupRequest,
+  WidgetSession,
+  WidgetSessionRequest,
+  WidgetChallenge,
   OpenAiErrorBody,
   ChatCompletionRequest: completionBody,
   ChatCompletion: CompletionResponse,

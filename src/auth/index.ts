@@ -23,7 +23,8 @@ import {
   utcDay,
 } from "../ratelimit/index.ts";
 import { inSpan, type Tracing } from "../tracing/index.ts";
-import { type Credential, findKeyByHash, keyHash, touchKey, unauthorized } from "./keys.ts";
+import { type Credential, findKeyByHash, presentedCredential, touchKey, unauthorized } from "./keys.ts";
+import { type Audience, admitPublicKey } from "./visitors.ts";
 
 export type { ApiKeyInfo } from "../ratelimit/index.ts";
 export type { Credential } from "./keys.ts";
@@ -58,13 +59,17 @@ async function checkLive(db: Db, apiKey: ApiKeyInfo, at: number): Promise<void> 
   await touchKey(db, apiKey, new Date(at));
 }
 
-/** The key behind the request's Bearer secret, admitted by its limits (the decision says; undefined with the limiter off). */
-async function admit(
-  { db, options, now, refusals }: AdmissionDeps,
-  ctx: Parameters<Credential>[0],
-  credential?: Credential,
-) {
-  const hash = await keyHash(db, ctx, credential);
+/** The request's key, admitted by its limits (a public key's caller passes its own checks first: visitors.ts). */
+async function admit(deps: AdmissionDeps, ctx: GateContext, need: Need) {
+  const presented = await presentedCredential(deps.db, ctx, need.credential, deps.now());
+  const visitor = presented.publicKey
+    ? await admitPublicKey(deps, ctx.request, presented, need, ctx.headers)
+    : undefined;
+  const gate = await admitHash(deps, presented.hash);
+  return visitor ? { ...gate, apiKey: { ...gate.apiKey, visitor } } : gate;
+}
+
+async function admitHash({ db, options, now, refusals }: AdmissionDeps, hash: string) {
   if (!options.rateLimit) {
     const at = now();
     const apiKey = await findKeyByHash(db, hash, utcDay(at));
@@ -94,13 +99,17 @@ async function admit(
 }
 
 type Gate = Awaited<ReturnType<typeof admit>>;
+/** What the gate reads of a request; `headers` are the answer's (a public key's checks add CORS, limits). */
+type GateContext = Parameters<Credential>[0] & { headers: Record<string, string | number> };
+/** What a route asks of its callers: a role, another credential, public keys or visitors. */
+type Need = { role?: "admin"; credential?: Credential } & Audience;
 
 /** The gate's statement for one request; one span with tracing on (the lookup and the admission are one statement). */
-const gateOf = (deps: AdmissionDeps, ctx: Parameters<Credential>[0], credential?: Credential): Promise<Gate> =>
+const gateOf = (deps: AdmissionDeps, ctx: GateContext, need: Need = {}): Promise<Gate> =>
   !deps.tracing?.enabled
-    ? admit(deps, ctx, credential)
+    ? admit(deps, ctx, need)
     : inSpan(deps.tracing.of(ctx.request), "auth+ratelimit", async (span) => {
-        const gate = await admit(deps, ctx, credential);
+        const gate = await admit(deps, ctx, need);
         span.set({
           "parley.key_id": gate.apiKey.id,
           "parley.ratelimit": gate.decision ? "on" : "off",
@@ -151,7 +160,8 @@ async function enforce(
           { headers: limits },
         );
   }
-  Object.assign(headers, limits);
+  // A visitor's answer states its own windows (set by visitors.ts), not its key's plan.
+  if (!("ratelimit" in headers)) Object.assign(headers, limits);
 }
 
 /**
@@ -161,7 +171,7 @@ async function enforce(
  */
 export async function admitAnother(deps: AdmissionDeps, request: Request): Promise<Record<string, string>> {
   const headers: Record<string, string> = {};
-  await enforce(deps, await gateOf(deps, { request, params: {} }), headers);
+  await enforce(deps, await gateOf(deps, { request, params: {}, headers }), headers);
   return headers;
 }
 
@@ -173,10 +183,10 @@ export async function admitAnother(deps: AdmissionDeps, request: Request): Promi
  * body, and every authenticated request counts (docs/api.md#order-of-checks). Moving them
  * after validation would let an unauthenticated caller probe the body rules and skip the limiter.
  */
-export const admission = (deps: AdmissionDeps, need: { role?: "admin"; credential?: Credential } = {}) =>
+export const admission = (deps: AdmissionDeps, need: Need = {}) =>
   new Elysia()
-    .derive({ as: "scoped" }, ({ request, params }) =>
-      gateOf(deps, { request, params: params as Record<string, string> }, need.credential),
+    .derive({ as: "scoped" }, ({ request, params, set }) =>
+      gateOf(deps, { request, params: params as Record<string, string>, headers: set.headers }, need),
     )
     .derive({ as: "scoped" }, async ({ apiKey, decision, at, set }) => {
       await enforce(deps, { apiKey, decision, at }, set.headers);
@@ -184,8 +194,14 @@ export const admission = (deps: AdmissionDeps, need: { role?: "admin"; credentia
     })
     .derive({ as: "scoped" }, ({ apiKey }) => {
       if (need.role === "admin" && apiKey.role !== "admin") {
-        throw new ApiError("permission_denied", "This route needs an admin key; this key's role is 'chat'.");
+        throw new ApiError("permission_denied", `This route needs an admin key; this key's role is '${apiKey.role}'.`);
       }
+      if (need.publicKey && apiKey.role !== "public")
+        throw new ApiError("permission_denied", "This route takes a public key (pk_…) or its visitor token.");
+      // A public key's own requests go only to the session routes (visitors.ts); this also stops
+      // a resume token of a visitor's reply, which names the key but no visitor.
+      if (apiKey.role === "public" && !apiKey.visitor && !need.publicKey)
+        throw new ApiError("permission_denied", "A public key only opens visitor sessions (POST /v1/widget/sessions).");
       return {};
     })
     // A parameter given twice is ambiguous (the schema would check only one value, and the last
@@ -229,3 +245,5 @@ export { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, UpdateKey } from "./model
 export { keyRoutes } from "./routes.ts";
 export { issueSetupCode, SETUP_CODE_TTL_MS, withdrawSetupCode } from "./setup.ts";
 export { SetupRequest, SetupStatus, setupRoutes } from "./setup-routes.ts";
+export { REFRESH_WINDOW_MS, signVisitorToken } from "./visitor-token.ts";
+export { publicKeyAllows } from "./visitors.ts";

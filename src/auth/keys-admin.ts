@@ -1,38 +1,25 @@
 /**
  * Key management (create, list, read, update, revoke), the one implementation behind the CLI's
  * `keys …` and the HTTP routes /v1/keys. Client-facing failures are ApiErrors with a `param`,
- * which the CLI prints as they are.
+ * which the CLI prints as they are. Reads are keys-listing.ts.
  */
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { KeyRole } from "../contract/keys.ts";
 import type { Db } from "../db/client.ts";
 import { sqlState } from "../db/errors.ts";
-import { apiKeys, keyKnowledgeBases, knowledgeBases } from "../db/schema.ts";
+import { apiKeys, keyKnowledgeBases, knowledgeBases, type StoredWidgetSettings } from "../db/schema.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { ApiError } from "../http/errors.ts";
 import { newId } from "../primitives.ts";
 import { lastAdminGuard } from "./admins.ts";
 import { checkExpiry, checkName, invalid, limitsOk } from "./key-input.ts";
 import { DISPLAY_PREFIX_LENGTH, generateSecret, hashSecret } from "./keys.ts";
-import type { KeyLimits } from "./limits.ts";
+import { type ApiKeyListing, getKey } from "./keys-listing.ts";
 
-/** A stored key with its grants: what `keys list` and GET /v1/keys show (never the secret). */
-export interface ApiKeyListing {
-  id: string;
-  name: string;
-  prefix: string;
-  role: KeyRole;
-  plan: KeyLimits["plan"];
-  rpm: number | null;
-  rpd: number | null;
-  /** Daily token budget; null: none. */
-  tpd: number | null;
-  knowledgeBaseIds: string[];
-  createdAt: Date;
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
+export { type ApiKeyListing, getKey, listKeys, pageKeys } from "./keys-listing.ts";
+
+import type { KeyLimits } from "./limits.ts";
+import { type WidgetFields, widgetColumns } from "./public-key-input.ts";
 
 export interface KeyInput extends KeyLimits {
   name: string;
@@ -40,6 +27,8 @@ export interface KeyInput extends KeyLimits {
   /** The knowledge bases a chat key may use; omitted: the one named `default`, if there is one. */
   knowledgeBaseIds?: string[];
   expiresAt?: Date | null;
+  /** A public key's settings (snake case, as the wire gives them). */
+  widget?: WidgetFields;
 }
 
 /** Grants, in one statement; an id that is no knowledge base is a 400 naming the field. */
@@ -69,17 +58,21 @@ export async function createKey(
   limitsOk(input);
   const name = checkName(input.name);
   checkExpiry(input.expiresAt, now);
-  const secret = generateSecret();
+  const role = input.role ?? "chat";
+  const { widget = null, userTokenSecret = null } = widgetColumns({ next: role }, input.widget ?? {});
+  const secret = generateSecret(role);
   const id = newId("key");
-  const prefix = secret.slice(0, DISPLAY_PREFIX_LENGTH);
+  // A public key's secret is public: shown whole, so its snippet can be copied again.
+  const prefix = role === "public" ? secret : secret.slice(0, DISPLAY_PREFIX_LENGTH);
   const kbIds = input.knowledgeBaseIds ? [...new Set(input.knowledgeBaseIds)] : null;
   try {
     await db.execute(sql`
       with k as (
-        insert into ${apiKeys} (id, name, hash, prefix, plan, rpm, rpd, tpd, role, created_at, expires_at)
+        insert into ${apiKeys} (id, name, hash, prefix, plan, rpm, rpd, tpd, role, created_at, expires_at, widget, user_token_secret)
         values (${id}, ${name}, ${await hashSecret(secret)}, ${prefix}, ${input.plan}, ${input.rpm ?? null},
-          ${input.rpd ?? null}, ${input.tpd ?? null}, ${input.role ?? "chat"}, ${now.toISOString()}::timestamptz,
-          ${input.expiresAt ? input.expiresAt.toISOString() : null}::timestamptz)
+          ${input.rpd ?? null}, ${input.tpd ?? null}, ${role}, ${now.toISOString()}::timestamptz,
+          ${input.expiresAt ? input.expiresAt.toISOString() : null}::timestamptz,
+          ${widget ? JSON.stringify(widget) : null}::jsonb, ${userTokenSecret})
         returning id
       )
       insert into ${keyKnowledgeBases} (key_id, kb_id)
@@ -99,54 +92,15 @@ export async function createKey(
   return { id, secret, prefix };
 }
 
-const listing = {
-  id: apiKeys.id,
-  name: apiKeys.name,
-  prefix: apiKeys.prefix,
-  role: apiKeys.role,
-  plan: apiKeys.plan,
-  rpm: apiKeys.rpm,
-  rpd: apiKeys.rpd,
-  tpd: apiKeys.tpd,
-  knowledgeBaseIds: sql<
-    string[]
-  >`array(select g.kb_id from key_knowledge_bases g where g.key_id = "api_keys"."id" order by 1)`,
-  createdAt: apiKeys.createdAt,
-  expiresAt: apiKeys.expiresAt,
-  lastUsedAt: apiKeys.lastUsedAt,
-  revokedAt: apiKeys.revokedAt,
-};
-
-/** Every key, oldest first (the CLI's `keys list`). */
-export async function listKeys(db: Db): Promise<ApiKeyListing[]> {
-  return db.select(listing).from(apiKeys).orderBy(apiKeys.createdAt, apiKeys.id);
-}
-
-/** A page of keys, newest first, revoked ones included (they show `revoked_at`). */
-export async function pageKeys(db: Db, limit: number, cursor: Cursor | null) {
-  const rows = await db
-    .select(listing)
-    .from(apiKeys)
-    .where(
-      cursor
-        ? sql`(${apiKeys.createdAt}, ${apiKeys.id}) < (${new Date(cursor.createdAt).toISOString()}::timestamptz, ${cursor.id})`
-        : undefined,
-    )
-    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-    .limit(limit + 1);
-  const hasMore = rows.length > limit;
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
+/** A public key's changed settings, merged into the stored ones by the UPDATE (a concurrent change to other fields stays). */
+function widgetChanges(role: { next: KeyRole; current: KeyRole }, body: WidgetFields) {
+  const { widget, userTokenSecret } = widgetColumns(role, body);
   return {
-    rows: page,
-    hasMore,
-    nextCursor: hasMore && last ? await encodeCursor(db, { createdAt: last.createdAt.getTime(), id: last.id }) : null,
+    ...(widget && Object.keys(widget).length > 0
+      ? { widget: sql`${apiKeys.widget} || ${JSON.stringify(widget)}::jsonb` }
+      : {}),
+    ...(userTokenSecret !== undefined ? { userTokenSecret } : {}),
   };
-}
-
-export async function getKey(db: Db, id: string): Promise<ApiKeyListing | null> {
-  const [row] = await db.select(listing).from(apiKeys).where(eq(apiKeys.id, id));
-  return row ?? null;
 }
 
 /** The 409 for a change the lockout rule refused (admins.ts), naming which admin key it protects. */
@@ -182,6 +136,7 @@ export interface KeyChanges extends Partial<KeyLimits> {
   role?: KeyRole;
   knowledgeBaseIds?: string[];
   expiresAt?: Date | null;
+  widget?: WidgetFields;
 }
 
 /**
@@ -203,8 +158,10 @@ export async function updateKey(db: Db, id: string, changes: KeyChanges, now = n
   };
   limitsOk(next);
   checkExpiry(changes.expiresAt, now);
+  const role = { next: changes.role ?? current.role, current: current.role };
   const set = {
     ...next,
+    ...widgetChanges(role, changes.widget ?? {}),
     ...(changes.name !== undefined ? { name: checkName(changes.name) } : {}),
     ...(changes.role !== undefined ? { role: changes.role } : {}),
     ...(changes.expiresAt !== undefined ? { expiresAt: changes.expiresAt } : {}),

@@ -15,14 +15,17 @@ import { urlOf } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { sha256Hex, toBase64url } from "../primitives.ts";
 import { type ApiKeyInfo, apiKeyOf, tokensTodaySql } from "../ratelimit/index.ts";
+import { verifyVisitorToken } from "./visitor-token.ts";
+import type { Presented } from "./visitors.ts";
 
-const SECRET_RE = /^prl_[A-Za-z0-9_-]{43}$/;
+/** `prl_…` for chat and admin keys; `pk_…` for public keys (they may sit in a web page). */
+const SECRET_RE = /^(prl|pk)_[A-Za-z0-9_-]{43}$/;
 /** How much of the secret `keys list` shows. */
 export const DISPLAY_PREFIX_LENGTH = 12;
 
-/** A new random secret, shown to its owner once. */
-export function generateSecret(): string {
-  return `prl_${toBase64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+/** A new random secret, shown to its owner once (a public key's in full: its `prefix` is all of it). */
+export function generateSecret(role?: string): string {
+  return `${role === "public" ? "pk" : "prl"}_${toBase64url(crypto.getRandomValues(new Uint8Array(32)))}`;
 }
 
 export const isWellFormedSecret = (secret: string): boolean => SECRET_RE.test(secret);
@@ -55,10 +58,11 @@ const lookupStatement = (db: Db) =>
       lastUsedAt: apiKeys.lastUsedAt,
       tpd: apiKeys.tpd,
       tokensToday: tokensTodaySql(sql.placeholder("day")),
+      widget: apiKeys.widget,
     })
     .from(apiKeys)
     .where(and(eq(apiKeys.hash, sql.placeholder("hash")), isNull(apiKeys.revokedAt)))
-    .prepare("parley_key_lookup_v3");
+    .prepare("parley_key_lookup_v4");
 
 /** The live (unrevoked) key whose secret hashes to the stored hash, or null. No cache: revocation is immediate. */
 export async function findKeyBySecret(
@@ -108,19 +112,34 @@ export const unauthorized = (message: string) =>
  */
 export type Credential = (ctx: { request: Request; params: Record<string, string> }) => Promise<string | undefined>;
 
-/** The stored hash of the request's key: its Bearer secret's, else the route's other credential's. */
-export async function keyHash(db: Db, ctx: Parameters<Credential>[0], credential?: Credential): Promise<string> {
+/**
+ * The credential the request presents, as the gate reads it: the stored hash of its key — its
+ * Bearer secret's, a visitor token's key (verified here, its claims kept), else the route's other
+ * credential's — and whether that is a public key's.
+ */
+export async function presentedCredential(
+  db: Db,
+  ctx: Parameters<Credential>[0],
+  credential: Credential | undefined,
+  now: number,
+): Promise<Presented> {
   const header = ctx.request.headers.get("authorization");
   if (!header) {
     const keyId = await credential?.(ctx);
-    if (keyId !== undefined) return (await keyHashOf(db, keyId)) ?? "";
+    if (keyId !== undefined) return { hash: (await keyHashOf(db, keyId)) ?? "", publicKey: false };
     if (urlOf(ctx.request).searchParams.has("token"))
       throw unauthorized(
         "A resume token is accepted only on the events route of its own reply; send 'Authorization: Bearer <API key>'.",
       );
     throw unauthorized("Missing Authorization header; send 'Authorization: Bearer <API key>'.");
   }
+  const token = /^Bearer +(pvt_\S+) *$/i.exec(header)?.[1];
+  if (token) {
+    const claims = await verifyVisitorToken(db, token, now);
+    if (!claims) throw unauthorized("Invalid visitor token: open a session (POST /v1/widget/sessions) for a new one.");
+    return { hash: (await keyHashOf(db, claims.keyId)) ?? "", publicKey: true, claims };
+  }
   const secret = bearerSecret(header);
   if (!secret) throw unauthorized("Malformed Authorization header; expected 'Bearer prl_…'.");
-  return hashSecret(secret);
+  return { hash: await hashSecret(secret), publicKey: secret.startsWith("pk_") };
 }

@@ -1,6 +1,7 @@
 /** /keys (admin): create, page, read, change and revoke API keys over HTTP — the CLI's `keys …` services. */
 import { Elysia } from "elysia";
 import type { Logger } from "../config/logger.ts";
+import type { KeyRole } from "../contract/keys.ts";
 import { jsonBody } from "../http/body.ts";
 import { requestIdsAndErrors } from "../http/core.ts";
 import { decodeCursor } from "../http/cursor.ts";
@@ -13,6 +14,7 @@ import { type AdmissionDeps, adminAdmission } from "./index.ts";
 import { wireExpiry } from "./key-input.ts";
 import { createKey, getKey, pageKeys, revokeKey, updateKey } from "./keys-admin.ts";
 import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, KeyParams, toApiKey, UpdateKey } from "./model.ts";
+import { WIDGET_FIELDS, type WidgetFields } from "./public-key-input.ts";
 
 const keyNotFound = (id: string) => notFound("API key", id, "id");
 
@@ -26,14 +28,15 @@ const keyFields = <B extends KeyBody>(body: B) => ({
   role: body.role as B["role"],
   knowledgeBaseIds: body.knowledge_base_ids,
   expiresAt: wireExpiry(body.expires_at),
+  widget: Object.fromEntries(WIDGET_FIELDS.map((f) => [f, body[f]])) as WidgetFields,
 });
-interface KeyBody {
+interface KeyBody extends WidgetFields {
   name?: string;
   plan?: string;
   rpm?: number | null;
   rpd?: number | null;
   tpd?: number | null;
-  role?: "admin" | "chat";
+  role?: KeyRole;
   knowledge_base_ids?: string[];
   expires_at?: string | null;
 }

@@ -7,6 +7,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { ErrorPayload } from "../contract/errors.ts";
 import type { Db } from "../db/client.ts";
+import type { Owner } from "../db/owner.ts";
 import { idempotencyKeys, type MessageRow } from "../db/schema.ts";
 import { ApiError } from "../http/errors.ts";
 import { sha256Hex } from "../primitives.ts";
@@ -121,10 +122,11 @@ export const inProgress = () =>
  */
 export async function claimOrReplay(
   deps: ChatDeps,
-  keyId: string,
+  owner: Owner,
   { key, hash }: { key: string; hash: string },
   stream: boolean,
 ): Promise<MessageRow | null> {
+  const keyId = owner.keyId;
   let found = await claim(deps.db, keyId, key, hash, deps.now());
   if (found.kind === "first") return null;
   for (let waited = 0; found.kind === "pending" && stream && waited < PENDING_WAIT_MS; waited += 50) {
@@ -140,7 +142,7 @@ export async function claimOrReplay(
   if (found.kind === "error") {
     throw new ApiError(found.error.code, found.error.message, found.error.param ? { param: found.error.param } : {});
   }
-  const message = await deps.replies.find(keyId, found.messageId);
+  const message = await deps.replies.find(owner, found.messageId);
   if (!message)
     throw new ApiError("not_found", "The reply of this Idempotency-Key's request was deleted with its conversation.");
   return message;

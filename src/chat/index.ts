@@ -17,7 +17,7 @@ export { type ReplyRequest, type StartedReply, startReply } from "./reply.ts";
 export const chatRoutes = (deps: ChatDeps) => {
   return new Elysia({ tags: ["Chat"] })
     .use(requestIdsAndErrors(deps.logger))
-    .use(admission(deps))
+    .use(admission(deps, { visitors: true }))
     .use(jsonBody(deps.options.maxBodyBytes))
     .post("/chat", answerChat(deps), {
       body: chatBody(deps.options.maxMessageChars),

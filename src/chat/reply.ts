@@ -18,6 +18,7 @@ import {
   titleFrom,
 } from "../conversations/index.ts";
 import type { Db } from "../db/client.ts";
+import { ownerOf } from "../db/owner.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
 import { ApiError, notFound } from "../http/errors.ts";
 import { defaultKnowledgeBaseFor, mayUse, resolveKnowledgeBase } from "../knowledge/index.ts";
@@ -124,9 +125,12 @@ export async function startReply(deps: ChatDeps, req: ReplyRequest): Promise<Sta
     const { param, name } = req.field ?? { param: "message", name: "field 'message'" };
     throw new ApiError("invalid_request", `Invalid ${name}: ${problem}.`, { param });
   }
-  const idemKey = req.idempotency?.key == null ? null : idempotencyKeyOf(req.idempotency.key);
+  const owner = ownerOf(req.key);
+  // A public key's visitors share its key id: each visitor's Idempotency-Keys are its own.
+  const given = req.idempotency?.key == null ? null : idempotencyKeyOf(req.idempotency.key);
+  const idemKey = given !== null && owner.visitorId ? `visitor:${owner.visitorId}:${given}` : given;
   const idem = idemKey === null ? undefined : { key: idemKey, hash: await req.idempotency!.hash() };
-  const replay = idem ? await claimOrReplay(deps, req.key.id, idem, req.stream) : null;
+  const replay = idem ? await claimOrReplay(deps, owner, idem, req.stream) : null;
   if (replay) return { reply: replay, replayed: true, knowledgeBaseId: null };
   const startedAt = performance.now();
   try {
@@ -186,7 +190,7 @@ const conversationNotFound = (id: string) => notFound("conversation", id, "conve
  */
 async function prepareReply(
   db: Db,
-  key: Pick<ApiKeyInfo, "id" | "role" | "knowledgeBaseIds">,
+  key: Pick<ApiKeyInfo, "id" | "role" | "knowledgeBaseIds" | "visitor">,
   message: string,
   conversationId: string | null | undefined,
   at: Date,
@@ -199,7 +203,8 @@ async function prepareReply(
   if (conversationId == null) {
     const kbId = named ?? (await defaultKnowledgeBaseFor(db, key));
     const title = titleFrom(earlier.find((t) => t.role === "user")?.content ?? message);
-    const conversation = { id: newId("conv"), keyId, kbId, title, createdAt: at, updatedAt: at };
+    const visitorId = key.visitor?.id ?? null;
+    const conversation = { id: newId("conv"), keyId, visitorId, kbId, title, createdAt: at, updatedAt: at };
     // The message's id is made after the conversation's: (created_at, id) orders the turn.
     return {
       conversation,
@@ -212,7 +217,7 @@ async function prepareReply(
       knowledgeBaseId: kbId,
     };
   }
-  const conversation = isId("conv", conversationId) ? await findConversation(db, keyId, conversationId) : null;
+  const conversation = isId("conv", conversationId) ? await findConversation(db, ownerOf(key), conversationId) : null;
   if (!conversation) throw conversationNotFound(conversationId);
   if (named !== undefined && named !== conversation.kbId) {
     throw new ApiError(

@@ -18,6 +18,8 @@ export interface Sweeper {
 export function startSweeper(
   deps: { db: Db; now: () => number; logger: Logger; replies: Pick<Replies, "expire" | "compact"> },
   everyMs: number,
+  /** Other features' expired rows to drop on the same beat (the widget's counters and spent proofs). */
+  also: ((db: Db, now: number) => Promise<void>)[] = [],
 ): Sweeper {
   let running = false;
   const timer = setInterval(async () => {
@@ -28,6 +30,7 @@ export function startSweeper(
       if (ended.length) deps.logger.warn({ message_ids: ended }, "replies whose instance stopped were ended as failed");
       await purgeExpired(deps.db, deps.now());
       await deps.replies.compact();
+      for (const forget of also) await forget(deps.db, deps.now());
     } catch (error) {
       // The store may be closing or down; the next sweep (or any reader) tries again.
       deps.logger.debug({ error }, "sweep failed");

@@ -47,6 +47,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
       REPLY_LEASE_MS: option("replyLeaseMs"),
       REPLY_FLUSH_MS: option("replyFlushMs"),
       REPLY_EVENTS_RETENTION: option("replyEventsRetentionS"),
+      VISITOR_TOKEN_TTL_MS: option("visitorTokenTtlMs"),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
       LOG_FORMAT: z.enum(["json", "text"]).default("json"),
       CORS_ORIGINS: z
@@ -181,6 +182,7 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     replyFlushMs: env.REPLY_FLUSH_MS,
     trustProxy: env.TRUST_PROXY,
     replyEventsRetentionS: env.REPLY_EVENTS_RETENTION,
+    visitorTokenTtlMs: env.VISITOR_TOKEN_TTL_MS,
     sources: {
       allowPrivateNetworks: env.SOURCES_ALLOW_PRIVATE_NETWORKS,
       maxInFlightPerHost: env.SOURCES_MAX_IN_FLIGHT_PER_HOST,

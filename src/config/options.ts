@@ -50,6 +50,8 @@ export interface ParleyOptions {
   trustProxy: number;
   /** Origins allowed by CORS (the standalone app only; a host app uses its own CORS). Unset: no CORS. */
   corsOrigins?: CorsOrigins;
+  /** How long a visitor token (a public key's session, POST /v1/widget/sessions) is valid. */
+  visitorTokenTtlMs: number;
   /** Web sources; see SourceOptions. */
   sources: SourceOptions;
 }
@@ -85,6 +87,7 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   replyLeaseMs: 10_000,
   replyFlushMs: 100,
   replyEventsRetentionS: 86_400,
+  visitorTokenTtlMs: 3_600_000,
   sources: {
     allowPrivateNetworks: false,
     maxInFlightPerHost: 2,
@@ -114,6 +117,7 @@ export const BOUNDS = {
   replyFlushMs: { min: 10, max: 1_000 },
   replyEventsRetentionS: { min: 0, max: 10 * 366 * 86_400 },
   planLimit: { min: 1, max: INT4_MAX },
+  visitorTokenTtlMs: { min: 60_000, max: 86_400_000 },
   maxInFlightPerHost: { min: 1, max: 32 },
   sourceLeaseMs: { min: 1_000, max: 3_600_000 },
   sourceRequestTimeoutMs: { min: 100, max: 120_000 },
@@ -138,6 +142,7 @@ export function checkOptions(options: ParleyOptions): void {
     "replyLeaseMs",
     "replyFlushMs",
     "replyEventsRetentionS",
+    "visitorTokenTtlMs",
   ] as const)
     checkBound(`options.${name}`, options[name], BOUNDS[name]);
   for (const [plan, l] of Object.entries(options.plans)) {

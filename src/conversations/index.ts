@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { type AdmissionDeps, admission } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
+import { ownerOf } from "../db/owner.ts";
 import { requestIdsAndErrors, urlOf } from "../http/core.ts";
 import { decodeCursor } from "../http/cursor.ts";
 import { ApiError, notFound } from "../http/errors.ts";
@@ -36,12 +37,13 @@ function plainLimit({ request }: { request: Request }) {
 export const conversationRoutes = (deps: AdmissionDeps & { logger: Logger; replies: Pick<Replies, "expireStale"> }) =>
   new Elysia({ prefix: "/conversations", tags: ["Conversations"] })
     .use(requestIdsAndErrors(deps.logger))
-    .use(admission(deps))
+    // A visitor lists and reads its own conversations; deleting is its key's owner's business.
+    .use(admission(deps, { visitors: (request) => request.method === "GET" || request.method === "HEAD" }))
     .get(
       "",
       async ({ query, apiKey }) => {
         const cursor = query.cursor === undefined ? null : await decodeCursor(deps.db, query.cursor);
-        const page = await listConversations(deps.db, apiKey.id, query.limit ?? 20, cursor);
+        const page = await listConversations(deps.db, ownerOf(apiKey), query.limit ?? 20, cursor);
         return {
           data: page.rows.map(toSummary),
           pagination: { has_more: page.hasMore, next_cursor: page.nextCursor },
@@ -109,7 +111,7 @@ export const conversationRoutes = (deps: AdmissionDeps & { logger: Logger; repli
     .delete(
       "/:id",
       async ({ params, apiKey }) => {
-        if (!isId("conv", params.id) || !(await deleteConversation(deps.db, apiKey.id, params.id))) {
+        if (!isId("conv", params.id) || !(await deleteConversation(deps.db, ownerOf(apiKey), params.id))) {
           throw conversationNotFound(params.id);
         }
         // An explicit empty Response: an empty handler result with status 204 makes Deno.serve

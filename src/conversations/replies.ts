@@ -13,6 +13,7 @@
 import { Elysia } from "elysia";
 import { type AdmissionDeps, admission, type Credential } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
+import { type Owner, ownerOf } from "../db/owner.ts";
 import { requestIdsAndErrors, urlOf } from "../http/core.ts";
 import { ApiError } from "../http/errors.ts";
 import { ErrorResponses } from "../http/model.ts";
@@ -69,10 +70,10 @@ const resumeToken =
   };
 
 export const replyRoutes = (deps: ReplyDeps) => {
-  const find = async (keyId: string, p: { id: string; message_id: string }) => {
+  const find = async (owner: Owner, p: { id: string; message_id: string }) => {
     // A reply whose instance died ends here as failed if its lease has passed, not a poll later.
     const reply =
-      isId("conv", p.id) && isId("msg", p.message_id) ? await deps.replies.findState(keyId, p.message_id, p.id) : null;
+      isId("conv", p.id) && isId("msg", p.message_id) ? await deps.replies.findState(owner, p.message_id, p.id) : null;
     if (!reply) throw notFound();
     return reply;
   };
@@ -81,12 +82,12 @@ export const replyRoutes = (deps: ReplyDeps) => {
   const route = (credential?: Credential) =>
     new Elysia({ prefix: "/conversations/:id/messages/:message_id", tags: ["Conversations"] })
       .use(requestIdsAndErrors(deps.logger))
-      .use(admission(deps, { credential }));
+      .use(admission(deps, { credential, visitors: true }));
   const events = route(resumeToken(deps.replies)).get(
     "/events",
     async ({ params, apiKey, request }) => {
       const after = afterOf(request);
-      const reply = await find(apiKey.id, params);
+      const reply = await find(ownerOf(apiKey), params);
       // At or past the end of an ended reply: 204, so an EventSource stops reconnecting.
       const stream = await deps.replies.resume(reply, after);
       return (stream ? stream.response() : new Response(null, { status: 204 })) as never;
@@ -130,9 +131,9 @@ export const replyRoutes = (deps: ReplyDeps) => {
   const stop = route().post(
     "/stop",
     async ({ params, apiKey }) => {
-      const state = await find(apiKey.id, params);
+      const state = await find(ownerOf(apiKey), params);
       if (state.status === "in_progress") await deps.replies.stop(state.id); // else ended: nothing to do
-      const reply = await deps.replies.find(apiKey.id, state.id, state.conversationId);
+      const reply = await deps.replies.find(ownerOf(apiKey), state.id, state.conversationId);
       if (!reply) throw notFound(); // its conversation was deleted meanwhile
       return toReply(reply);
     },

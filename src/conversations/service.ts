@@ -4,8 +4,13 @@
  */
 import { and, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import { type Owner, ownedBy, ownerOf } from "../db/owner.ts";
 import { getOrCreate } from "../db/rows.ts";
 import type { ConversationRow, MessageRow } from "../db/schema.ts";
+
+/** A key as a conversation read sees it: an admin key reads any; others (and visitors) their own. */
+type ReadingKey = { id: string; role: string; visitor?: { id: string } };
+
 import { conversations, messageFeedback, messages } from "../db/schema.ts";
 import { type Cursor, encodeCursor } from "../http/cursor.ts";
 import { newId } from "../primitives.ts";
@@ -44,8 +49,8 @@ export function titleFrom(message: string): string {
 export const insertConversation =
   (row: ConversationRow): ReplyWrite =>
   () =>
-    sql`insert into ${conversations} (id, key_id, kb_id, title, created_at, updated_at)
-      values (${row.id}, ${row.keyId}, ${row.kbId}, ${row.title}, ${row.createdAt.toISOString()}::timestamptz, ${row.updatedAt.toISOString()}::timestamptz)`;
+    sql`insert into ${conversations} (id, key_id, visitor_id, kb_id, title, created_at, updated_at)
+      values (${row.id}, ${row.keyId}, ${row.visitorId}, ${row.kbId}, ${row.title}, ${row.createdAt.toISOString()}::timestamptz, ${row.updatedAt.toISOString()}::timestamptz)`;
 
 export const insertUserMessage =
   (conversationId: string, content: string, at: Date): ReplyWrite =>
@@ -74,20 +79,20 @@ export const insertEarlierTurns =
       from json_to_recordset(${JSON.stringify(rows)}::json) as v(id text, role text, content text, created_at timestamptz)`;
   };
 
-export async function findConversation(db: Db, keyId: string, id: string): Promise<ConversationRow | null> {
+export async function findConversation(db: Db, owner: Owner, id: string): Promise<ConversationRow | null> {
   const [row] = await db
     .select()
     .from(conversations)
-    .where(and(eq(conversations.id, id), eq(conversations.keyId, keyId)));
+    .where(and(eq(conversations.id, id), ownedBy(owner)));
   return row ?? null;
 }
 
 /** Conversation `id` if `key` may read it: its own, or any for an admin key (it reads every key's feedback). */
-export async function readableConversation(db: Db, key: { id: string; role: string }, id: string) {
+export async function readableConversation(db: Db, key: ReadingKey, id: string) {
   const [row] = await db
     .select()
     .from(conversations)
-    .where(and(eq(conversations.id, id), key.role === "admin" ? undefined : eq(conversations.keyId, key.id)));
+    .where(and(eq(conversations.id, id), key.role === "admin" ? undefined : ownedBy(ownerOf(key))));
   return row ?? null;
 }
 
@@ -95,7 +100,7 @@ export async function readableConversation(db: Db, key: { id: string; role: stri
  * The latest user message of conversation `id`, when `key` may read it (its own; an admin key
  * any, as it reads every key's feedback), else null: the context a search is run in.
  */
-export async function lastQuestionOf(db: Db, key: { id: string; role: string }, id: string): Promise<string | null> {
+export async function lastQuestionOf(db: Db, key: ReadingKey, id: string): Promise<string | null> {
   const [row] = await db
     .select({ content: messages.content })
     .from(messages)
@@ -104,7 +109,7 @@ export async function lastQuestionOf(db: Db, key: { id: string; role: string }, 
       and(
         eq(conversations.id, id),
         eq(messages.role, "user"),
-        key.role === "admin" ? undefined : eq(conversations.keyId, key.id),
+        key.role === "admin" ? undefined : ownedBy(ownerOf(key)),
       ),
     )
     .orderBy(desc(messages.createdAt), desc(messages.id))
@@ -119,37 +124,44 @@ export async function lastQuestionOf(db: Db, key: { id: string; role: string }, 
  * prepared once per database: this is the hot read.
  */
 function pageStatements(db: Db) {
-  const base = (after?: SQL) =>
+  const base = (visitor: boolean, after?: SQL) =>
     db
       .select()
       .from(conversations)
-      .where(and(eq(conversations.keyId, sql.placeholder("key")), after))
+      .where(
+        and(
+          eq(conversations.keyId, sql.placeholder("key")),
+          // A visitor's own range of its index (conversations_visitor_created_idx).
+          visitor ? eq(conversations.visitorId, sql.placeholder("visitor")) : undefined,
+          after,
+        ),
+      )
       .orderBy(desc(conversations.createdAt), desc(conversations.id))
       .limit(sql.placeholder("limit"));
+  const after = sql`(${conversations.createdAt}, ${conversations.id}) < (${sql.placeholder("at")}::timestamptz, ${sql.placeholder("id")})`;
   return {
-    first: base().prepare("parley_conversations_first"),
-    after: base(
-      sql`(${conversations.createdAt}, ${conversations.id}) < (${sql.placeholder("at")}::timestamptz, ${sql.placeholder("id")})`,
-    ).prepare("parley_conversations_after"),
+    first: base(false).prepare("parley_conversations_first"),
+    after: base(false, after).prepare("parley_conversations_after"),
+    visitorFirst: base(true).prepare("parley_conversations_visitor_first"),
+    visitorAfter: base(true, after).prepare("parley_conversations_visitor_after"),
   };
 }
 const pages = new WeakMap<Db, ReturnType<typeof pageStatements>>();
 
 export async function listConversations(
   db: Db,
-  keyId: string,
+  owner: Owner,
   limit: number,
   cursor: Cursor | null,
 ): Promise<ConversationPage> {
   const statements = getOrCreate(pages, db, () => pageStatements(db));
+  const who = { key: owner.keyId, visitor: owner.visitorId ?? undefined, limit: limit + 1 };
+  const [first, after] = owner.visitorId
+    ? [statements.visitorFirst, statements.visitorAfter]
+    : [statements.first, statements.after];
   const rows = cursor
-    ? await statements.after.execute({
-        key: keyId,
-        limit: limit + 1,
-        at: new Date(cursor.createdAt).toISOString(),
-        id: cursor.id,
-      })
-    : await statements.first.execute({ key: keyId, limit: limit + 1 });
+    ? await after.execute({ ...who, at: new Date(cursor.createdAt).toISOString(), id: cursor.id })
+    : await first.execute(who);
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
@@ -211,10 +223,10 @@ export async function pageMessages(
 }
 
 /** Deletes a conversation (its messages cascade); false when the key has no such conversation. */
-export async function deleteConversation(db: Db, keyId: string, id: string): Promise<boolean> {
+export async function deleteConversation(db: Db, owner: Owner, id: string): Promise<boolean> {
   const rows = await db
     .delete(conversations)
-    .where(and(eq(conversations.id, id), eq(conversations.keyId, keyId)))
+    .where(and(eq(conversations.id, id), ownedBy(owner)))
     .returning({ id: conversations.id });
   return rows.length === 1;
 }

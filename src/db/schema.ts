@@ -18,77 +18,17 @@ import {
   uniqueIndex,
 } from "drizzle-orm/pg-core";
 import { MESSAGE_STATUSES } from "../contract/events.ts";
-import { KEY_ROLES } from "../contract/keys.ts";
-import { PLANS } from "../contract/plans.ts";
 import { MESSAGE_ROLES } from "../contract/resources.ts";
+import { apiKeys } from "./schema-keys.ts";
 import { knowledgeBases } from "./schema-knowledge.ts";
 
+export * from "./schema-keys.ts";
 export * from "./schema-knowledge.ts";
 export * from "./schema-setup.ts";
 export * from "./schema-sources.ts";
+export * from "./schema-widget.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
-
-/** API keys: only the SHA-256 of the secret is stored, plus a short prefix to recognise it by. */
-export const apiKeys = pgTable(
-  "api_keys",
-  {
-    id: text("id").primaryKey(),
-    name: text("name").notNull(),
-    hash: text("hash").notNull(),
-    prefix: text("prefix").notNull(),
-    plan: text("plan", { enum: PLANS }).notNull(),
-    /** Per-key overrides; null means "the plan's default". */
-    rpm: integer("rpm"),
-    rpd: integer("rpd"),
-    /** Optional daily token budget (input + output, UTC day); null means none. */
-    tpd: integer("tpd"),
-    /** `admin` keys manage knowledge bases, documents and keys; `chat` keys (the default) only use them. */
-    role: text("role", { enum: KEY_ROLES }).notNull().default("chat"),
-    createdAt: ts("created_at").notNull(),
-    revokedAt: ts("revoked_at"),
-    /** A key past this instant is refused with 401 `key_expired`; null: never expires. */
-    expiresAt: ts("expires_at"),
-    /** Written at most once a minute per key (auth/keys.ts), so the hot path stays read-only. */
-    lastUsedAt: ts("last_used_at"),
-  },
-  (t) => [
-    uniqueIndex("api_keys_hash_uq").on(t.hash),
-    index("api_keys_created_idx").on(t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
-  ],
-);
-
-/** Which knowledge bases a (chat) key may use; deleting either side removes the grant. */
-export const keyKnowledgeBases = pgTable(
-  "key_knowledge_bases",
-  {
-    keyId: text("key_id")
-      .notNull()
-      .references(() => apiKeys.id, { onDelete: "cascade" }),
-    kbId: text("kb_id")
-      .notNull()
-      .references(() => knowledgeBases.id, { onDelete: "cascade" }),
-  },
-  (t) => [primaryKey({ columns: [t.keyId, t.kbId] }), index("key_knowledge_bases_kb_idx").on(t.kbId)],
-);
-
-/**
- * One row per key: the last minute's admitted requests (a sliding log, ratelimit/service.ts) and
- * the day's count. A single INSERT … ON CONFLICT … DO UPDATE … WHERE decides and records.
- */
-export const rateLimits = pgTable("rate_limits", {
-  keyId: text("key_id")
-    .primaryKey()
-    .references(() => apiKeys.id, { onDelete: "cascade" }),
-  /** The previous release's log: kept one release for rolling deploys (drizzle/0023). */
-  hits: bigint("hits", { mode: "number" }).array().notNull().default(sql`'{}'::bigint[]`),
-  counts: integer("counts").array().notNull().default(sql`'{}'::integer[]`),
-  /** Buckets' last ms, ascending, and running counts (one longer): ratelimit/service.ts. */
-  ends: bigint("ends", { mode: "number" }).array().notNull().default(sql`'{}'::bigint[]`),
-  cum: bigint("cum", { mode: "number" }).array().notNull().default(sql`'{0}'::bigint[]`),
-  day: date("day", { mode: "string" }).notNull(),
-  dayCount: integer("day_count").notNull(),
-});
 
 export const conversations = pgTable(
   "conversations",
@@ -97,6 +37,8 @@ export const conversations = pgTable(
     keyId: text("key_id")
       .notNull()
       .references(() => apiKeys.id, { onDelete: "cascade" }),
+    /** A public key's visitor who owns it (with the key); null for a conversation of the key itself. */
+    visitorId: text("visitor_id"),
     title: text("title").notNull(),
     /** The knowledge base its replies search and cite; null once that knowledge base is deleted (nothing is cited). */
     kbId: text("kb_id").references(() => knowledgeBases.id, { onDelete: "set null" }),
@@ -107,6 +49,10 @@ export const conversations = pgTable(
   // match `ORDER BY created_at DESC, id DESC`, so the page is an index range scan at any depth.
   (t) => [
     index("conversations_key_created_idx").on(t.keyId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+    // A visitor's list walks its own range; the key's other conversations are not in it.
+    index("conversations_visitor_created_idx")
+      .on(t.keyId, t.visitorId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.visitorId} is not null`),
   ],
 );
 

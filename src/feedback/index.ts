@@ -7,6 +7,7 @@ import { Elysia } from "elysia";
 import { type AdmissionDeps, adminAdmission, admission } from "../auth/index.ts";
 import type { Logger } from "../config/logger.ts";
 import { Feedback } from "../conversations/index.ts";
+import { ownerOf } from "../db/owner.ts";
 import { jsonBody } from "../http/body.ts";
 import { requestIdsAndErrors } from "../http/core.ts";
 import { decodeCursor, encodeCursor } from "../http/cursor.ts";
@@ -51,11 +52,11 @@ const ownedIds = (p: { id: string; message_id: string }) => isId("conv", p.id) &
 export const feedbackRoutes = (deps: AdmissionDeps & { logger: Logger }) =>
   new Elysia({ tags: ["Feedback"] })
     .use(requestIdsAndErrors(deps.logger))
-    .use(admission(deps))
+    .use(admission(deps, { visitors: true }))
     .delete(
       "/conversations/:id/messages/:message_id/feedback",
       async ({ params, apiKey }) => {
-        const r = { keyId: apiKey.id, conversationId: params.id, messageId: params.message_id };
+        const r = { owner: ownerOf(apiKey), conversationId: params.id, messageId: params.message_id };
         const out = ownedIds(params) ? await deleteFeedback(deps.db, r) : "not_found";
         // in_progress cannot come back here (a running reply has no rating to remove): 204.
         if (out === "not_found" || out === "not_assistant") throw refused(out, params.message_id);
@@ -80,7 +81,7 @@ export const feedbackRoutes = (deps: AdmissionDeps & { logger: Logger }) =>
       "/conversations/:id/messages/:message_id/feedback",
       async ({ params, body, apiKey }) => {
         const at = new Date(deps.now());
-        const r = { keyId: apiKey.id, conversationId: params.id, messageId: params.message_id };
+        const r = { owner: ownerOf(apiKey), conversationId: params.id, messageId: params.message_id };
         const out = ownedIds(params)
           ? await putFeedback(deps.db, { ...r, rating: body.rating, comment: body.comment ?? null, at })
           : "not_found";

@@ -7,6 +7,7 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Rating } from "../contract/operate.ts";
 import type { Db } from "../db/client.ts";
+import { type Owner, ownedBy, ownedByRaw } from "../db/owner.ts";
 import { rowsOf } from "../db/rows.ts";
 import { conversations, messages } from "../db/schema.ts";
 
@@ -22,7 +23,7 @@ const ts = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
 export async function putFeedback(
   db: Db,
-  r: { keyId: string; conversationId: string; messageId: string; rating: Rating; comment: string | null; at: Date },
+  r: { owner: Owner; conversationId: string; messageId: string; rating: Rating; comment: string | null; at: Date },
 ): Promise<StoredFeedback | Refusal> {
   const rows = await rowsOf<StoredFeedback>(
     db,
@@ -30,7 +31,7 @@ export async function putFeedback(
     insert into message_feedback (message_id, key_id, rating, comment, updated_at)
     select m.id, c.key_id, ${r.rating}, ${r.comment}, ${ts(r.at)}
     from messages m join conversations c on c.id = m.conversation_id
-    where m.id = ${r.messageId} and m.conversation_id = ${r.conversationId} and c.key_id = ${r.keyId}
+    where m.id = ${r.messageId} and m.conversation_id = ${r.conversationId} and ${ownedByRaw("c", r.owner)}
       and m.role = 'assistant' and m.status <> 'in_progress'
     on conflict (message_id) do update
       set rating = excluded.rating, comment = excluded.comment, updated_at = excluded.updated_at
@@ -43,14 +44,14 @@ export async function putFeedback(
 /** Removes the rating; false when the message is not this key's (a message without one: true). */
 export async function deleteFeedback(
   db: Db,
-  r: { keyId: string; conversationId: string; messageId: string },
+  r: { owner: Owner; conversationId: string; messageId: string },
 ): Promise<boolean | Refusal> {
   const rows = await rowsOf<{ id: string }>(
     db,
     sql`
     with m as (
       select m.id from messages m join conversations c on c.id = m.conversation_id
-      where m.id = ${r.messageId} and m.conversation_id = ${r.conversationId} and c.key_id = ${r.keyId}
+      where m.id = ${r.messageId} and m.conversation_id = ${r.conversationId} and ${ownedByRaw("c", r.owner)}
         and m.role = 'assistant'
     ),
     d as (delete from message_feedback where message_id in (select id from m))
@@ -59,18 +60,12 @@ export async function deleteFeedback(
   return rows.length === 1 ? true : whyNot(db, r);
 }
 
-async function whyNot(db: Db, r: { keyId: string; conversationId: string; messageId: string }): Promise<Refusal> {
+async function whyNot(db: Db, r: { owner: Owner; conversationId: string; messageId: string }): Promise<Refusal> {
   const [m] = await db
     .select({ role: messages.role, status: messages.status })
     .from(messages)
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-    .where(
-      and(
-        eq(messages.id, r.messageId),
-        eq(messages.conversationId, r.conversationId),
-        eq(conversations.keyId, r.keyId),
-      ),
-    );
+    .where(and(eq(messages.id, r.messageId), eq(messages.conversationId, r.conversationId), ownedBy(r.owner)));
   if (!m) return "not_found";
   if (m.role !== "assistant") return "not_assistant";
   return "in_progress";

@@ -9,7 +9,7 @@ import { type CorsOrigins, originAllowed } from "../config/cors-origins.ts";
 /** Headers a browser client sends: the key, JSON bodies, idempotent retries, SSE resume. */
 const ALLOW_HEADERS =
   "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id, X-Parley-Conversation-Id, Mcp-Protocol-Version, Mcp-Session-Id";
-const ALLOW_METHODS = "GET, POST, PATCH, DELETE, OPTIONS";
+const ALLOW_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
 /** What a page may read: the limits, when to retry, and the id to quote in a report. */
 const EXPOSE_HEADERS =
   "RateLimit, RateLimit-Policy, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, X-Parley-Conversation-Id, Mcp-Session-Id";

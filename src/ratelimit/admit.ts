@@ -12,7 +12,7 @@ import type { KeyRole } from "../contract/keys.ts";
 import type { Plan } from "../contract/plans.ts";
 import type { Db } from "../db/client.ts";
 import { getOrCreate } from "../db/rows.ts";
-import { apiKeys, rateLimits } from "../db/schema.ts";
+import { apiKeys, rateLimits, type StoredWidgetSettings } from "../db/schema.ts";
 import {
   admissionReturning,
   admissionUpdate,
@@ -23,9 +23,9 @@ import {
   firstLog,
   limiterState,
   MINUTE_MS,
-  tokensTodaySql,
   utcDay,
 } from "./service.ts";
+import { tokensTodaySql } from "./token-budget.ts";
 
 /** What an authenticated request knows about its caller. */
 export interface ApiKeyInfo {
@@ -43,6 +43,16 @@ export interface ApiKeyInfo {
   tpd: number | null;
   /** Tokens used on the request's UTC day, read only for a key with a budget (else null). */
   tokensToday: number | null;
+  /** A public key's widget settings; null for the other roles. */
+  widget: StoredWidgetSettings | null;
+  /** The visitor a public key's visitor token names (auth/ sets it after verifying the token). */
+  visitor?: Visitor;
+}
+
+/** A public key's visitor: who, and from which page origin (the token binds both). */
+export interface Visitor {
+  id: string;
+  origin: string;
 }
 
 /** usage/'s part: counting a refused request in `usage_daily`, which usage/ owns (usage/counts.ts). */
@@ -76,6 +86,7 @@ const keyColumns = {
   lastUsedAt: apiKeys.lastUsedAt,
   tpd: apiKeys.tpd,
   tokensToday: tokensTodaySql(p("day")).as("tokens_today"),
+  widget: apiKeys.widget,
 };
 const liveKey = and(eq(apiKeys.hash, p("hash")), isNull(apiKeys.revokedAt));
 /** An expired key is never admitted (nor counted); the state read then tells 401 key_expired. */
@@ -139,8 +150,9 @@ function gateStatement(db: Db) {
       lastUsedAt: sql<Date | null>`${from("last_used_at")}`.mapWith(apiKeys.lastUsedAt),
       tpd: sql<number | null>`${from("tpd")}`,
       tokensToday: sql<number | null>`${from("tokens_today")}`,
+      widget: sql<StoredWidgetSettings | null>`${from("widget")}`,
     })
-    .prepare("parley_gate_admit_v5");
+    .prepare("parley_gate_admit_v6");
 }
 
 /**
@@ -156,7 +168,7 @@ const stateStatement = (db: Db, refusals: RefusalCount) => {
     .from(apiKeys)
     .leftJoin(rateLimits, eq(rateLimits.keyId, apiKeys.id))
     .where(liveKey)
-    .prepare("parley_gate_state_v5");
+    .prepare("parley_gate_state_v6");
 };
 
 const gates = new WeakMap<Db, { admit: ReturnType<typeof gateStatement>; state: ReturnType<typeof stateStatement> }>();
@@ -210,6 +222,7 @@ export const apiKeyOf = ({
   lastUsedAt,
   tpd,
   tokensToday,
+  widget,
 }: ApiKeyInfo): ApiKeyInfo => ({
   id,
   name,
@@ -222,6 +235,8 @@ export const apiKeyOf = ({
   lastUsedAt: lastUsedAt == null ? null : new Date(lastUsedAt),
   tpd: tpd ?? null,
   tokensToday: tokensToday == null ? null : Number(tokensToday),
+  // From a CTE a jsonb column may come back as its text.
+  widget: typeof widget === "string" ? (JSON.parse(widget) as StoredWidgetSettings) : (widget ?? null),
 });
 const limitsOf = (row: { limitRpm: number; limitRpd: number }): PlanLimits => ({
   rpm: row.limitRpm,

@@ -19,8 +19,9 @@
  * resetting it, so skewed instances cannot reset each other's count back and forth.
  */
 import { type SQL, sql } from "drizzle-orm";
+import type { IndexColumn } from "drizzle-orm/pg-core";
 import type { PlanLimits } from "../config/options.ts";
-import { apiKeys, rateLimits, usageDaily } from "../db/schema.ts";
+import { rateLimits, type visitorRateLimits } from "../db/schema.ts";
 
 export const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -60,6 +61,23 @@ export interface AdmissionInputs {
   day: SQL;
 }
 
+/** The counter columns of a table that keeps the log (`rate_limits`, `visitor_rate_limits`), and its conflict target. */
+export interface CounterColumns {
+  ends: typeof rateLimits.ends | typeof visitorRateLimits.ends;
+  cum: typeof rateLimits.cum | typeof visitorRateLimits.cum;
+  day: typeof rateLimits.day | typeof visitorRateLimits.day;
+  dayCount: typeof rateLimits.dayCount | typeof visitorRateLimits.dayCount;
+  target: IndexColumn | IndexColumn[];
+}
+
+const KEY_COUNTERS: CounterColumns = {
+  ends: rateLimits.ends,
+  cum: rateLimits.cum,
+  day: rateLimits.day,
+  dayCount: rateLimits.dayCount,
+  target: rateLimits.keyId,
+};
+
 /** A new row's log: the current bucket, holding one request. */
 export const firstLog = (cur: SQL) => sql`array[${cur}]::bigint[], '{0,1}'::bigint[]`;
 
@@ -67,21 +85,21 @@ export const firstLog = (cur: SQL) => sql`array[${cur}]::bigint[], '{0,1}'::bigi
  * The ON CONFLICT DO UPDATE of an admission: its SET and the WHERE that makes it conditional.
  * The gate runs it in one statement with the key lookup (ratelimit/admit.ts).
  */
-export function admissionUpdate({ cur, cut, rpm, rpd, day }: AdmissionInputs) {
-  const { ends, cum } = rateLimits;
+export function admissionUpdate({ cur, cut, rpm, rpd, day }: AdmissionInputs, table: CounterColumns = KEY_COUNTERS) {
+  const { ends, cum } = table;
   const gone = sql`width_bucket(${cut}, ${ends})`; // buckets that have left the window
   const top = sql`cardinality(${cum})`;
   // The newest bucket takes this request when it is the current one (or later: a lagging clock).
   const joins = sql`coalesce(${ends}[cardinality(${ends})] >= ${cur}, false)`;
   return {
-    target: rateLimits.keyId,
+    target: table.target,
     set: {
       ends: sql`case when ${joins} then ${ends}[${gone} + 1:] else ${ends}[${gone} + 1:] || ${cur} end`,
       cum: sql`case when ${joins} then ${cum}[${gone} + 1:${top} - 1] else ${cum}[${gone} + 1:] end || (${cum}[${top}] + 1)`,
-      day: sql`greatest(${rateLimits.day}, ${day})`,
-      dayCount: sql`case when ${rateLimits.day} < ${day} then 1 else ${rateLimits.dayCount} + 1 end`,
+      day: sql`greatest(${table.day}, ${day})`,
+      dayCount: sql`case when ${table.day} < ${day} then 1 else ${table.dayCount} + 1 end`,
     },
-    setWhere: sql`${cum}[${top}] - ${cum}[${gone} + 1] < ${rpm} and (${rateLimits.day} < ${day} or ${rateLimits.dayCount} < ${rpd})`,
+    setWhere: sql`${cum}[${top}] - ${cum}[${gone} + 1] < ${rpm} and (${table.day} < ${day} or ${table.dayCount} < ${rpd})`,
   };
 }
 
@@ -184,54 +202,5 @@ export function rateLimitHeaders(d: Decision, now: number): Record<string, strin
     "x-ratelimit-reset": String(Math.ceil((now + tight.resetMs) / 1000)),
   };
   if (!d.allowed && d.retryAfterMs !== undefined) headers["retry-after"] = String(secs(d.retryAfterMs));
-  return headers;
-}
-
-// The optional daily token budget (`tpd`): input + output tokens per UTC day, counted in
-// usage_daily when a reply ends. It is checked when a request is admitted, against the tokens of
-// replies already ended that day: a key at or over its budget is refused until midnight UTC, and
-// a reply admitted under it runs to its end and counts in full (docs/api.md#token-budget).
-
-/** Today's tokens of a key with a budget, folded into the statement that reads the key (no round trip). */
-export const tokensTodaySql = (day: ReturnType<typeof sql.placeholder>) =>
-  sql<number | null>`case when ${apiKeys.tpd} is null then null else coalesce((
-    select sum(${usageDaily.inputTokens} + ${usageDaily.outputTokens}) from ${usageDaily}
-    where ${usageDaily.keyId} = ${apiKeys.id} and ${usageDaily.day} = ${day}::date), 0) end`;
-
-/** The budget's state for one request, or null for a key without one. */
-export interface TokenBudget {
-  limit: number;
-  remaining: number;
-  resetMs: number;
-  exceeded: boolean;
-}
-
-export function tokenBudget(key: { tpd: number | null; tokensToday: number | null }, now: number): TokenBudget | null {
-  if (key.tpd == null) return null;
-  const used = key.tokensToday ?? 0;
-  return {
-    limit: key.tpd,
-    remaining: Math.max(0, key.tpd - used),
-    resetMs: DAY_MS - (now % DAY_MS),
-    exceeded: used >= key.tpd,
-  };
-}
-
-/** A duration as OpenAI writes it in `x-ratelimit-reset-tokens`: `6h0m0s`, `59s`. */
-export function duration(ms: number): string {
-  const s = Math.max(0, Math.ceil(ms / 1000));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  return `${h ? `${h}h` : ""}${h || m ? `${m}m` : ""}${s % 60}s`;
-}
-
-/** The `X-RateLimit-*-Tokens` headers (OpenAI's names), plus Retry-After when refused. */
-export function tokenHeaders(b: TokenBudget): Record<string, string> {
-  const headers: Record<string, string> = {
-    "x-ratelimit-limit-tokens": String(b.limit),
-    "x-ratelimit-remaining-tokens": String(b.remaining),
-    "x-ratelimit-reset-tokens": duration(b.resetMs),
-  };
-  if (b.exceeded) headers["retry-after"] = String(Math.ceil(b.resetMs / 1000));
   return headers;
 }

@@ -7,6 +7,7 @@
  * the transforms every answer is made of. The protocols are described where they live: lease
  * (statements.ts, live-runs.ts), stop (below, `stop`), notify (notify.ts), terminal events (event-log.ts).
  */
+import type { Owner } from "../db/owner.ts";
 import type { MessageRow } from "../db/schema.ts";
 import { KeepAlive } from "../http/keep-alive.ts";
 import { COMPACT_BATCH } from "./compact.ts";
@@ -115,15 +116,15 @@ export function createReplies(deps: RepliesDeps) {
       return total;
     },
     /** The assistant message `id` if the key owns it; a running one whose lease passed is ended first. */
-    async find(keyId: string, id: string, conversationId?: string): Promise<MessageRow | null> {
-      const reply = await findOwnedReply(deps.db, keyId, id, conversationId);
-      if (reply && (await expireStale([reply]))) return findOwnedReply(deps.db, keyId, id, conversationId);
+    async find(owner: Owner, id: string, conversationId?: string): Promise<MessageRow | null> {
+      const reply = await findOwnedReply(deps.db, owner, id, conversationId);
+      if (reply && (await expireStale([reply]))) return findOwnedReply(deps.db, owner, id, conversationId);
       return reply;
     },
     /** `find` without the message's text (resume, stop): a long reply's text is large. */
-    async findState(keyId: string, id: string, conversationId?: string): Promise<ReplyState | null> {
-      const reply = await findOwnedReplyState(deps.db, keyId, id, conversationId);
-      if (reply && (await expireStale([reply]))) return findOwnedReplyState(deps.db, keyId, id, conversationId);
+    async findState(owner: Owner, id: string, conversationId?: string): Promise<ReplyState | null> {
+      const reply = await findOwnedReplyState(deps.db, owner, id, conversationId);
+      if (reply && (await expireStale([reply]))) return findOwnedReplyState(deps.db, owner, id, conversationId);
       return reply;
     },
     /**

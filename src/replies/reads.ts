@@ -5,6 +5,7 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import { type Owner, ownedBy } from "../db/owner.ts";
 import type { MessageRow } from "../db/schema.ts";
 import { conversations, messages } from "../db/schema.ts";
 import type { StoredEvent } from "./generate.ts";
@@ -104,10 +105,10 @@ const STATE_COLUMNS = {
   leaseUntil: messages.leaseUntil,
 };
 
-/** The assistant message `id` if key `keyId` owns it (through its conversation, `conversationId` when given). */
+/** The assistant message `id` if `owner` owns it (through its conversation, `conversationId` when given). */
 export async function findOwnedReply(
   db: Db,
-  keyId: string,
+  owner: Owner,
   id: string,
   conversationId?: string,
 ): Promise<MessageRow | null> {
@@ -115,14 +116,14 @@ export async function findOwnedReply(
     .select({ m: messages })
     .from(messages)
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-    .where(ownedReply(keyId, id, conversationId));
+    .where(ownedReply(owner, id, conversationId));
   return row?.m ?? null;
 }
 
 /** `findOwnedReply`'s state columns only. */
 export async function findOwnedReplyState(
   db: Db,
-  keyId: string,
+  owner: Owner,
   id: string,
   conversationId?: string,
 ): Promise<ReplyState | null> {
@@ -130,7 +131,7 @@ export async function findOwnedReplyState(
     .select(STATE_COLUMNS)
     .from(messages)
     .innerJoin(conversations, eq(conversations.id, messages.conversationId))
-    .where(ownedReply(keyId, id, conversationId));
+    .where(ownedReply(owner, id, conversationId));
   return row ?? null;
 }
 
@@ -144,11 +145,11 @@ export async function replyOwner(db: Db, id: string, conversationId: string): Pr
   return row?.keyId ?? null;
 }
 
-/** Message `id`, an assistant's, in a conversation key `keyId` owns (`conversationId` when given). */
-const ownedReply = (keyId: string, id: string, conversationId?: string) =>
+/** Message `id`, an assistant's, in a conversation `owner` owns (`conversationId` when given). */
+const ownedReply = (owner: Owner, id: string, conversationId?: string) =>
   and(
     eq(messages.id, id),
     conversationId === undefined ? undefined : eq(messages.conversationId, conversationId),
-    eq(conversations.keyId, keyId),
+    ownedBy(owner),
     eq(messages.role, "assistant"),
   );

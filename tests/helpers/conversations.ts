@@ -17,7 +17,7 @@ export async function createConversation(
   at: Date,
   kbId: string | null = null,
 ): Promise<ConversationRow> {
-  const row = { id: newId("conv"), keyId, kbId, title, createdAt: at, updatedAt: at };
+  const row = { id: newId("conv"), keyId, visitorId: null, kbId, title, createdAt: at, updatedAt: at };
   await db.insert(conversations).values(row);
   return row;
 }
