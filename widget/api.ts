@@ -8,8 +8,8 @@
 import { conversations } from "../src/client/conversations.ts";
 import { ParleyError } from "../src/client/errors.ts";
 import { followReply, type ReplyPosition, replyPath } from "../src/client/follow.ts";
-import { transport } from "../src/client/transport.ts";
-import type { ChatEvent } from "../src/client/types.ts";
+import { type Call, transport } from "../src/client/transport.ts";
+import type { ChatEvent, RequestOptions } from "../src/client/types.ts";
 import { createSession, type SessionOptions } from "./session.ts";
 
 export interface ApiOptions extends SessionOptions {
@@ -50,11 +50,41 @@ export function createApi(o: ApiOptions) {
     await c.res.body?.cancel().catch(() => {});
   };
 
+  /**
+   * A reply's events, from its POST or from `at`; after `token_expired` (a token that expired
+   * while the tab slept) the session is renewed once and the reply followed on from where it was.
+   */
+  async function* follow(
+    at: ReplyPosition | undefined,
+    post: ((opts: RequestOptions) => Promise<Call>) | undefined,
+    signal?: AbortSignal,
+  ): AsyncGenerator<ChatEvent> {
+    for (let renewed = false; ; renewed = true) {
+      auth.apiKey = await session.token(renewed);
+      const opts = { signal };
+      const events = at
+        ? followReply(send, { at: { ...at }, maxResumes: 3, opts })
+        : followReply(send, { open: () => post!(opts), reopen: true, maxResumes: 3, opts });
+      try {
+        for await (const event of events) {
+          if (event.type === "start" && event.messageId) {
+            at = { conversationId: event.conversationId, messageId: event.messageId, after: event.id ?? 0 };
+            session.conversationId = event.conversationId;
+          } else if (at && event.id !== undefined) at.after = Math.max(at.after, event.id);
+          yield event;
+        }
+        return;
+      } catch (error) {
+        if (renewed || !expired(error)) throw error;
+      }
+    }
+  }
+
   return {
     session,
 
     /** Asks `message` in the visitor's conversation (a new one when none) and yields the reply's events. */
-    async *ask(message: string, signal?: AbortSignal): AsyncGenerator<ChatEvent> {
+    ask(message: string, signal?: AbortSignal): AsyncGenerator<ChatEvent> {
       const conversation = session.conversationId;
       const body = {
         message,
@@ -68,32 +98,12 @@ export function createApi(o: ApiOptions) {
       };
       // Keyed, so a POST whose answer was lost is sent again without asking twice.
       const headers = { "idempotency-key": idempotencyKey() };
-      let at: ReplyPosition | undefined;
-      for (let renewed = false; ; renewed = true) {
-        auth.apiKey = await session.token(renewed);
-        const opts = { signal };
-        const follow = at
-          ? followReply(send, { at: { ...at }, maxResumes: 3, opts })
-          : followReply(send, {
-              open: () => send("POST", "/chat", body, opts, { headers }),
-              reopen: true,
-              maxResumes: 3,
-              opts,
-            });
-        try {
-          for await (const event of follow) {
-            if (event.type === "start" && event.messageId) {
-              at = { conversationId: event.conversationId, messageId: event.messageId, after: event.id ?? 0 };
-              session.conversationId = event.conversationId;
-            } else if (at && event.id !== undefined) at.after = Math.max(at.after, event.id);
-            yield event;
-          }
-          return;
-        } catch (error) {
-          if (renewed || !expired(error)) throw error;
-        }
-      }
+      return follow(undefined, (opts) => send("POST", "/chat", body, opts, { headers }), signal);
     },
+
+    /** The events of a reply from its start (one still running when the page was reloaded, say). */
+    resume: (conversationId: string, messageId: string, signal?: AbortSignal) =>
+      follow({ conversationId, messageId, after: 0 }, undefined, signal),
 
     /** Stops a running reply; its stream then ends with `end` (status `stopped`). */
     stop: (conversationId: string, messageId: string) =>

@@ -5,9 +5,11 @@
  * failures (limits, a site not allowed) go to a role="alert" line. The first opening asks for the
  * visitor's session (solving a proof of work if the key wants one) and shows their conversation.
  */
+
+import type { ChatEvent } from "../src/client/types.ts";
 import { type Api, createApi, describeError } from "./api.ts";
 import { type Layout, layout } from "./layout.ts";
-import { answerView, userMessage } from "./messages.ts";
+import { type AnswerView, answerView, userMessage } from "./messages.ts";
 import { CSS } from "./style.ts";
 
 const FOCUSABLE = "button,textarea,a[href],[tabindex]";
@@ -84,17 +86,27 @@ export class ParleyWidget extends HTMLElement {
     try {
       if (!this.api!.session.started) return void (await this.api!.session.token());
       const conversation = await this.api!.history();
-      for (const m of conversation?.messages ?? []) {
+      if (!conversation) return;
+      const id = conversation.id;
+      let running: { view: AnswerView; messageId: string } | undefined;
+      for (const m of conversation.messages) {
         if (m.role === "user") this.ui.log.append(userMessage(m.content));
-        else {
+        else if (m.status === "in_progress") {
+          // Still being written (the page was reloaded mid-answer): followed from its start.
+          running = { view: answerView(), messageId: m.id };
+          this.ui.log.append(running.view.el);
+        } else {
           const view = answerView(m.content);
           view.setSources(m.sources);
-          const done = m.status !== "in_progress";
-          view.finish(m.feedback?.rating ?? null, done ? (r) => this.rate(conversation!.id, m.id, r) : undefined);
+          view.finish(m.feedback?.rating ?? null, (r) => this.rate(id, m.id, r));
           this.ui.log.append(view.el);
         }
       }
-      this.ui.starters.hidden = (conversation?.messages.length ?? 0) > 0;
+      this.ui.starters.hidden = conversation.messages.length > 0;
+      if (running) {
+        const { view, messageId } = running;
+        await this.follow(view, (signal) => this.api!.resume(id, messageId, signal), { conversationId: id, messageId });
+      }
     } catch (error) {
       this.loaded = false; // try again on the next opening
       this.ui.alert.textContent = describeError(error);
@@ -154,13 +166,18 @@ export class ParleyWidget extends HTMLElement {
     this.ui.starters.hidden = true;
     const view = answerView();
     this.ui.log.append(userMessage(question), view.el);
+    await this.follow(view, (signal) => this.api!.ask(question, signal), {});
+  }
+
+  /** Streams a reply's events into `view`, with Stop and the rating buttons; failures go to the alert line. */
+  private async follow(view: AnswerView, events: (signal: AbortSignal) => AsyncIterable<ChatEvent>, ref: Partial<Run>) {
     view.el.scrollIntoView?.({ block: "end" });
-    const run: Run = { abort: new AbortController() };
+    const run: Run = { ...ref, abort: new AbortController() };
     this.streaming = run;
     this.busy(true);
     let ended = false;
     try {
-      for await (const e of this.api!.ask(question, run.abort.signal)) {
+      for await (const e of events(run.abort.signal)) {
         if (e.type === "start") Object.assign(run, { conversationId: e.conversationId, messageId: e.messageId });
         else if (e.type === "token") view.append(e.content);
         else if (e.type === "sources") view.setSources(e.sources);

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { createChallenge, verifySolution } from "altcha-lib/v1";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { widgetRoutes } from "../../src/app/widget.ts";
 import { widgetScript } from "../../src/runtime/widget-asset.ts";
@@ -22,16 +23,84 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.mi
 const SOURCES = ["https://docs.example/guide/install", "https://docs.example/faq"];
 const ANSWER = ["Parley is a **self-hostable** API", " for chat [1].\n\n", "- Install it\n- Ask [2]"];
 
-/** A fake Parley: the widget's contract, CORS for `allowed` only, and a record of what it was sent. */
+const HMAC = "fake-parley-hmac";
+const sse = (id: number, e: object) => `id: ${id}\ndata: ${JSON.stringify(e)}\n\n`;
+
+/**
+ * A fake Parley: the widget's contract, CORS for the `allowed` origins only (preflights
+ * included), a key (`pk_pow`) that requires an ALTCHA proof of work, conversations kept for
+ * reading back, a reply that waits for Stop when asked to "Take your time", and a record of what
+ * it was sent.
+ */
 function fakeParley() {
-  const state = { allowed: "", limited: false, feedback: [] as unknown[], chats: [] as unknown[] };
+  const state = {
+    allowed: new Set<string>(),
+    limited: false,
+    chats: [] as Record<string, unknown>[],
+    feedback: [] as unknown[],
+    stops: [] as string[],
+    proofs: 0,
+  };
+  const conversations = new Map<string, object[]>();
+  let stopped = Promise.withResolvers<void>();
   const files = widgetRoutes(widgetScript);
   const cors = (req: Request): Record<string, string> =>
-    req.headers.get("origin") === state.allowed
-      ? { "access-control-allow-origin": state.allowed, "access-control-expose-headers": "Retry-After, X-Request-Id" }
+    state.allowed.has(req.headers.get("origin") ?? "")
+      ? { "access-control-allow-origin": req.headers.get("origin")!, "access-control-expose-headers": "Retry-After" }
       : {};
   const json = (req: Request, status: number, body: unknown, headers: Record<string, string> = {}) =>
     Response.json(body, { status, headers: { ...cors(req), ...headers } });
+  const fail = (req: Request, status: number, code: string, headers: Record<string, string> = {}) =>
+    json(req, status, { error: { type: "x", code, message: code }, request_id: "req_1" }, headers);
+  const message = (id: string, role: string, content: string, status = "completed", sources: string[] = []) => ({
+    ...{ id, role, content, status, sources, created_at: new Date().toISOString(), usage: null, feedback: null },
+  });
+
+  async function chat(req: Request): Promise<Response> {
+    const body = (await req.json()) as { message: string; conversation_id?: string };
+    state.chats.push(body);
+    if (state.limited) return fail(req, 429, "rate_limit_exceeded", { "retry-after": "30" });
+    const n = state.chats.length;
+    const [conversationId, messageId] = [body.conversation_id ?? `conv_${n}`, `msg_${n}`];
+    const slow = body.message === "Take your time";
+    const kept = conversations.get(conversationId) ?? [];
+    kept.push(
+      message(`msg_q${n}`, "user", body.message),
+      message(messageId, "assistant", ANSWER.join(""), "completed", SOURCES),
+    );
+    conversations.set(conversationId, kept);
+    const first = [{ type: "start", conversation_id: conversationId, message_id: messageId }];
+    const rest = slow
+      ? [{ type: "end", message_id: messageId, status: "stopped", usage: null }]
+      : [
+          ...ANSWER.map((content) => ({ type: "token", content })),
+          { type: "sources", sources: SOURCES },
+          { type: "end", message_id: messageId, status: "completed", usage: null },
+        ];
+    if (slow) first.push({ type: "token", content: "Thinking it over" } as never);
+    const stream = new ReadableStream<Uint8Array>({
+      async start(c) {
+        const out = (id: number, e: object) => c.enqueue(new TextEncoder().encode(sse(id, e)));
+        for (const [i, e] of first.entries()) out(i + 1, e);
+        if (slow) await stopped.promise;
+        for (const [i, e] of rest.entries()) out(first.length + i + 1, e);
+        c.close();
+      },
+    });
+    return new Response(stream, { headers: { ...cors(req), "content-type": "text/event-stream" } });
+  }
+
+  async function session(req: Request, bearer: string): Promise<Response> {
+    const body = (await req.json()) as { proof?: string };
+    if (bearer === "pk_pow") {
+      if (!body.proof) return fail(req, 403, "proof_of_work_required");
+      if (!(await verifySolution(body.proof, HMAC))) return fail(req, 403, "permission_denied");
+      state.proofs++;
+    } else if (bearer !== "pk_test") return fail(req, 401, "unauthorized");
+    const expires = new Date(Date.now() + 3600_000).toISOString();
+    return json(req, 201, { token: "pvt_visitor", visitor_id: "vis_1", expires_at: expires });
+  }
+
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -39,39 +108,38 @@ function fakeParley() {
       const { pathname } = new URL(req.url);
       if (pathname === "/widget.js") return files.handle(req);
       if (req.method === "OPTIONS") {
-        const ok = req.headers.get("origin") === state.allowed;
         const allow = {
           "access-control-allow-methods": "GET, POST, PUT, DELETE",
           "access-control-allow-headers": "Authorization, Content-Type, Idempotency-Key, Last-Event-ID",
         };
+        const ok = state.allowed.has(req.headers.get("origin") ?? "");
         return new Response(null, { status: 204, headers: ok ? { ...cors(req), ...allow } : {} });
       }
-      const bearer = req.headers.get("authorization") ?? "";
-      if (pathname === "/v1/widget/sessions" && bearer === "Bearer pk_test") {
-        const expires = new Date(Date.now() + 3600_000).toISOString();
-        return json(req, 201, { token: "pvt_visitor", visitor_id: "vis_1", expires_at: expires });
+      const bearer = (req.headers.get("authorization") ?? "").replace(/^Bearer /, "");
+      if (pathname === "/v1/widget/sessions") return session(req, bearer);
+      if (pathname === "/v1/widget/challenges" && bearer === "pk_pow")
+        return json(req, 201, await createChallenge({ hmacKey: HMAC, maxnumber: 2000 }));
+      if (bearer !== "pvt_visitor") return fail(req, 401, "unauthorized");
+      if (pathname === "/v1/chat") return chat(req);
+      const conversation = /^\/v1\/conversations\/([^/]+)$/.exec(pathname);
+      if (conversation && conversations.has(conversation[1]!)) {
+        const messages = conversations.get(conversation[1]!);
+        const at = new Date().toISOString();
+        const pagination = { has_more: false, next_cursor: null };
+        const c = { id: conversation[1], title: "t", created_at: at, updated_at: at, knowledge_base_id: null };
+        return json(req, 200, { ...c, messages, pagination });
       }
-      if (bearer !== "Bearer pvt_visitor") return json(req, 401, { error: { code: "unauthorized", message: "no" } });
-      if (pathname === "/v1/chat") {
-        state.chats.push(await req.json());
-        if (state.limited) {
-          const error = { type: "rate_limit_error", code: "rate_limit_exceeded", message: "Slow down." };
-          return json(req, 429, { error, request_id: "req_1" }, { "retry-after": "30" });
-        }
-        const events = [
-          { type: "start", conversation_id: "conv_1", message_id: `msg_${state.chats.length}` },
-          ...ANSWER.map((content) => ({ type: "token", content })),
-          { type: "sources", sources: SOURCES },
-          { type: "end", message_id: `msg_${state.chats.length}`, status: "completed", usage: null },
-        ];
-        const body = events.map((e, i) => `id: ${i + 1}\ndata: ${JSON.stringify(e)}\n\n`).join("");
-        return new Response(body, { headers: { ...cors(req), "content-type": "text/event-stream" } });
+      if (pathname.endsWith("/stop") && req.method === "POST") {
+        state.stops.push(pathname);
+        stopped.resolve();
+        stopped = Promise.withResolvers<void>();
+        return json(req, 200, message("msg", "assistant", "Thinking it over", "stopped"));
       }
-      if (/\/feedback$/.test(pathname) && req.method === "PUT") {
+      if (pathname.endsWith("/feedback") && req.method === "PUT") {
         state.feedback.push({ path: pathname, body: await req.json() });
         return json(req, 200, { rating: "up" });
       }
-      return json(req, 404, { error: { code: "not_found", message: "no" } });
+      return fail(req, 404, "not_found");
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, state, stop: () => server.stop(true) };
@@ -81,30 +149,33 @@ describe.skipIf(!hasChromium)("the widget on a page of another origin", () => {
   let browser: Browser;
   let parley: ReturnType<typeof fakeParley>;
   let host: WidgetHost;
+  let powHost: WidgetHost;
   beforeAll(async () => {
     parley = fakeParley();
     host = startWidgetHost(parley.url, {
       "data-key": "pk_test",
       "data-starters": "What is Parley?|How do I install it?",
     });
-    parley.state.allowed = host.origin;
+    powHost = startWidgetHost(parley.url, { "data-key": "pk_pow", "data-title": "Ask the docs" });
+    parley.state.allowed.add(host.origin).add(powHost.origin);
     browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();
     host?.stop();
+    powHost?.stop();
     parley?.stop();
   });
 
   /** A fresh page on the host; `problems` collects page errors and CSP refusals. */
-  async function open(options: BrowserContextOptions = {}) {
+  async function open(options: BrowserContextOptions = {}, url = host.url, title = "Ask AI") {
     const context = await browser.newContext(options);
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(String(e)));
     page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
-    await page.goto(host.url);
-    await page.getByRole("button", { name: "Ask AI" }).waitFor();
+    await page.goto(url);
+    await page.getByRole("button", { name: title }).waitFor();
     return { page, problems, close: () => context.close() };
   }
 
@@ -131,10 +202,11 @@ describe.skipIf(!hasChromium)("the widget on a page of another origin", () => {
       expect(await page.locator(".sources a").first().getAttribute("rel")).toBe("noopener noreferrer");
       await page.getByRole("button", { name: "Helpful", exact: true }).click();
       await page.locator('button[aria-label="Helpful"][aria-pressed="true"]').waitFor();
+      const n = parley.state.chats.length;
       expect(parley.state.feedback).toEqual([
-        { path: "/v1/conversations/conv_1/messages/msg_1/feedback", body: { rating: "up" } },
+        { path: `/v1/conversations/conv_${n}/messages/msg_${n}/feedback`, body: { rating: "up" } },
       ]);
-      expect(parley.state.chats[0]).toEqual({ message: "What is Parley?", stream: true });
+      expect(parley.state.chats.at(-1)).toEqual({ message: "What is Parley?", stream: true });
       expect(problems).toEqual([]);
     } finally {
       await close();
@@ -221,6 +293,58 @@ describe.skipIf(!hasChromium)("the widget on a page of another origin", () => {
       const send = (await page.getByRole("button", { name: "Send" }).boundingBox())!;
       expect(send.x + send.width).toBeLessThanOrEqual(375);
       expect(send.y + send.height).toBeLessThanOrEqual(667);
+    } finally {
+      await close();
+    }
+  });
+  test("a reload shows the visitor's conversation; the next question continues it", async () => {
+    const { page, close } = await open();
+    try {
+      await page.getByRole("button", { name: "Ask AI" }).click();
+      await ask(page, "What is Parley?");
+      await page.getByRole("button", { name: "Helpful", exact: true }).waitFor();
+      const conversation = parley.state.chats.length;
+      await page.reload();
+      await page.getByRole("button", { name: "Ask AI" }).click();
+      await page.locator(".user").getByText("What is Parley?").waitFor();
+      expect(await page.locator(".sources a").count()).toBe(2);
+      await ask(page, "And then?");
+      await page.locator(".user").getByText("And then?").waitFor();
+      await page.locator(".bot .actions").nth(1).waitFor();
+      expect(parley.state.chats.at(-1)).toEqual({
+        message: "And then?",
+        stream: true,
+        conversation_id: `conv_${conversation}`,
+      });
+    } finally {
+      await close();
+    }
+  });
+
+  test("Stop ends a reply being written: POST …/stop, the answer so far kept", async () => {
+    const { page, close } = await open();
+    try {
+      await page.getByRole("button", { name: "Ask AI" }).click();
+      await ask(page, "Take your time");
+      await page.getByText("Thinking it over").waitFor();
+      await page.getByRole("button", { name: "Stop" }).click();
+      await page.getByText("Stopped.").waitFor();
+      await page.getByRole("button", { name: "Send" }).waitFor();
+      expect(parley.state.stops.at(-1)).toMatch(/^\/v1\/conversations\/conv_\d+\/messages\/msg_\d+\/stop$/);
+    } finally {
+      await close();
+    }
+  });
+
+  test("a key that requires proof of work: the widget solves the challenge and chats", async () => {
+    const { page, problems, close } = await open({}, powHost.url, "Ask the docs");
+    try {
+      await page.getByRole("button", { name: "Ask the docs" }).click();
+      await ask(page, "What is Parley?");
+      await page.getByText("self-hostable").waitFor();
+      expect(parley.state.proofs).toBeGreaterThanOrEqual(1);
+      // The first POST's 403 (proof required) is logged by the browser; nothing else may be.
+      expect(problems.filter((p) => !p.includes("status of 403"))).toEqual([]);
     } finally {
       await close();
     }
