@@ -159,6 +159,8 @@ export function describeError(error: unknown): string {
       return "The assistant could not be reached. Check your connection and try again.";
   }
   if (error.status === 403) return "This site is not allowed to use this assistant.";
+  // The server's words for a request it refused (a question too long, say) are meant to be read.
+  if (error.status === 400) return error.message;
   if (error.status === 401) return "The assistant could not start a session. Reload the page to try again.";
   if (error.status === 429) return `Too many questions right now; try again${wait}.`;
   return "The assistant could not answer. Please try again.";

@@ -42,8 +42,11 @@ export class ParleyWidget extends HTMLElement {
       console.warn("<parley-widget>: data-key (the public key) is required");
       return;
     }
-    sheet ??= new CSSStyleSheet();
-    sheet.replaceSync(CSS);
+    if (!sheet) {
+      // One stylesheet shared by every widget on the page.
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+    }
     this.root.adoptedStyleSheets = [sheet];
     this.api = createApi({
       baseUrl: d.baseUrl || defaults.baseUrl || location.origin,
