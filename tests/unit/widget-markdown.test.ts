@@ -118,3 +118,30 @@ describe("widget Markdown", () => {
     expect(parseInline("this is **bol")).toEqual(["this is **bol"]);
   });
 });
+
+describe("widget Markdown to DOM", () => {
+  test("links open safely, citations are labelled, code gets a Copy button, HTML stays text", async () => {
+    const { parseHTML } = await import("linkedom");
+    const { document } = parseHTML("<!doctype html><html><body></body></html>");
+    const saved = globalThis.document;
+    globalThis.document = document as unknown as Document;
+    try {
+      const { renderMarkdown } = await import("../../widget/dom.ts");
+      const div = document.createElement("div");
+      const md = "See [docs](https://d.example/x) [1] <img src=x onerror=alert(1)>\n\n```\n<b>x</b>\n```";
+      div.append(...(renderMarkdown(parseMarkdown(md, ["https://s.example/1"])) as never[]));
+      expect(div.querySelector("img")).toBeNull();
+      expect(div.querySelector("b")).toBeNull();
+      const links = [...div.querySelectorAll("a")].map((a) => [a.href, a.rel, a.target, a.getAttribute("aria-label")]);
+      expect(links).toEqual([
+        ["https://d.example/x", "noopener noreferrer", "_blank", null],
+        ["https://s.example/1", "noopener noreferrer", "_blank", "Source 1"],
+      ]);
+      expect(div.querySelector("pre")!.textContent).toBe("<b>x</b>");
+      expect(div.querySelector(".code button")!.textContent).toBe("Copy");
+      expect(div.innerHTML).not.toContain("style=");
+    } finally {
+      globalThis.document = saved;
+    }
+  });
+});
