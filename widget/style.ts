@@ -3,7 +3,8 @@
  * attribute): a page whose CSP forbids inline styles still shows it styled. `:host { all: initial }`
  * keeps the page's styles out. The empty alert line stays rendered (not display:none), so screen
  * readers announce what is later written into it. Colours meet WCAG AA in both themes;
- * `prefers-reduced-motion` turns transitions off; below 480 px the panel takes the whole screen.
+ * `prefers-reduced-motion` turns transitions off; below 480 px the panel takes the whole screen
+ * (and the text box is 16 px: iOS zooms into smaller ones on focus).
  */
 const LIGHT = `--bg:#fff;--fg:#1f2328;--muted:#57606a;--line:#d0d7de;--soft:#f3f4f6;--accent:#1d4ed8;--on-accent:#fff;--link:#1d4ed8;--error:#b42318;--ring:#1d4ed8`;
 const DARK = `--bg:#16181d;--fg:#e6e8eb;--muted:#a8b0ba;--line:#3a3f48;--soft:#23262d;--accent:#2563eb;--on-accent:#fff;--link:#93c5fd;--error:#ffa198;--ring:#93c5fd`;
@@ -59,7 +60,7 @@ sup{line-height:0}
 .alert:empty{margin:0;padding:0;border:0}
 .alert{margin:0 16px 8px;padding:8px 12px;border-radius:8px;border:1px solid var(--error);color:var(--error);font-size:14px}
 form{display:flex;gap:8px;padding:10px 12px;border-top:1px solid var(--line);align-items:flex-end}
-textarea{flex:1;resize:none;field-sizing:content;min-height:40px;max-height:120px;padding:8px 10px;border:1px solid var(--muted);border-radius:10px;background:var(--bg)}
+textarea{flex:1;resize:none;field-sizing:content;font-size:16px;min-height:40px;max-height:120px;padding:8px 10px;border:1px solid var(--muted);border-radius:10px;background:var(--bg)}
 .send,.stop{border:0;border-radius:10px;padding:9px 14px;background:var(--accent);color:var(--on-accent);font-weight:600}
 .stop{background:var(--fg);color:var(--bg)}
 button:disabled{opacity:.6;cursor:default}

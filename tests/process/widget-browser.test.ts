@@ -293,6 +293,7 @@ describe.skipIf(!hasChromium)("the widget on a page of another origin", () => {
       const send = (await page.getByRole("button", { name: "Send" }).boundingBox())!;
       expect(send.x + send.width).toBeLessThanOrEqual(375);
       expect(send.y + send.height).toBeLessThanOrEqual(667);
+      if (process.env.WIDGET_SCREENSHOTS) await page.screenshot({ path: `${process.env.WIDGET_SCREENSHOTS}/375.png` });
     } finally {
       await close();
     }
