@@ -25,6 +25,7 @@ import { type StartedEmbeddings, startEmbeddings } from "./runtime/embeddings.ts
 import { describeHolder, lockServer } from "./runtime/lock.ts";
 import { CLOSE_TIMEOUT_MS, closeWithin, type OpenedStore, openStoreFromEnv } from "./runtime/store.ts";
 import { startWatchdog } from "./runtime/watchdog.ts";
+import { widgetScript } from "./runtime/widget-asset.ts";
 import { createTracing } from "./tracing/index.ts";
 
 /** What a program embedding the server may choose; the environment sets everything else. */
@@ -179,6 +180,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       metricsToken: env.METRICS_TOKEN,
       tracing,
       consoleAssets,
+      widgetScript,
     });
     parley = app.parley;
     // Elysia's Bun adapter asks for SO_REUSEPORT: two servers on one port would both start and

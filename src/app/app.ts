@@ -35,6 +35,7 @@ import { type DocsScript, docsRoutes } from "./docs.ts";
 import { metricsRoute } from "./metrics-route.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { preflightOriginsOf } from "./preflight.ts";
+import { type WidgetScript, widgetRoutes } from "./widget.ts";
 
 /** How long /readyz waits for `select 1` before answering 503. */
 export const READY_TIMEOUT_MS = 2_000;
@@ -44,10 +45,11 @@ const PROBES = new Set(["/healthz", "/readyz"]);
 /** Probes and scrapes get no request span. */
 const UNTRACED = new Set([...PROBES, "/metrics"]);
 
-/** The runtime's extras: `docsScript` and `consoleAssets` serve /docs and /console (the runtime reads the files). */
+/** The runtime's extras: `docsScript`, `consoleAssets` and `widgetScript` serve /docs, /console and /widget.js (the runtime reads the files). */
 export interface AppConfig extends ParleyConfig {
   docsScript?: DocsScript;
   consoleAssets?: ConsoleAssets;
+  widgetScript?: WidgetScript;
   readyTimeoutMs?: number;
   /** GET /metrics answers only requests bearing this token; unset, /metrics is 404 and no metrics are kept. */
   metricsToken?: string;
@@ -56,6 +58,7 @@ export interface AppConfig extends ParleyConfig {
 export function createApp({
   docsScript,
   consoleAssets,
+  widgetScript,
   readyTimeoutMs = READY_TIMEOUT_MS,
   metricsToken,
   ...config
@@ -195,6 +198,7 @@ export function createApp({
     .use(docsRoutes(docsScript))
     .use(metricsRoute(metrics, metricsToken))
     .use(consoleRoutes(consoleAssets))
+    .use(widgetRoutes(widgetScript))
     .use(parley);
   const maxChars = config.options?.maxMessageChars ?? DEFAULT_OPTIONS.maxMessageChars;
   buildSpec = () => buildOpenApi(app, { maxMessageChars: maxChars });

@@ -23,3 +23,7 @@ declare module "*/console/console.js" {
   const path: string;
   export default path;
 }
+declare module "*/widget/widget.js" {
+  const path: string;
+  export default path;
+}
