@@ -201,3 +201,15 @@ export function checkWebSources(out: string) {
   check(replies[2]?.includes("25 dollars") === true, "3. the reply follows the change", replies[2]);
   expectIn(out, "DELETE source 204", "DELETE kb 204");
 }
+
+export function checkWidget(out: string) {
+  log("checks");
+  const [reply] = answersStarting(out, '{"id":"msg_');
+  check(fromSamples(reply?.sources), "2. the visitor's question is answered from the sample documents", reply?.sources);
+  const refusals = answersStarting(out, '{"error":');
+  check(
+    refusals.length === 3 && refusals.every((r) => r.error?.code === "permission_denied"),
+    "3. another origin, the public key as a chat key, the visitor token on an admin route: 403 each",
+    refusals,
+  );
+}

@@ -14,6 +14,7 @@ import {
   checkOpenAI,
   checkOperate,
   checkWebSources,
+  checkWidget,
 } from "./recipe-checks.ts";
 import {
   answers,
@@ -69,6 +70,9 @@ export const RUNS: Record<string, (blocks: Block[], ws: Workspace) => Promise<vo
 
   /** A web source against the repository's example site: first sync, answers, a re-sync with 304s. */
   "web-sources": (blocks, ws) => selfServed(blocks, ws, checkWebSources),
+
+  /** A public key, a visitor session and what its token may not do, with curl as the page. */
+  widget: (blocks, ws) => selfServed(blocks, ws, checkWidget),
 
   /** Chat Completions over curl, then the `openai` SDK on Node (ask.mjs in the repository). */
   "openai-clients": (blocks, ws) => served(blocks, ws, { "ask.mjs": join(ws.clone, "ask.mjs") }, checkOpenAI),
