@@ -11,6 +11,29 @@ const parley = createClient({ baseUrl: url, apiKey: await h.admin() });
 const uniq = () => crypto.randomUUID().slice(0, 8);
 
 describe("client.admin", () => {
+  test("a public key: its widget settings go in camelCase and come back under `widget`", async () => {
+    const k = await parley.admin.keys.create({
+      name: `w-${uniq()}`,
+      plan: "pro",
+      role: "public",
+      allowedOrigins: ["https://docs.c.test"],
+      visitorRpm: 4,
+      requireProofOfWork: true,
+    });
+    expect(k.secret).toStartWith("pk_");
+    expect(k.widget).toEqual({
+      allowedOrigins: ["https://docs.c.test"],
+      visitorRpm: 4,
+      visitorRpd: 200,
+      ipRpm: 30,
+      ipRpd: 600,
+      requireProofOfWork: true,
+      userTokens: false,
+    });
+    const changed = await parley.admin.keys.update(k.id, { userTokenSecret: "x".repeat(32) });
+    expect(changed.widget?.userTokens).toBe(true);
+  });
+
   test("knowledge bases and documents: create, add, upload (ndjson, files), iterate pages, search, delete", async () => {
     const kb = await parley.admin.knowledgeBases.create({ name: `client-${uniq()}` });
     expect(kb).toMatchObject({ documentCount: 0, passageCount: 0 });

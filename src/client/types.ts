@@ -117,6 +117,17 @@ export interface KeyInput {
   role?: Wire.KeyRole;
   knowledgeBaseIds?: string[];
   expiresAt?: string | null;
+  /** Public keys (`role: "public"`): the exact origins of the pages the key sits in (required). */
+  allowedOrigins?: string[];
+  /** Public keys: each visitor's and each client IP's limits (defaults 10/min, 200/day; 30/min, 600/day). */
+  visitorRpm?: number;
+  visitorRpd?: number;
+  ipRpm?: number;
+  ipRpd?: number;
+  /** Public keys: sessions first need a solved proof-of-work challenge. */
+  requireProofOfWork?: boolean;
+  /** Public keys: sessions need a user token the site signs with this secret (HS256); null removes it. */
+  userTokenSecret?: string | null;
 }
 /** A knowledge base's web source, with its last sync (`admin.sources`). */
 export type Source = Camel<Wire.Source>;
