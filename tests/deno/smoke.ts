@@ -181,6 +181,32 @@ try {
     "https://smoke.test/plain.pdf",
   );
   check(pdf.markdown.startsWith("## Page 1\n\nRelease notes"), "pdfToDocuments on Deno: a section per page");
+
+  // A public key's visitor on Deno: a session for the page's origin, then a streamed answer.
+  const site = "https://docs.smoke.test";
+  const pk = await createKey(store.db, {
+    name: "widget",
+    plan: "pro",
+    role: "public",
+    widget: { allowed_origins: [site] },
+  });
+  const fromSite = { authorization: `Bearer ${pk.secret}`, origin: site, "content-type": "application/json" };
+  const opened = await raw(`${base}/v1/widget/sessions`, { method: "POST", headers: fromSite, body: "{}" });
+  check(
+    opened.status === 201 && opened.headers.get("access-control-allow-origin") === site,
+    "a public key opens a visitor session for its origin",
+  );
+  // The browser sends the page's Origin on every call; this client does it by hand.
+  const visitor = createClient({
+    baseUrl: base,
+    apiKey: opened.json.token,
+    fetch: (url, init) =>
+      fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), origin: site } }),
+  });
+  let answered = "";
+  for await (const e of visitor.chatStream({ message: "How do I serve Parley on Deno?" }))
+    if (e.type === "token") answered += e.content;
+  check(answered.length > 0, "a visitor token streams an answer (Deno: byte chunks)");
 } finally {
   ac.abort();
   await server.finished;
