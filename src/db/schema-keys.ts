@@ -17,21 +17,14 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
-import { KEY_ROLES } from "../contract/keys.ts";
+import { KEY_ROLES, type PublicKeySettings } from "../contract/keys.ts";
 import { PLANS } from "../contract/plans.ts";
 import { knowledgeBases } from "./schema-knowledge.ts";
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3, mode: "date" });
 
-/** A public key's settings as stored (the wire's PublicKeySettings without `user_tokens`). */
-export interface StoredWidgetSettings {
-  allowed_origins: string[];
-  visitor_rpm: number;
-  visitor_rpd: number;
-  ip_rpm: number;
-  ip_rpd: number;
-  require_proof_of_work: boolean;
-}
+/** A public key's settings as stored: the wire's, but for `user_tokens`, which says whether `user_token_secret` is set. */
+export type StoredWidgetSettings = Omit<PublicKeySettings, "user_tokens">;
 
 /** API keys: only the SHA-256 of the secret is stored, plus a short prefix to recognise it by. */
 export const apiKeys = pgTable(
