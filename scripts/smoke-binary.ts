@@ -140,6 +140,14 @@ try {
       const ok = res.status === 200 && res.headers.get("content-security-policy")?.includes("script-src 'self'");
       check(Boolean(ok) && (await res.text()).includes(marker!), `${path} is served from the binary under the CSP`);
     }
+    // The widget's script, for any site's pages: embedded, public, readable cross-origin.
+    const widget = await fetch(`${base}/widget.js`);
+    check(
+      widget.status === 200 &&
+        widget.headers.get("cross-origin-resource-policy") === "cross-origin" &&
+        (await widget.text()).includes("parley-widget"),
+      "/widget.js is served from the binary",
+    );
     await checkSourceSync(base, adminKey, check);
 
     // The CLI while the server holds the folder: forwarded over the admin socket (kernel locks via FFI).
