@@ -78,3 +78,14 @@ export async function withTimeout<T, F>(promise: Promise<T>, ms: number, fallbac
     clearTimeout(timer);
   }
 }
+
+/**
+ * Lets the process exit with `timer` still set: Bun and Node timers have unref(); Deno's are
+ * numbers, unreferenced through Deno.unrefTimer. A background beat (sweeper, scheduler, lease
+ * keeper) must never be what keeps a process alive.
+ */
+export function unrefTimer(timer: ReturnType<typeof setInterval> | undefined): void {
+  if (typeof timer === "object") (timer as { unref?: () => void }).unref?.();
+  else if (timer !== undefined)
+    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);
+}

@@ -8,6 +8,7 @@
  */
 import type { Logger } from "../config/logger.ts";
 import type { Db } from "../db/client.ts";
+import { unrefTimer } from "../primitives.ts";
 import type { Replies } from "../replies/index.ts";
 import { purgeExpired } from "./idempotency.ts";
 
@@ -38,8 +39,6 @@ export function startSweeper(
       running = false;
     }
   }, everyMs);
-  // Bun/Node timers have unref(); Deno's are numbers, unreferenced through Deno.unrefTimer.
-  if (typeof timer === "object") (timer as { unref?: () => void }).unref?.();
-  else (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);
+  unrefTimer(timer);
   return { stop: () => clearInterval(timer) };
 }

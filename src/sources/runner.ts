@@ -6,6 +6,7 @@
  * (store.ts), so any number of instances may run this.
  */
 import type { SyncTrigger } from "../contract/sources.ts";
+import { unrefTimer } from "../primitives.ts";
 import { NOOP_TRACING, type Trace, type Tracing } from "../tracing/index.ts";
 import { claimSync, expireSyncs, type SourceRow, type SyncRow, takeDueSource } from "./store.ts";
 import type { SyncDeps } from "./sync.ts";
@@ -74,10 +75,7 @@ export function createSourceSyncs(deps: SyncDeps & { tracing?: Tracing; schedule
   // Often enough to end a dead instance's sync within a lease and a half, whatever the schedule.
   const every = Math.min(deps.sources.scheduleEveryMs, Math.max(500, deps.sources.leaseMs / 2));
   const timer = deps.schedule === false ? undefined : setInterval(tick, every);
-  // Bun/Node timers have unref(); Deno's are numbers, unreferenced through Deno.unrefTimer.
-  if (typeof timer === "object") (timer as { unref?: () => void }).unref?.();
-  else if (timer !== undefined)
-    (globalThis as { Deno?: { unrefTimer?: (id: number) => void } }).Deno?.unrefTimer?.(timer as unknown as number);
+  unrefTimer(timer);
 
   const idle = async () => {
     while (running.size) await Promise.all([...running.values()].map((r) => r.done));

@@ -13,6 +13,7 @@
 import { and, desc, eq, lte, sql } from "drizzle-orm";
 import type { SyncPages, SyncStatus, SyncTrigger } from "../contract/sources.ts";
 import type { Db } from "../db/client.ts";
+import { SQLSTATE, sqlState } from "../db/errors.ts";
 import { sourceSyncs, sources } from "../db/schema.ts";
 import { newId } from "../primitives.ts";
 
@@ -110,8 +111,7 @@ export async function claimSync(
     if (started) return { sync: started, started: true };
   } catch (error) {
     // The source was deleted between the request's read and this claim (a foreign-key violation).
-    if ((error as { code?: string; cause?: { code?: string } }).code === "23503") return undefined;
-    if ((error as { cause?: { code?: string } }).cause?.code === "23503") return undefined;
+    if (sqlState(error) === SQLSTATE.foreignKeyViolation) return undefined;
     throw error;
   }
   const [running] = await db

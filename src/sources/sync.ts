@@ -12,6 +12,7 @@ import type { SyncPages, SyncStatus } from "../contract/sources.ts";
 import type { Db } from "../db/client.ts";
 import { deleteSourceDocumentsExcept } from "../knowledge/index.ts";
 import type { Metrics } from "../metrics/index.ts";
+import { unrefTimer } from "../primitives.ts";
 import type { Trace } from "../tracing/index.ts";
 import { crawlSite } from "./crawl.ts";
 import type { CrawledPage } from "./crawl-types.ts";
@@ -83,7 +84,7 @@ export async function runSync(
     },
     Math.max(250, Math.floor(deps.sources.leaseMs / 3)),
   );
-  if (typeof keeper === "object") (keeper as { unref?: () => void }).unref?.();
+  unrefTimer(keeper);
   const count = (outcome: "fetched" | "not_modified" | "skipped" | "failed") =>
     deps.metrics?.sourcePages.inc({ outcome });
   const toSave: CrawledPage[] = [];
