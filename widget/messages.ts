@@ -1,10 +1,18 @@
 /**
  * One exchange's views: the visitor's question, and the answer that grows as tokens arrive
  * (re-rendered from the whole text at most once a frame, so a half-written list or code block
- * shows as one), with its sources and the 👍/👎 buttons once the reply has ended.
+ * shows as one), with its sources and the 👍/👎 buttons once the reply has ended. The thumbs
+ * are SVG icons, not emoji: a system without a colour emoji font (many Linux desktops) showed
+ * empty boxes.
  */
-import { h, renderMarkdown } from "./dom.ts";
+import { h, icon, renderMarkdown } from "./dom.ts";
 import { parseMarkdown, safeUrl } from "./markdown.ts";
+
+// Thumbs up and down (Material Icons, Apache-2.0), one path each.
+const UP_ICON =
+  "M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z";
+const DOWN_ICON =
+  "M15 3H6c-.83 0-1.54.5-1.84 1.22l-3.02 7.05c-.09.23-.14.47-.14.73v2c0 1.1.9 2 2 2h6.31l-.95 4.57-.03.32c0 .41.17.79.44 1.06L9.83 23l6.59-6.59c.36-.36.58-.86.58-1.41V5c0-1.1-.9-2-2-2zm4 0v12h4V3h-4z";
 
 export const userMessage = (text: string) => h("div", { class: "msg user" }, h("span", { class: "sr" }, "You: "), text);
 
@@ -101,9 +109,9 @@ export function answerView(initial = ""): AnswerView {
               );
             },
           },
-          glyph,
+          icon(glyph),
         );
-      actions.replaceChildren(button("up", "Helpful", "👍"), button("down", "Not helpful", "👎"));
+      actions.replaceChildren(button("up", "Helpful", UP_ICON), button("down", "Not helpful", DOWN_ICON));
       actions.hidden = false;
     },
     note(message) {

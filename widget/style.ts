@@ -42,7 +42,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600}
 a{color:var(--link)}
 code{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);border-radius:4px;padding:1px 4px}
 .code{position:relative;margin:0 0 8px}
-pre{margin:0;background:var(--soft);border:1px solid var(--line);border-radius:8px;padding:10px;overflow-x:auto}
+pre{margin:0;background:var(--soft);border:1px solid var(--line);border-radius:8px;padding:10px 64px 10px 10px;overflow-x:auto}
 pre code{background:none;padding:0}
 .copy{position:absolute;top:6px;right:6px;font-size:12px;padding:2px 8px;border-radius:6px;border:1px solid var(--line);background:var(--bg)}
 sup{line-height:0}
@@ -51,7 +51,8 @@ sup{line-height:0}
 .sources h3{margin:0 0 4px;font-size:13px;color:var(--muted)}
 .sources ol{margin:0;padding-left:20px}
 .actions{display:flex;gap:6px;margin-top:6px}
-.actions button{background:none;border:1px solid var(--line);border-radius:8px;padding:2px 8px;font-size:15px}
+.actions button{background:none;border:1px solid var(--line);border-radius:8px;padding:4px 8px;color:var(--fg)}
+.actions svg{width:16px;height:16px;fill:currentColor;display:block}
 .actions button[aria-pressed=true]{background:var(--soft);border-color:var(--accent)}
 .typing{color:var(--muted)}
 .starters{display:flex;flex-direction:column;gap:8px;margin-top:auto}

@@ -1,7 +1,7 @@
 /** Builds the app in process on the shared store, with keys and a request helper. */
 import { expect } from "bun:test";
 import type { Agent } from "../../src/agent/types.ts";
-import { createApp } from "../../src/app/app.ts";
+import { type AppConfig, createApp } from "../../src/app/app.ts";
 import { findKeyBySecret } from "../../src/auth/keys.ts";
 import { createKey } from "../../src/auth/keys-admin.ts";
 import { createLogger } from "../../src/config/logger.ts";
@@ -63,7 +63,15 @@ export interface Reply<T = unknown> {
 }
 
 export async function harness(
-  opts: { now?: () => number; options?: ParleyConfig["options"]; agent?: Agent; store?: Store; tracing?: Tracing } = {},
+  opts: {
+    now?: () => number;
+    options?: ParleyConfig["options"];
+    agent?: Agent;
+    store?: Store;
+    tracing?: Tracing;
+    /** Serves GET /widget.js (src/runtime/widget-asset.ts), for the widget's browser tests. */
+    widgetScript?: AppConfig["widgetScript"];
+  } = {},
 ): Promise<Harness> {
   const store = opts.store ?? (await testStore());
   await closeOtherFilesApps();
@@ -73,6 +81,7 @@ export async function harness(
     options: opts.options,
     agent: opts.agent,
     tracing: opts.tracing,
+    widgetScript: opts.widgetScript,
     logger: createLogger("silent"),
   });
   opened.push({ file: Bun.main, close: () => app.parley.close() });
