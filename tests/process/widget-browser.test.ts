@@ -230,8 +230,8 @@ describe.skipIf(!hasChromium)("the widget on a page of another origin", () => {
           return r.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
         });
         expect(violations).toEqual([]);
-        if (process.env.WIDGET_SCREENSHOTS)
-          await page.screenshot({ path: `${process.env.WIDGET_SCREENSHOTS}/${colorScheme}.png` });
+        if (process.env.WIDGET_FAKE_SCREENSHOTS_DIR)
+          await page.screenshot({ path: `${process.env.WIDGET_FAKE_SCREENSHOTS_DIR}/${colorScheme}.png` });
       } finally {
         await close();
       }
@@ -293,7 +293,8 @@ describe.skipIf(!hasChromium)("the widget on a page of another origin", () => {
       const send = (await page.getByRole("button", { name: "Send" }).boundingBox())!;
       expect(send.x + send.width).toBeLessThanOrEqual(375);
       expect(send.y + send.height).toBeLessThanOrEqual(667);
-      if (process.env.WIDGET_SCREENSHOTS) await page.screenshot({ path: `${process.env.WIDGET_SCREENSHOTS}/375.png` });
+      if (process.env.WIDGET_FAKE_SCREENSHOTS_DIR)
+        await page.screenshot({ path: `${process.env.WIDGET_FAKE_SCREENSHOTS_DIR}/375.png` });
     } finally {
       await close();
     }
