@@ -1,0 +1,137 @@
+/**
+ * The console's public keys, in headless Chromium: an admin creates a public key through the keys
+ * form (a bad origin is refused beside its field first), copies the embed snippet, previews the
+ * widget on the console's own page (its origin prefilled as allowed), opens it and gets an answer
+ * from the real server as a visitor. A public key that does not allow the console's origin says
+ * so instead of previewing, and previewing another key replaces the widget rather than adding one.
+ * The edit form changes a public key's widget settings.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { Browser } from "playwright-core";
+import { hasChromium, warnIfNoChromium } from "../helpers/browser.ts";
+import { expectClean, launchBrowser, note, openPage, signIn, startConsoleServer } from "../helpers/console-browser.ts";
+
+setDefaultTimeout(120_000);
+warnIfNoChromium("console-widget-browser.test.ts");
+
+const ANSWER = ["Lumen ", "deploys ", "static ", "sites."];
+
+describe.skipIf(!hasChromium)("console public keys and the widget preview in Chromium", () => {
+  let server: Awaited<ReturnType<typeof startConsoleServer>>;
+  let browser: Browser;
+  beforeAll(async () => {
+    server = await startConsoleServer();
+    browser = await launchBrowser();
+  }, 300_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test("create a public key, copy its snippet, preview the widget and ask it a question", async () => {
+    const w = await openPage(browser, server.url, 1280);
+    const { page } = w;
+    const origin = new URL(server.url).origin;
+    await signIn(page, server.url, server.adminKey);
+    await page.goto(`${server.url}/console#/keys`);
+    const form = page.getByRole("form", { name: "New key" });
+    await form.getByLabel("Name").fill("Docs site");
+    await form.getByLabel("Role").selectOption({ label: "Public (website widget)" });
+    const origins = form.getByLabel("Allowed origins");
+    expect(await origins.inputValue()).toBe(origin);
+    expect(await form.getByLabel("Visitor requests per minute").inputValue()).toBe("10");
+    expect(await form.getByLabel("Visitor requests per day").inputValue()).toBe("200");
+
+    // A path is no origin: the server's 400 names the field, and the form shows it there.
+    await origins.fill(`${origin}\nhttps://docs.example.com/guide`);
+    await form.getByRole("button", { name: "Create key" }).click();
+    await form.getByRole("alert").filter({ hasText: "is not an exact origin" }).waitFor();
+    expect(await origins.getAttribute("aria-invalid")).toBe("true");
+    expect(await origins.evaluate((el) => el.getAttribute("aria-describedby"))).toContain("new-allowed_origins-error");
+    // Chromium logs every 4xx as a console error: this one was asked for.
+    const refused = w.problems.findIndex((p) => p.includes("400 (Bad Request)") && p.includes("/v1/keys"));
+    expect(refused).toBeGreaterThanOrEqual(0);
+    w.problems.splice(refused, 1);
+    note("a path in allowed origins: the server's 400 shown beside the field, which is marked invalid");
+
+    await origins.fill(origin);
+    await form.getByRole("button", { name: "Create key" }).click();
+    const panel = page.getByRole("region", { name: "Website widget: Docs site" });
+    const snippet = panel.getByLabel("Embed snippet");
+    await snippet.waitFor();
+    const text = await snippet.inputValue();
+    expect(text).toMatch(new RegExp(`^<script src="${origin}/widget\\.js" data-key="pk_[\\w-]+" async></script>$`));
+    const key = /data-key="([^"]+)"/.exec(text)![1]!;
+    await page.getByRole("row").filter({ hasText: "Docs site" }).getByText(key).waitFor();
+    await panel.getByRole("button", { name: "Copy snippet" }).click();
+    await panel.getByRole("status").filter({ hasText: "Copied" }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(text);
+    note(`created a public key (${key.slice(0, 6)}…): its snippet shown and copied`);
+
+    server.fake.script.push({ tokens: ANSWER });
+    await panel.getByRole("button", { name: "Preview" }).click();
+    const launcher = page.getByRole("button", { name: "Ask AI" });
+    await launcher.click();
+    const question = page.getByRole("textbox", { name: "Ask a question" });
+    await question.fill("What does Lumen do?");
+    await question.press("Enter");
+    await page.locator("parley-widget").getByText(ANSWER.join("")).waitFor();
+    note("Preview: the widget's launcher opened, a question asked as a visitor, the answer streamed in");
+    await expectClean(w, "widget preview");
+    await page.keyboard.press("Escape");
+
+    // Another public key, whose origins leave the console out: no preview, a note saying why.
+    const res = await fetch(`${server.url}/v1/keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.adminKey}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "Elsewhere",
+        plan: "free",
+        role: "public",
+        allowed_origins: ["https://elsewhere.example"],
+      }),
+    });
+    expect(res.status).toBe(201);
+    await page.reload();
+    await page.getByRole("button", { name: "Widget Elsewhere" }).click();
+    const other = page.getByRole("region", { name: "Website widget: Elsewhere" });
+    await other.getByText(`Add ${origin} to allowed origins to preview here.`).waitFor();
+    expect(await other.getByRole("button", { name: "Preview" }).count()).toBe(0);
+    expect(await page.locator("parley-widget").count()).toBe(0);
+    note("a key without the console's origin: the note to add it, no Preview button, no widget");
+
+    // Previewing from the list; then the panel closed takes its preview with it.
+    await page.getByRole("button", { name: "Widget Docs site" }).click();
+    await page
+      .getByRole("region", { name: "Website widget: Docs site" })
+      .getByRole("button", { name: "Preview" })
+      .click();
+    await launcher.waitFor();
+    expect(await page.locator("parley-widget").count()).toBe(1);
+    await page.getByRole("button", { name: "Widget Docs site" }).click();
+    await page.locator("parley-widget").waitFor({ state: "detached" });
+    expect(w.problems).toEqual([]);
+    note("previewed from the list, one widget on the page; closing the panel removed it");
+
+    // Its widget settings are edited like the rest of the key (PATCH with the widget fields).
+    await page.getByRole("button", { name: "Edit Docs site" }).click();
+    const edit = page.getByRole("form", { name: "Edit Docs site" });
+    expect(await edit.getByLabel("Allowed origins").inputValue()).toBe(origin);
+    await edit.getByLabel("Allowed origins").fill(`${origin}\nhttps://docs.example.com`);
+    await edit.getByLabel("Visitor requests per minute").fill("20");
+    await edit.getByLabel("Require proof of work").check();
+    await edit.getByRole("button", { name: "Save" }).click();
+    await edit.waitFor({ state: "detached" });
+    const listed = await fetch(`${server.url}/v1/keys?limit=100`, {
+      headers: { authorization: `Bearer ${server.adminKey}` },
+    }).then((r) => r.json() as Promise<{ data: { name: string; widget: unknown }[] }>);
+    expect(listed.data.find((k) => k.name === "Docs site")?.widget).toMatchObject({
+      allowed_origins: [origin, "https://docs.example.com"],
+      visitor_rpm: 20,
+      visitor_rpd: 200,
+      require_proof_of_work: true,
+    });
+    expect(w.problems).toEqual([]);
+    note("edited: another origin, 20 visitor requests per minute, proof of work required (saved as listed)");
+  });
+});
