@@ -9,7 +9,15 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { hasChromium, warnIfNoChromium } from "../helpers/browser.ts";
-import { expectClean, launchBrowser, note, openPage, signIn, startConsoleServer } from "../helpers/console-browser.ts";
+import {
+  expectClean,
+  launchBrowser,
+  note,
+  openPage,
+  screenshot,
+  signIn,
+  startConsoleServer,
+} from "../helpers/console-browser.ts";
 
 setDefaultTimeout(120_000);
 warnIfNoChromium("console-widget-browser.test.ts");
@@ -71,6 +79,8 @@ describe.skipIf(!hasChromium)("console public keys and the widget preview in Chr
     server.fake.script.push({ tokens: ANSWER });
     await panel.getByRole("button", { name: "Preview" }).click();
     const launcher = page.getByRole("button", { name: "Ask AI" });
+    await launcher.waitFor();
+    await screenshot(page, "keys-widget.png");
     await launcher.click();
     const question = page.getByRole("textbox", { name: "Ask a question" });
     await question.fill("What does Lumen do?");
@@ -133,5 +143,23 @@ describe.skipIf(!hasChromium)("console public keys and the widget preview in Chr
     });
     expect(w.problems).toEqual([]);
     note("edited: another origin, 20 visitor requests per minute, proof of work required (saved as listed)");
+  });
+
+  test("at 375 px: the public key's fields, its snippet and the preview fit the screen, axe clean", async () => {
+    const w = await openPage(browser, server.url, 375);
+    const { page } = w;
+    await signIn(page, server.url, server.adminKey);
+    await page.goto(`${server.url}/console#/keys`);
+    const form = page.getByRole("form", { name: "New key" });
+    await form.getByLabel("Name").fill("Phone site");
+    await form.getByLabel("Role").selectOption("public");
+    await form.getByLabel("Allowed origins").waitFor();
+    await expectClean(w, "375 new public key form");
+    await form.getByRole("button", { name: "Create key" }).click();
+    const panel = page.getByRole("region", { name: "Website widget: Phone site" });
+    await panel.getByRole("button", { name: "Preview" }).click();
+    await page.getByRole("button", { name: "Ask AI" }).waitFor();
+    await expectClean(w, "375 widget panel and preview");
+    note("375 px: public key form, snippet panel and preview: no overflow, axe clean, no console error");
   });
 });
