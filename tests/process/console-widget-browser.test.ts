@@ -24,6 +24,17 @@ warnIfNoChromium("console-widget-browser.test.ts");
 
 const ANSWER = ["Lumen ", "deploys ", "static ", "sites."];
 
+async function revokePublicKeys(url: string, adminKey: string): Promise<void> {
+  const auth = { authorization: `Bearer ${adminKey}` };
+  const keys = (await (await fetch(`${url}/v1/keys?limit=100`, { headers: auth })).json()) as {
+    data: { id: string; role: string; revoked_at: string | null; widget: { allowed_origins: string[] } | null }[];
+  };
+  const origin = new URL(url).origin;
+  for (const k of keys.data)
+    if (k.role === "public" && !k.revoked_at && k.widget?.allowed_origins.includes(origin))
+      await fetch(`${url}/v1/keys/${k.id}/revoke`, { method: "POST", headers: auth });
+}
+
 describe.skipIf(!hasChromium)("console public keys and the widget preview in Chromium", () => {
   let server: Awaited<ReturnType<typeof startConsoleServer>>;
   let browser: Browser;
@@ -33,6 +44,9 @@ describe.skipIf(!hasChromium)("console public keys and the widget preview in Chr
   }, 300_000);
   afterAll(async () => {
     await browser?.close();
+    // The run's store is shared: public keys left live would keep allowing this server's origin
+    // (preflights answer for any live public key's origins) to files that follow on a reused port.
+    if (server) await revokePublicKeys(server.url, server.adminKey);
     await server?.close();
   });
 
