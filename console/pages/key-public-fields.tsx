@@ -5,8 +5,8 @@
 import type { PublicKeySettings } from "../../src/contract/keys.ts";
 import { type FormError, fieldError } from "../field-error.tsx";
 
-/** The form fields this component holds: a 400 naming one of them is shown beside it. */
-export const PUBLIC_FIELDS = ["allowed_origins", "visitor_rpm", "visitor_rpd", "require_proof_of_work"] as const;
+/** The fields here that show their own error: a 400 naming one of them is shown beside it. */
+export const PUBLIC_FIELDS = ["allowed_origins", "visitor_rpm", "visitor_rpd"] as const;
 
 /** The server's defaults for each visitor (docs/widget.md), prefilled so what is created is what is seen. */
 const VISITOR_DEFAULTS = { visitor_rpm: 10, visitor_rpd: 200 };

@@ -16,7 +16,11 @@ export function KeyWidget({ k, onClose }: { k: ApiKey; onClose: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   const snippet = embedSnippet(k.prefix);
   const origin = location.origin;
-  const canPreview = k.widget?.allowed_origins.includes(origin) ?? false;
+  // Sessions open only from an allowed origin, and only with a site-signed user token when the key
+  // wants one (which the console cannot make): either way a preview would only show a refusal.
+  const allowed = k.widget?.allowed_origins.includes(origin) ?? false;
+  const userTokens = k.widget?.user_tokens ?? false;
+  const canPreview = allowed && !userTokens;
   // Shown below the list or the form that asked for it: focus (and so scroll) goes to it at once.
   useEffect(() => heading.current?.focus(), [k.id]);
   // The preview belongs to this panel: it goes when the panel does (closed, another key, another page).
@@ -66,6 +70,8 @@ export function KeyWidget({ k, onClose }: { k: ApiKey; onClose: () => void }) {
               Preview
             </button>
           )
+        ) : userTokens ? (
+          <p class="hint">No preview: this key's visitors need a user token signed by your site's server.</p>
         ) : (
           <p class="hint">
             Add <code>{origin}</code> to allowed origins to preview here.

@@ -8,7 +8,8 @@ import { PUBLIC_FIELDS, PublicFields, publicBody } from "./key-public-fields.tsx
 /** The wire type, from the contract (type-only: nothing of src/ reaches the bundle). */
 export type Key = ApiKey;
 export const PLANS = ["free", "pro", "enterprise"];
-const FIELDS = ["plan", "rpm", "rpd", "knowledge_base_ids", ...PUBLIC_FIELDS];
+/** The fields that show their own error (any other's goes atop the form, so none is ever lost). */
+const FIELDS = ["rpm", "rpd", ...PUBLIC_FIELDS];
 
 export function EditKey({
   k,

@@ -14,7 +14,8 @@ const ROLES: [KeyRole, string][] = [
   ["admin", "admin"],
   ["public", "Public (website widget)"],
 ];
-const FIELDS = ["name", "plan", "role", "rpm", "rpd", "expires_at", "knowledge_base_ids", ...PUBLIC_FIELDS];
+/** The fields that show their own error (any other's goes atop the form, so none is ever lost). */
+const FIELDS = ["name", "rpm", "rpd", "expires_at", ...PUBLIC_FIELDS];
 
 export function NewKey({
   kbs,

@@ -2,8 +2,8 @@
  * The console's public keys, in headless Chromium: an admin creates a public key through the keys
  * form (a bad origin is refused beside its field first), copies the embed snippet, previews the
  * widget on the console's own page (its origin prefilled as allowed), opens it and gets an answer
- * from the real server as a visitor. A public key that does not allow the console's origin says
- * so instead of previewing, and previewing another key replaces the widget rather than adding one.
+ * from the real server as a visitor. A public key that does not allow the console's origin (or
+ * whose visitors need a site-signed user token) says so instead of previewing, and previewing another key replaces the widget rather than adding one.
  * The edit form changes a public key's widget settings.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -104,25 +104,28 @@ describe.skipIf(!hasChromium)("console public keys and the widget preview in Chr
     await expectClean(w, "widget preview");
     await page.keyboard.press("Escape");
 
-    // Another public key, whose origins leave the console out: no preview, a note saying why.
-    const res = await fetch(`${server.url}/v1/keys`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${server.adminKey}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        name: "Elsewhere",
-        plan: "free",
-        role: "public",
-        allowed_origins: ["https://elsewhere.example"],
-      }),
-    });
-    expect(res.status).toBe(201);
+    // Two more public keys: one whose origins leave the console out, one whose visitors need a
+    // site-signed user token. Neither can open a session here: a note says why, no Preview.
+    const publicKey = (name: string, extra: object) =>
+      fetch(`${server.url}/v1/keys`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.adminKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ name, plan: "free", role: "public", ...extra }),
+      });
+    expect((await publicKey("Elsewhere", { allowed_origins: ["https://elsewhere.example"] })).status).toBe(201);
+    const signed = { allowed_origins: [origin], user_token_secret: "s".repeat(40) };
+    expect((await publicKey("Signed in only", signed)).status).toBe(201);
     await page.reload();
     await page.getByRole("button", { name: "Widget Elsewhere" }).click();
     const other = page.getByRole("region", { name: "Website widget: Elsewhere" });
     await other.getByText(`Add ${origin} to allowed origins to preview here.`).waitFor();
     expect(await other.getByRole("button", { name: "Preview" }).count()).toBe(0);
+    await page.getByRole("button", { name: "Widget Signed in only" }).click();
+    const tokens = page.getByRole("region", { name: "Website widget: Signed in only" });
+    await tokens.getByText("No preview: this key's visitors need a user token").waitFor();
+    expect(await tokens.getByRole("button", { name: "Preview" }).count()).toBe(0);
     expect(await page.locator("parley-widget").count()).toBe(0);
-    note("a key without the console's origin: the note to add it, no Preview button, no widget");
+    note("keys without the console's origin, or needing user tokens: a note each, no Preview button, no widget");
 
     // Previewing from the list; then the panel closed takes its preview with it.
     await page.getByRole("button", { name: "Widget Docs site" }).click();
