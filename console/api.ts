@@ -15,6 +15,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The offending field of a 400 (`allowed_origins.0`, say), so a form can show it beside that field. */
+    readonly param?: string,
   ) {
     super(message);
   }
@@ -39,7 +41,7 @@ export async function request(method: string, path: string, body?: unknown, extr
 export async function fail(res: Response): Promise<never> {
   const body = await res.json().catch(() => null);
   const err = body?.error;
-  throw new ApiError(res.status, err?.code ?? "http_error", err?.message ?? `HTTP ${res.status}`);
+  throw new ApiError(res.status, err?.code ?? "http_error", err?.message ?? `HTTP ${res.status}`, err?.param);
 }
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {

@@ -1,8 +1,14 @@
-/** Keys: create (the secret shown once, with a copy button), list, revoke, change plan, limits and knowledge bases. */
+/**
+ * Keys: create (the secret shown once, with a copy button; a public key's embed snippet and
+ * preview instead), list, revoke, change plan, limits and knowledge bases.
+ */
 import { useEffect, useState } from "preact/hooks";
+import type { CreatedApiKey } from "../../src/contract/keys.ts";
 import { api } from "../api.ts";
 import { Cell, when } from "../table.tsx";
-import { EditKey, type Key, PLANS } from "./keys-edit.tsx";
+import { KeyWidget } from "./key-widget.tsx";
+import { EditKey, type Key } from "./keys-edit.tsx";
+import { NewKey } from "./keys-new.tsx";
 
 /** The plans' own limits (docs/api.md), shown when a key has none of its own (`null`). */
 const PLAN_LIMITS: Record<string, [number, number]> = { free: [20, 1000], pro: [100, 10000] };
@@ -17,6 +23,8 @@ export function Keys() {
   const [secret, setSecret] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
   const [editing, setEditing] = useState<string | null>(null);
+  /** The public key whose widget (snippet, preview) is shown. */
+  const [embedding, setEmbedding] = useState<string | null>(null);
   const [error, setError] = useState("");
   const load = () =>
     api("GET", "/v1/keys?limit=100").then(
@@ -30,24 +38,16 @@ export function Keys() {
       () => {},
     );
   }, []);
-  const create = async (e: Event) => {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget as HTMLFormElement);
-    const body: Record<string, unknown> = { name: f.get("name"), plan: f.get("plan"), role: f.get("role") };
-    for (const n of ["rpm", "rpd"]) if (f.get(n)) body[n] = Number(f.get(n));
-    const kbIds = f.getAll("kb");
-    if (kbIds.length) body.knowledge_base_ids = kbIds;
-    if (f.get("expires")) body.expires_at = new Date(String(f.get("expires"))).toISOString();
-    try {
-      setError("");
-      const key = await api("POST", "/v1/keys", body);
-      setSecret(key.secret);
-      setCopied(false);
-      (e.currentTarget as HTMLFormElement | null)?.reset();
-      await load();
-    } catch (err) {
-      setError((err as Error).message);
-    }
+  const created = async (key: CreatedApiKey) => {
+    setCopied(false);
+    // A public key's secret is no secret (it sits in web pages, and the list shows it whole):
+    // what its creator needs next is the snippet, not the "copy it now" warning.
+    if (key.role === "public") {
+      setSecret(null);
+      setEditing(null);
+      setEmbedding(key.id);
+    } else setSecret(key.secret);
+    await load();
   };
   const revoke = async (k: Key) => {
     if (!confirm(`Revoke the key "${k.name}"? Requests with it will be refused.`)) return;
@@ -84,44 +84,7 @@ export function Keys() {
       )}
       <section aria-labelledby="new-key-heading">
         <h2 id="new-key-heading">New key</h2>
-        <form class="grid" onSubmit={create}>
-          <label>
-            Name <input name="name" required maxLength={100} />
-          </label>
-          <label>
-            Plan{" "}
-            <select name="plan">
-              {PLANS.map((p) => (
-                <option value={p}>{p}</option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Role{" "}
-            <select name="role">
-              <option value="chat">chat</option>
-              <option value="admin">admin</option>
-            </select>
-          </label>
-          <label>
-            Requests per minute <input name="rpm" type="number" min={1} />
-          </label>
-          <label>
-            Requests per day <input name="rpd" type="number" min={1} />
-          </label>
-          <label>
-            Expires <input name="expires" type="datetime-local" />
-          </label>
-          <fieldset>
-            <legend>Knowledge bases</legend>
-            {kbs.map((k) => (
-              <label class="check">
-                <input type="checkbox" name="kb" value={k.id} /> {k.name}
-              </label>
-            ))}
-          </fieldset>
-          <button type="submit">Create key</button>
-        </form>
+        <NewKey kbs={kbs} onCreated={created} />
       </section>
       <section aria-labelledby="keys-heading">
         <h2 id="keys-heading">All keys</h2>
@@ -148,7 +111,8 @@ export function Keys() {
                     </span>
                   </Cell>
                   <Cell label="Prefix">
-                    <code>{k.prefix}</code>
+                    {/* A public key's "prefix" is its whole pk_… secret: clipped here, whole in its Widget panel. */}
+                    <code {...(k.role === "public" ? { class: "clip key", title: k.prefix } : {})}>{k.prefix}</code>
                   </Cell>
                   <Cell label="Role">{k.role}</Cell>
                   <Cell label="Plan">{k.plan}</Cell>
@@ -158,6 +122,17 @@ export function Keys() {
                   <Cell label="Actions" class="actions">
                     {!k.revoked_at && (
                       <>
+                        {k.role === "public" && (
+                          <>
+                            <button
+                              type="button"
+                              aria-expanded={embedding === k.id}
+                              onClick={() => setEmbedding(embedding === k.id ? null : k.id)}
+                            >
+                              Widget<span class="visually-hidden"> {k.name}</span>
+                            </button>{" "}
+                          </>
+                        )}
                         <button type="button" onClick={() => setEditing(editing === k.id ? null : k.id)}>
                           Edit<span class="visually-hidden"> {k.name}</span>
                         </button>{" "}
@@ -176,12 +151,14 @@ export function Keys() {
           <EditKey
             k={keys.find((k) => k.id === editing)!}
             kbs={kbs}
-            onDone={async (msg) => {
-              setError(msg ?? "");
-              if (!msg) setEditing(null);
+            onDone={async () => {
+              setEditing(null);
               await load();
             }}
           />
+        )}
+        {embedding && keys.some((k) => k.id === embedding && !k.revoked_at) && (
+          <KeyWidget key={embedding} k={keys.find((k) => k.id === embedding)!} onClose={() => setEmbedding(null)} />
         )}
       </section>
     </div>

@@ -1,7 +1,7 @@
 /**
  * Helpers for the console's browser tests: a real server (the standalone app with the console's
- * embedded files, listening on loopback) answering through a loopback OpenAI-compatible provider,
- * headless Chromium pages that record console errors, page errors and any request to another
+ * embedded files and the widget's script, listening on loopback) answering through a loopback
+ * OpenAI-compatible provider, headless Chromium pages that record console errors, page errors and any request to another
  * origin, axe-core run inside the page, and a transcript of what each flow saw.
  */
 import { expect } from "bun:test";
@@ -15,6 +15,7 @@ import { createKey } from "../../src/auth/keys-admin.ts";
 import { createLogger } from "../../src/config/logger.ts";
 import type { Store } from "../../src/db/client.ts";
 import { consoleAssets } from "../../src/runtime/console-assets.ts";
+import { widgetScript } from "../../src/runtime/widget-asset.ts";
 import { listen } from "./app.ts";
 import { startFakeOpenAI } from "./fake-openai.ts";
 import { testStore } from "./store.ts";
@@ -48,7 +49,15 @@ export async function startConsoleServer(opts: { store?: Store; keys?: boolean; 
     },
     { logger: createLogger("silent") },
   );
-  const app = createApp({ store, agent, consoleAssets, logger: createLogger("silent"), options: opts.options });
+  // The console and /widget.js both, as src/server.ts serves them: the keys page previews the widget.
+  const app = createApp({
+    store,
+    agent,
+    consoleAssets,
+    widgetScript,
+    logger: createLogger("silent"),
+    options: opts.options,
+  });
   const { url, stop } = listen(app);
   const key = async (name: string, role: "admin" | "chat") =>
     // On a store without roles every key is a chat key.
