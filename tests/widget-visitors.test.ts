@@ -174,6 +174,8 @@ describe("visitor tokens", () => {
       403,
       "permission_denied",
     );
+    // A GET without Origin is what a page on Parley's own origin sends: the token's own page.
+    expectStatus(await h.call("GET", conv, { key: visitor.token, headers: { "x-forwarded-for": ip } }), 200);
     const forged = `${visitor.token.slice(0, -2)}${visitor.token.endsWith("AA") ? "BB" : "AA"}`;
     expectError(await ask(forged, ip), 401, "unauthorized");
     // Expired: refused; renewed with the old token: the same visitor, its conversations still its own.

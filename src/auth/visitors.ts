@@ -33,6 +33,7 @@ export interface Presented {
   claims?: VisitorClaims & { expired: boolean };
 }
 
+const READS = new Set(["GET", "HEAD"]);
 const denied = (message: string) => new ApiError("permission_denied", message);
 
 /** Refuses what a public key's caller may not do here; returns the visitor, if the token named one. */
@@ -59,7 +60,12 @@ export async function admitPublicKey(
         { headers: { "www-authenticate": 'Bearer realm="parley", error="invalid_token"' } },
       );
   }
-  if (!allowed || (claims && claims.origin !== origin))
+  // A browser sends Origin with every cross-origin request and every POST; a page on Parley's
+  // own origin sends none with its GETs. A visitor token's GET without one is its own page's
+  // (another site's page cannot make the browser drop it, and a script outside a browser could
+  // send any Origin anyway): it is taken as the token's origin.
+  const sameOriginRead = claims !== undefined && origin === null && READS.has(request.method);
+  if (!sameOriginRead && (!allowed || (claims && claims.origin !== origin)))
     throw denied(
       origin === null
         ? "A public key is used from a web page: this request has no Origin header."
