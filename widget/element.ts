@@ -52,6 +52,8 @@ export class ParleyWidget extends HTMLElement {
       baseUrl: d.baseUrl || defaults.baseUrl || location.origin,
       publicKey: d.key,
       knowledgeBase: d.knowledgeBase,
+      // Read at each session opening: a site that signs its users in sets it (and renews it) on the element.
+      userToken: () => this.dataset.userToken || null,
     });
     this.ui = layout(d, {
       toggle: () => this.toggle(),

@@ -73,6 +73,8 @@ export interface SessionOptions {
   storage?: Storage | null;
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   now?: () => number;
+  /** The signed-in user's token (an HS256 JWT the site's server signs), for keys that take user tokens. */
+  userToken?: () => string | null;
   /** Finds the challenge's number (default: altcha-lib's solver on this thread). */
   solve?: (c: WidgetChallenge) => Promise<number | null>;
 }
@@ -103,16 +105,19 @@ export function createSession(o: SessionOptions) {
   };
 
   async function open(): Promise<Stored> {
+    // A key that takes user tokens wants the current one with every opening and renewal.
+    const user = o.userToken?.();
+    const body = user ? { user_token: user } : {};
     if (stored && sessionState(stored, now()) === "refresh") {
       try {
-        return save(await post<WidgetSession>(stored.token, "/widget/sessions", {}));
+        return save(await post<WidgetSession>(stored.token, "/widget/sessions", body));
       } catch (error) {
         // Refused (too old, key revoked): a new visitor. Anything else (offline, 429) is reported.
         if (!(error instanceof ParleyError && (error.status === 401 || error.status === 403))) throw error;
       }
     }
     try {
-      return save(await post<WidgetSession>(o.publicKey, "/widget/sessions", {}));
+      return save(await post<WidgetSession>(o.publicKey, "/widget/sessions", body));
     } catch (error) {
       if (!(error instanceof ParleyError && error.code === "proof_of_work_required")) throw error;
       const challenge = await post<WidgetChallenge>(o.publicKey, "/widget/challenges", {});

@@ -115,6 +115,25 @@ describe("widget session", () => {
     expect(f.seen).toHaveLength(1);
   });
 
+  test("a signed-in user's token (data-user-token) goes with every opening and renewal, read afresh each time", async () => {
+    const f = fakeParley();
+    let user = "jwt-1";
+    const session = createSession({
+      baseUrl: "https://p.example/",
+      publicKey: "pk_u",
+      storage: memoryStorage(),
+      userToken: () => user,
+      ...f,
+    });
+    await session.token();
+    user = "jwt-2";
+    await session.token(true);
+    expect(f.seen.map((c) => [c.bearer, c.body])).toEqual([
+      ["pk_u", { user_token: "jwt-1" }],
+      ["pvt_1", { user_token: "jwt-2" }],
+    ]);
+  });
+
   test("a minute before expiry (or expired) the old token refreshes: same visitor, same conversation", async () => {
     const f = fakeParley();
     const storage = memoryStorage();
