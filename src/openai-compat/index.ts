@@ -146,3 +146,6 @@ export const openAiRoutes = (deps: ChatDeps) =>
 export { CompletionResponse, ModelList, ModelObject, OpenAiErrorBody } from "./model.ts";
 export { type KnowledgeModel, modelsOf, resolveModel } from "./models.ts";
 export { completionBody } from "./request.ts";
+export { responsesRoutes } from "./responses.ts";
+export { DeletedResponse, ResponseObject, ResponseStreamEvent } from "./responses-model.ts";
+export { responseBody } from "./responses-request.ts";
