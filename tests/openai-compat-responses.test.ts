@@ -145,6 +145,18 @@ describe("openai SDK: responses", () => {
     ).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  test("Idempotency-Key: a retry gets the same response, nothing new is stored", async () => {
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const body = { model: "default", input: QUESTION };
+    const first = await client().responses.create(body, { headers });
+    const before = await h.call("GET", "/v1/conversations?limit=100", { key });
+    const again = await client().responses.create(body, { headers });
+    expect(again.id).toBe(first.id);
+    expect(again.output_text).toBe(first.output_text);
+    const after = await h.call("GET", "/v1/conversations?limit=100", { key });
+    expect(after.json.data.length).toBe(before.json.data.length);
+  });
+
   test("what Parley cannot honour → BadRequestError naming the param; unknown ids and models → NotFoundError", async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ tools: [{ type: "web_search" }] }, "tools"],
