@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import OpenAI from "openai";
+import { scriptedAgent } from "./helpers/agents.ts";
 import { type Harness, harness, listen } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000);
@@ -143,6 +144,24 @@ describe("openai SDK: responses", () => {
         .responses.retrieve(id)
         .catch((x) => x),
     ).toBeInstanceOf(OpenAI.NotFoundError);
+
+    // A client that leaves mid-stream (a slow agent: the reply is still running): it ends and is forgotten all the same.
+    const slow = await harness({ store: h.store, agent: scriptedAgent(["Slow", " and", " [1]."], { delayMs: 150 }) });
+    const slowClient = new OpenAI({ apiKey: await slow.key(), baseURL: `${listen(slow.app).url}/v1`, maxRetries: 0 });
+    const left = await slowClient.responses.create({ model: "default", input: QUESTION, store: false, stream: true });
+    let leftId = "";
+    for await (const e of left) {
+      if (e.type === "response.created") leftId = e.response.id;
+      break;
+    }
+    let found: unknown = null;
+    for (let i = 0; i < 50; i++) {
+      found = await slowClient.responses.retrieve(leftId).catch((x) => x);
+      if (found instanceof OpenAI.NotFoundError) break;
+      expect((found as OpenAI.Responses.Response).status).toBe("in_progress");
+      await Bun.sleep(50);
+    }
+    expect(found).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
   test("Idempotency-Key: a retry gets the same response, nothing new is stored", async () => {

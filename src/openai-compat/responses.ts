@@ -92,12 +92,23 @@ export const responsesRoutes = (deps: ChatDeps) =>
           store,
         };
         const owner = ownerOf(apiKey);
-        // `store: false`: the turn is forgotten once answered (a new conversation whole, with its history).
+        // `store: false`: the turn is forgotten once answered (a new conversation whole, with its
+        // history) — once, whether the answer's end or a client that left first gets there.
+        let forgetting: Promise<unknown> | undefined;
         const ended = async () => {
           if (store) return;
-          if (previous) await deleteTurn(deps.db, owner, reply);
-          else await deleteConversation(deps.db, owner, reply.conversationId);
+          forgetting ??= previous
+            ? deleteTurn(deps.db, owner, reply)
+            : deleteConversation(deps.db, owner, reply.conversationId);
+          await forgetting;
         };
+        if (!store && stream)
+          void deps.replies
+            .stream(reply)
+            .outcome()
+            .catch(() => undefined)
+            .then(ended)
+            .catch((error) => deps.logger.warn({ error: String(error) }, "store: false could not forget a reply"));
         const citations = body.parley_citations ?? "links";
         const titles = (urls: string[]) => titlesOf(deps.db, answering.knowledgeBaseId, urls);
         const replyStream = deps.replies.stream(reply);
