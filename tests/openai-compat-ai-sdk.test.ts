@@ -56,6 +56,25 @@ describe("@ai-sdk/openai (Responses API)", () => {
     );
   });
 
+  test("a conversation passed back as messages: its answers as item_references to the stored replies", async () => {
+    const first = await generateText({ model: parley()("default"), prompt: QUESTION });
+    const next = await generateText({
+      model: parley()("default"),
+      messages: [
+        { role: "user", content: QUESTION },
+        ...first.response.messages,
+        { role: "user", content: "What status does an invalid one get?" },
+      ],
+    });
+    expect(next.text.length).toBeGreaterThan(0);
+    // A new conversation holding the client's history: the referenced answer's stored text in it.
+    const list = await h.call("GET", "/v1/conversations?limit=1", { key });
+    const conv = await h.call("GET", `/v1/conversations/${list.json.data[0]!.id}`, { key });
+    const stored = conv.json.messages.map((m: { role: string; content: string }) => m.role);
+    expect(stored).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(conv.json.messages[1]!.content).toBe(first.text.replace(/\[(\d+)\]\([^)\s]+\)/g, "[$1]"));
+  });
+
   test("streamText: the text with its links (from the first marker on, at the end), sources as stream parts", async () => {
     const r = streamText({ model: parley()("default"), prompt: QUESTION });
     const parts: string[] = [];

@@ -203,6 +203,17 @@ describe("openai SDK: responses", () => {
       .catch((x) => x);
     expect(e).toBeInstanceOf(OpenAI.NotFoundError);
     expect(e.param).toBe("model");
+    const ref = await client()
+      .responses.create({
+        model: "default",
+        input: [
+          { type: "item_reference", id: "msg_01m85g5npgfzrtbs7dcm30btjf" },
+          { role: "user", content: "hi" },
+        ],
+      } as never)
+      .catch((x) => x);
+    expect(ref).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(ref.param).toBe("input[0].id");
     const p = await client()
       .responses.create({ model: "default", input: "hi", previous_response_id: "resp_nope" })
       .catch((x) => x);

@@ -3,11 +3,13 @@
  * ends with the question, its earlier user/assistant messages are the history, `instructions`
  * and system/developer messages instructions for a model backend. What Parley cannot honour
  * (tools, images and files, background runs, structured output, reasoning…) is refused with 400
- * naming the `param`: a client must not believe a feature applied that did not.
+ * naming the `param`: a client must not believe a feature applied that did not. An
+ * `item_reference` to an earlier answer (`msg_…`, what the AI SDK sends for the assistant turns
+ * of a stored conversation) stands for that answer's stored text.
  */
 import { t } from "elysia";
 import type { ChatTurn, GenerationSettings } from "../agent/index.ts";
-import { ApiError } from "../http/errors.ts";
+import { ApiError, clip } from "../http/errors.ts";
 import { citationsField } from "./citations.ts";
 import { MAX_COMPLETION_MESSAGES } from "./request.ts";
 
@@ -16,7 +18,8 @@ const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T, error: 
 
 const Part = t.Object({ type: t.String(), text: t.Optional(t.String()) });
 const Item = t.Object({
-  type: t.Optional(t.String({ description: "`message` (the default)." })),
+  type: t.Optional(t.String({ description: "`message` (the default), or `item_reference` to an earlier answer." })),
+  id: t.Optional(t.String({ description: "An `item_reference`'s `msg_…` id: an earlier answer's." })),
   role: t.Optional(t.String({ description: "`user`, `assistant`, `system` or `developer`.", examples: ["user"] })),
   content: t.Optional(t.Union([t.String(), t.Array(Part)])),
 });
@@ -99,8 +102,15 @@ export interface ResponseRequest {
   settings: GenerationSettings;
 }
 
-/** The question, history and settings of a valid body; 400 naming the param otherwise. */
-export function readResponse(body: Body, maxMessageChars: number): ResponseRequest {
+/** An earlier answer's stored text, by its `msg_…` id, if the key owns it. */
+export type ReferenceReader = (id: string) => Promise<string | null>;
+
+/** The question, history and settings of a valid body; 400 (or 404 for a reference) naming the param otherwise. */
+export async function readResponse(
+  body: Body,
+  maxMessageChars: number,
+  reference: ReferenceReader,
+): Promise<ResponseRequest> {
   const raw = body as Record<string, unknown>;
   for (const [param, asks, message] of UNSUPPORTED) {
     const value = param === "text.format" ? raw.text : raw[param];
@@ -114,6 +124,15 @@ export function readResponse(body: Body, maxMessageChars: number): ResponseReque
   for (const [i, item] of items.entries()) {
     const at = typeof body.input === "string" ? "input" : `input[${i}]`;
     const type = "type" in item ? item.type : undefined;
+    if (type === "item_reference") {
+      const content = item.id ? await reference(item.id) : null;
+      if (content === null)
+        throw new ApiError("not_found", `No earlier answer '${clip(item.id ?? "")}' for this key.`, {
+          param: `${at}.id`,
+        });
+      turns.push({ role: "assistant", content, at: i });
+      continue;
+    }
     if (type !== undefined && type !== "message")
       throw refuse(`${at}.type`, `Input items of type '${type.slice(0, 40)}' are not supported: send messages.`);
     const text = textOf(item.content, typeof body.input === "string" ? "input" : `${at}.content`);

@@ -13,7 +13,7 @@ import { ownerOf } from "../db/owner.ts";
 import { jsonBody } from "../http/body.ts";
 import { requestIdsAndErrors } from "../http/core.ts";
 import { ApiError, clip } from "../http/errors.ts";
-import { sha256Hex } from "../primitives.ts";
+import { isId, sha256Hex } from "../primitives.ts";
 import { openAiErrors } from "./errors.ts";
 import { resolveModel } from "./models.ts";
 import { type Echo, messageIdOf, outputText, responseIdOf, responseOf } from "./response-object.ts";
@@ -49,7 +49,9 @@ export const responsesRoutes = (deps: ChatDeps) =>
     .post(
       "/responses",
       async ({ body, apiKey, request }) => {
-        const asked = readResponse(body, deps.options.maxMessageChars);
+        const asked = await readResponse(body, deps.options.maxMessageChars, async (id) =>
+          isId("msg", id) ? ((await deps.replies.find(ownerOf(apiKey), id))?.content ?? null) : null,
+        );
         const model = await resolveModel(deps.db, apiKey, body.model);
         const previousId = body.previous_response_id ?? null;
         const previous = previousId ? await replyOf(deps, apiKey, previousId, "previous_response_id") : null;
