@@ -164,6 +164,23 @@ describe("openai SDK: responses", () => {
     expect(found).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  test("delete in a continued conversation: that turn only; the conversation goes with its last one", async () => {
+    const first = await client().responses.create({ model: "default", input: "What is a plugin?" });
+    const second = await client().responses.create({
+      model: "default",
+      input: "How do I add a prefix to it?",
+      previous_response_id: first.id,
+    });
+    await client().responses.delete(first.id);
+    const list = await h.call("GET", "/v1/conversations?limit=1", { key });
+    const conv = await h.call("GET", `/v1/conversations/${list.json.data[0]!.id}`, { key });
+    expect(conv.json.messages.map((m: { content: string }) => m.content)[0]).toBe("How do I add a prefix to it?");
+    expect(conv.json.messages).toHaveLength(2);
+    expect((await client().responses.retrieve(second.id)).id).toBe(second.id);
+    await client().responses.delete(second.id);
+    expect((await h.call("GET", `/v1/conversations/${list.json.data[0]!.id}`, { key })).status).toBe(404);
+  });
+
   test("Idempotency-Key: a retry gets the same response, nothing new is stored", async () => {
     const headers = { "Idempotency-Key": crypto.randomUUID() };
     const body = { model: "default", input: QUESTION };
