@@ -16,7 +16,7 @@ import { fallback, type RouteRef } from "./http/fallback.ts";
 import { knowledgeRoutes } from "./knowledge/index.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { createMetrics, type Metrics } from "./metrics/index.ts";
-import { openAiRoutes } from "./openai-compat/index.ts";
+import { openAiRoutes, responsesRoutes } from "./openai-compat/index.ts";
 import { forgetIdleSubjects } from "./ratelimit/index.ts";
 import { createReplies, type Replies } from "./replies/index.ts";
 import { createSourceSyncs, type SourceSyncs, sourceRoutes } from "./sources/index.ts";
@@ -104,6 +104,7 @@ export function createParley(config: ParleyConfig) {
     knowledgeRoutes({ ...deps, lastQuestionOf: (key, id) => lastQuestionOf(deps.db, key, id) }),
     keyRoutes(deps),
     openAiRoutes(deps),
+    responsesRoutes(deps),
     setupRoutes(deps),
     sourceRoutes({ ...deps, syncs }),
     widgetRoutes(deps),
@@ -123,6 +124,7 @@ export function createParley(config: ParleyConfig) {
     .use(features[9])
     .use(features[10])
     .use(features[11])
+    .use(features[12])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {

@@ -65,6 +65,8 @@ for (const p of providers) {
         model: "default",
         messages: [{ role: "user", content: QUESTION }],
         stream: true,
+        // @ts-expect-error Parley's own option: the plain markers, as stored
+        parley_citations: "markers",
       });
       const pieces: string[] = [];
       let annotations: OpenAI.ChatCompletionMessage.Annotation[] = [];
@@ -98,10 +100,30 @@ for (const p of providers) {
         model: "default",
         messages: [{ role: "user", content: QUESTION }],
       });
-      expect(done.choices[0]!.message.content).toBe(expected);
+      // And through the non-streamed completion, with its default links.
+      const linked = expected.replace(/\[(\d)\]/g, (m, k) => `${m}(${sources[Number(k) - 1]})`);
+      expect(done.choices[0]!.message.content).toBe(linked);
       expect(done.choices[0]!.message.annotations!.map((a) => a.url_citation.url)).toEqual(
         annotations.map((a) => a.url_citation.url),
       );
+      for (const a of done.choices[0]!.message.annotations!)
+        expect(linked.slice(a.url_citation.start_index, a.url_citation.end_index)).toBe(
+          `[${sources.indexOf(a.url_citation.url) + 1}](${a.url_citation.url})`,
+        );
+
+      // Streamed with links: text before the first marker streams; from it on, once the sources are known.
+      s.fake.script.push({ tokens: CITING });
+      const linkedStream = await s.openai.chat.completions.create({
+        model: "default",
+        messages: [{ role: "user", content: QUESTION }],
+        stream: true,
+      });
+      const linkedPieces: string[] = [];
+      for await (const c of linkedStream)
+        if (c.choices[0]?.delta.content) linkedPieces.push(c.choices[0].delta.content);
+      expect(linkedPieces.join("")).toBe(linked);
+      expect(linkedPieces.at(-1)).toBe(linked.slice(linked.indexOf("[1]")));
+      expect(linkedPieces.join("").startsWith(linkedPieces[0]!)).toBe(true);
     });
 
     test("tokens and usage flow through; system, temperature, top_p, max_tokens and stop reach the model", async () => {

@@ -34,14 +34,19 @@ beforeAll(async () => {
 const client = (apiKey = key, opts: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) =>
   new OpenAI({ apiKey, baseURL: `${url}/v1`, maxRetries: 0, ...opts });
 
-/** Every [k] of the content is annotated with sources[k-1], at its exact place. */
+/** The stored text of an answer: its Markdown links back to the plain markers Parley stores. */
+const unlinked = (content: string) => content.replace(/\[(\d+)\]\([^)\s]+\)/g, "[$1]");
+
+/** Every [k] of the content is a link to sources[k-1], annotated at its exact place. */
 function expectAnnotated(content: string, annotations: OpenAI.ChatCompletionMessage.Annotation[]) {
-  const markers = [...content.matchAll(/\[(\d+)\]/g)];
+  const markers = [...content.matchAll(/\[(\d+)\]\(([^)\s]+)\)/g)];
   expect(markers.length).toBeGreaterThan(0);
   expect(annotations).toHaveLength(markers.length);
+  expect([...unlinked(content).matchAll(/\[\d+\]/g)]).toHaveLength(markers.length);
   for (const [i, a] of annotations.entries()) {
     expect(a.type).toBe("url_citation");
     expect(content.slice(a.url_citation.start_index, a.url_citation.end_index)).toBe(markers[i]![0]);
+    expect(markers[i]![2]).toBe(a.url_citation.url);
     expect(a.url_citation.url).toMatch(/^https?:\/\//);
     expect(a.url_citation.title.length).toBeGreaterThan(0);
   }
@@ -70,7 +75,7 @@ describe("openai SDK: chat.completions", () => {
     const conv = await h.call("GET", `/v1/conversations/${conversationId}`, { key });
     expectStatus(conv, 200);
     expect(conv.json.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
-    expect(conv.json.messages[1]?.content).toBe(choice.message.content!);
+    expect(conv.json.messages[1]?.content).toBe(unlinked(choice.message.content!));
     expect(data.id).toBe(`chatcmpl-${conv.json.messages[1]?.id}`);
   });
 
@@ -150,7 +155,7 @@ describe("openai SDK: chat.completions", () => {
       ["user", "What is Wren?"],
       ["assistant", "A web framework."],
       ["user", QUESTION],
-      ["assistant", data.choices[0]!.message.content!],
+      ["assistant", unlinked(data.choices[0]!.message.content!)],
     ]);
     expect(conv.json.title).toBe("What is Wren?");
   });
@@ -176,7 +181,7 @@ describe("openai SDK: chat.completions", () => {
     const conv = await h.call("GET", `/v1/conversations/${id}`, { key });
     expect(conv.json.messages.map((m) => m.content).slice(0, 3)).toEqual([
       "What is a plugin?",
-      first.data.choices[0]!.message.content!,
+      unlinked(first.data.choices[0]!.message.content!),
       "How do I add a prefix to it?",
     ]);
     expect(conv.json.messages).toHaveLength(4);
@@ -330,6 +335,7 @@ describe("openai SDK: typed errors in OpenAI's shape", () => {
       [{ messages: [user, { role: "assistant", content: "prefill" }] }, "messages"],
       [{ messages: [] }, "messages"],
       [{ temperature: 3 }, "temperature"],
+      [{ parley_citations: "footnotes" }, "parley_citations"],
     ];
     for (const [extra, param] of cases) {
       const e = await client()
@@ -384,15 +390,26 @@ describe("@ai-sdk/openai-compatible as a consumer", () => {
   test("generateText", async () => {
     const r = await generateText({ model: model(), prompt: QUESTION });
     expect(r.text.length).toBeGreaterThan(50);
-    expect(r.text).toContain("[1]");
+    // The compatible provider drops annotations: the Markdown link is what its users see.
+    expect(r.text).toMatch(/\[1\]\(https?:\/\/[^)\s]+\)/);
     expect(r.finishReason).toBe("stop");
   });
 
-  test("streamText", async () => {
+  test("streamText: links by default (the text from the first marker comes once the sources are known)", async () => {
     const r = streamText({ model: model(), prompt: QUESTION });
+    expect(await r.text).toMatch(/^\[1\]\(https?:\/\/[^)\s]+\)/);
+  });
+
+  test("streamText with parley_citations: markers (a provider option): token by token, plain markers", async () => {
+    const r = streamText({
+      model: model(),
+      prompt: QUESTION,
+      providerOptions: { parley: { parley_citations: "markers" } },
+    });
     const parts: string[] = [];
     for await (const t of r.textStream) parts.push(t);
     expect(parts.length).toBeGreaterThan(5);
+    expect(parts.join("")).toStartWith("[1] ");
     expect(parts.join("")).toBe(await r.text);
     expect(await r.finishReason).toBe("stop");
     expect((await r.usage).inputTokens).toBe(0);

@@ -66,6 +66,8 @@ describe("OpenAPI document", () => {
       "/v1/knowledge_bases/{id}/sources/{source_id}/sync",
       "/v1/models",
       "/v1/models/{id}",
+      "/v1/responses",
+      "/v1/responses/{id}",
       "/v1/setup",
       "/v1/usage",
       "/v1/widget/challenges",
@@ -268,6 +270,7 @@ describe("/docs examples", () => {
         "replyEvents",
         "stopReply",
         ...["createChatCompletion", "listModels", "retrieveModel"],
+        ...["createResponse", "retrieveResponse", "deleteResponse"],
         ...[
           "addDocuments",
           "createKey",

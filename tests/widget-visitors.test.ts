@@ -92,6 +92,7 @@ describe("public keys", () => {
       ["GET", "/v1/usage", undefined],
       ["GET", "/v1/knowledge_bases", undefined],
       ["POST", "/v1/chat/completions", { model: "parley", messages: [{ role: "user", content: "hi" }] }],
+      ["POST", "/v1/responses", { model: "parley", input: "hi" }],
     ] as const)
       expectError(await h.call(method, path, fromPage(secret, ip, { json })), 403, "permission_denied");
   });
@@ -157,6 +158,8 @@ describe("visitor tokens", () => {
       ["GET", "/v1/knowledge_bases"],
       ["POST", "/v1/knowledge_bases/kb_01m85g5npgfzrtbs7dcm30btjf/search"],
       ["GET", "/v1/models"],
+      ["POST", "/v1/responses"],
+      ["GET", "/v1/responses/resp_01m85g5npgfzrtbs7dcm30btjf"],
     ] as const)
       expectError(await h.call(method, path, fromPage(visitor.token, ip, { json: {} })), 403, "permission_denied");
     const asked = await ask(visitor.token, ip);

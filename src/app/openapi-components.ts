@@ -26,7 +26,17 @@ import {
   SearchResults,
   UpdateKnowledgeBase,
 } from "../knowledge/index.ts";
-import { CompletionResponse, completionBody, ModelList, ModelObject, OpenAiErrorBody } from "../openai-compat/index.ts";
+import {
+  CompletionResponse,
+  completionBody,
+  DeletedResponse,
+  ModelList,
+  ModelObject,
+  OpenAiErrorBody,
+  ResponseObject,
+  ResponseStreamEvent,
+  responseBody,
+} from "../openai-compat/index.ts";
 import { CreateSource, Source, SourceList, SourceSync, SyncPages } from "../sources/index.ts";
 import { WidgetChallenge, WidgetSession, WidgetSessionRequest } from "../widget/index.ts";
 
@@ -77,4 +87,8 @@ export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
   ChatCompletion: CompletionResponse,
   ModelList,
   Model: ModelObject,
+  ResponseRequest: responseBody,
+  Response: ResponseObject,
+  ResponseStreamEvent,
+  DeletedResponse,
 });

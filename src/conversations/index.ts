@@ -144,6 +144,7 @@ export {
 export { replyRoutes } from "./replies.ts";
 export { Reply } from "./reply-model.ts";
 export {
+  deleteConversation,
   findConversation,
   insertConversation,
   insertEarlierTurns,
@@ -154,3 +155,4 @@ export {
   titleFrom,
   touchConversation,
 } from "./service.ts";
+export { deleteTurn } from "./turns.ts";

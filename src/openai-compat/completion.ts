@@ -1,11 +1,13 @@
 /**
  * A Parley reply in Chat Completions form. The reply's stream (replies/stream.ts), folded to its
  * final form, becomes one `chat.completion`, or translated event by event a stream of
- * `chat.completion.chunk`s (stream.ts); its sources become `url_citation` annotations, one per
- * `[k]` marker (`[k]` is `sources[k-1]`: chat/ and the model agent guarantee it).
+ * `chat.completion.chunk`s (stream.ts); its sources become Markdown links and `url_citation`
+ * annotations, one per `[k]` marker (citations.ts; `[k]` is `sources[k-1]`: chat/ and the
+ * model agent guarantee it).
  */
 import type { Usage } from "../contract/events.ts";
 import type { FinalReply } from "../replies/index.ts";
+import { type CitationStyle, cite } from "./citations.ts";
 
 /** OpenAI's url_citation annotation: where in `content` a source is cited. */
 export interface UrlCitation {
@@ -24,22 +26,29 @@ export function usageOf(u: Usage | null) {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-/** One annotation per `[k]` marker of `content` that names a source. */
-export function annotationsOf(content: string, sources: string[], titles: Map<string, string>): UrlCitation[] {
-  const out: UrlCitation[] = [];
-  for (const m of content.matchAll(/\[(\d+)\]/g)) {
-    const url = sources[Number(m[1]) - 1];
-    if (url === undefined) continue;
-    out.push({
-      type: "url_citation",
-      url_citation: { url, title: titles.get(url) ?? url, start_index: m.index, end_index: m.index + m[0].length },
-    });
-  }
-  return out;
+/** The text the client receives, and its annotations (citations.ts). */
+export function annotated(
+  r: Pick<FinalReply, "content" | "sources">,
+  titles: Map<string, string>,
+  style: CitationStyle,
+) {
+  const { text, citations } = cite(r.content, r.sources, titles, style);
+  const annotations: UrlCitation[] = citations.map((c) => ({
+    type: "url_citation",
+    url_citation: { url: c.url, title: c.title, start_index: c.start, end_index: c.end },
+  }));
+  return { text, annotations };
 }
 
 /** The `chat.completion` of a final reply; `titles`: its sources' document titles. */
-export function completionOf(r: FinalReply, model: string, created: number, titles: Map<string, string>) {
+export function completionOf(
+  r: FinalReply,
+  model: string,
+  created: number,
+  titles: Map<string, string>,
+  style: CitationStyle,
+) {
+  const { text, annotations } = annotated(r, titles, style);
   return {
     id: completionId(r.id),
     object: "chat.completion" as const,
@@ -50,9 +59,9 @@ export function completionOf(r: FinalReply, model: string, created: number, titl
         index: 0,
         message: {
           role: "assistant" as const,
-          content: r.content,
+          content: text,
           refusal: null,
-          annotations: annotationsOf(r.content, r.sources, titles),
+          annotations,
         },
         logprobs: null,
         finish_reason: finishReason(r.status),

@@ -14,7 +14,7 @@ export const openAiError = (e: ErrorPayload) => ({
 const openAiBody = (b: ErrorBody) => ({ ...openAiError(b.error), request_id: b.request_id });
 
 /** This door's paths, wherever the API is mounted. */
-const OWN_PATH = /\/(chat\/completions|models(\/[^/]+)?)\/?$/;
+const OWN_PATH = /\/(chat\/completions|models(\/[^/]+)?|responses(\/[^/]+)?)\/?$/;
 
 /** This door's errors in OpenAI's shape, whichever plugin's error hook answers them (http/core.ts). */
 export const openAiErrors = () => errorDialect(OWN_PATH, openAiBody);

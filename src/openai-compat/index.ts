@@ -100,12 +100,13 @@ export const openAiRoutes = (deps: ChatDeps) =>
             model: answering.id,
             created,
             includeUsage: body.stream_options?.include_usage === true,
+            citations: body.parley_citations ?? "links",
             headers: { [CONVERSATION_HEADER]: reply.conversationId },
             titles,
           })) as never;
         }
         const r = await replyStream.outcome();
-        return completionOf(r, answering.id, created, await titles(r.sources));
+        return completionOf(r, answering.id, created, await titles(r.sources), body.parley_citations ?? "links");
       },
       {
         body: completionBody,
@@ -145,3 +146,6 @@ export const openAiRoutes = (deps: ChatDeps) =>
 export { CompletionResponse, ModelList, ModelObject, OpenAiErrorBody } from "./model.ts";
 export { type KnowledgeModel, modelsOf, resolveModel } from "./models.ts";
 export { completionBody } from "./request.ts";
+export { responsesRoutes } from "./responses.ts";
+export { DeletedResponse, ResponseObject, ResponseStreamEvent } from "./responses-model.ts";
+export { responseBody } from "./responses-request.ts";

@@ -21,7 +21,10 @@ const Annotation = t.Object({
   url_citation: t.Object({
     url: t.String(),
     title: t.String(),
-    start_index: t.Integer({ description: "Where the `[k]` marker starts in `content` (UTF-16 code units)." }),
+    start_index: t.Integer({
+      description:
+        "Where the citation (its link `[k](url)`, or the marker `[k]`) starts in `content` (UTF-16 code units).",
+    }),
     end_index: t.Integer(),
   }),
 });

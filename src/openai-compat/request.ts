@@ -8,6 +8,7 @@
 import { t } from "elysia";
 import type { ChatTurn, GenerationSettings } from "../agent/index.ts";
 import { ApiError } from "../http/errors.ts";
+import { citationsField } from "./citations.ts";
 
 /**
  * The most `messages` one request may carry. A client's own history is stored with the new
@@ -67,6 +68,7 @@ export const completionBody = t.Object({
     t.Object({ type: t.String() }, { description: 'Only {"type": "text"}.', examples: [{ type: "text" }] }),
     'Invalid field \'response_format\': it must be an object such as {"type": "text"}.',
   ),
+  parley_citations: citationsField,
 });
 
 type Body = typeof completionBody.static;

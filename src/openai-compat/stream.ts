@@ -1,7 +1,8 @@
 /**
  * The streamed Chat Completion: the reply's stream translated, event by event, into
  * `data: {chat.completion.chunk}` frames of the one SSE writer (http/sse.ts): the first delta
- * with the role, the text deltas, the annotations on a delta of their own, the last delta with
+ * with the role, the text deltas (from the first citation marker on, held until the sources are
+ * known when they become links: citations.ts), the annotations on a delta of their own, the last delta with
  * `finish_reason`, the usage chunk (empty `choices`) when asked, then `data: [DONE]`.
  *
  * The response waits for the first token: a reply that fails before it (no passage search, the
@@ -15,13 +16,15 @@ import type { StreamEvent } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
 import { frame, SseWriter, terminalStatus, type WriterHooks } from "../http/sse.ts";
 import { type FinalReply, ReplyFold, type ReplyStream } from "../replies/index.ts";
-import { annotationsOf, completionId, finishReason, usageOf } from "./completion.ts";
+import { type CitationStyle, LinkHold } from "./citations.ts";
+import { annotated, completionId, finishReason, usageOf } from "./completion.ts";
 import { openAiError } from "./errors.ts";
 
 export interface StreamOptions {
   model: string;
   created: number;
   includeUsage: boolean;
+  citations: CitationStyle;
   headers: Record<string, string>;
   titles(urls: string[]): Promise<Map<string, string>>;
 }
@@ -38,6 +41,8 @@ class CompletionStream implements WriterHooks {
   private readonly unsubscribe: () => void;
   private id = "";
   private started = false;
+  // Links need the sources, known at the end: text from the first marker on waits for them.
+  private readonly hold = new LinkHold();
   // Events are handled one after another (the annotations need a title lookup).
   private chain: Promise<void> = Promise.resolve();
 
@@ -85,7 +90,8 @@ class CompletionStream implements WriterHooks {
       this.writer.write(this.chunk({ role: "assistant", content: "", refusal: null }));
     } else if (e.type === "token") {
       this.respond();
-      this.writer.write(this.chunk({ content: e.content }));
+      const content = this.o.citations === "links" ? this.hold.push(e.content) : e.content;
+      if (content) this.writer.write(this.chunk({ content }));
     } else if (result instanceof ApiError) {
       if (!this.started) return this.fail(result);
       this.writer.write(frame(JSON.stringify(openAiError(result.toPayload()))), 1, terminalStatus(e));
@@ -98,7 +104,9 @@ class CompletionStream implements WriterHooks {
   private async finish(r: FinalReply): Promise<void> {
     this.respond();
     const titles = await this.o.titles(r.sources).catch(() => new Map<string, string>());
-    const annotations = annotationsOf(r.content, r.sources, titles);
+    const { text, annotations } = annotated(r, titles, this.o.citations);
+    const rest = this.o.citations === "links" ? this.hold.end(text) : "";
+    if (rest) this.writer.write(this.chunk({ content: rest }));
     if (annotations.length) this.writer.write(this.chunk({ annotations }));
     this.writer.write(this.chunk({}, finishReason(r.status)));
     if (this.o.includeUsage) {

@@ -105,6 +105,36 @@ export function adminTargets(f: Fixture) {
     },
     nasty,
   );
+  const responseBody = objectBody(
+    {
+      model: fc.oneof(fc.constantFrom<unknown>("default", "fuzz-kb", "gpt-4o"), kb, text),
+      input: fc.oneof(
+        text,
+        fc.array(
+          fc.record(
+            {
+              type: fc.constantFrom<unknown>("message", "item_reference", "input_image", undefined),
+              id: fc.oneof(f.id, text),
+              role: fc.oneof(fc.constantFrom<unknown>("user", "system", "assistant", "tool"), text),
+              content: fc.oneof(text, fc.array(fc.record({ type: fc.constantFrom("input_text", "input_file"), text }))),
+            },
+            { requiredKeys: [] },
+          ),
+          { maxLength: 3 },
+        ),
+      ),
+      stream: fc.oneof(fc.boolean(), text),
+      store: fc.oneof(fc.boolean(), text),
+      max_output_tokens: int,
+      previous_response_id: fc.oneof(
+        f.id.map((i) => `resp_${i.slice(4)}`),
+        text,
+      ),
+      tools: fc.oneof(fc.constant([]), fc.jsonValue({ maxDepth: 2 })),
+      parley_citations: fc.oneof(fc.constantFrom<unknown>("links", "markers"), text),
+    },
+    nasty,
+  );
   const arm = (weight: number, method: string, path: fc.Arbitrary<string>, body?: fc.Arbitrary<string>) => ({
     weight,
     arbitrary: fc.record({
@@ -210,6 +240,12 @@ export function adminTargets(f: Fixture) {
         .map((q) => `/v1/usage${q}`),
     ),
     arm(3, "POST", fc.constant("/v1/chat/completions"), completionBody),
+    arm(2, "POST", fc.constant("/v1/responses"), responseBody),
+    arm(
+      1,
+      "GET",
+      fc.oneof(reply, id).map((m) => `/v1/responses/resp_${m.slice(4)}`),
+    ),
     arm(
       1,
       "GET",

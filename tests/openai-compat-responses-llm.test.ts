@@ -1,0 +1,97 @@
+/**
+ * POST /v1/responses with a model backend (the loopback OpenAI-compatible provider): usage and
+ * instructions flow through, an output cap is `incomplete`, a failure before the first token is
+ * an error answer and one after it `response.failed`, and streamed links keep the text before
+ * the first marker streaming.
+ */
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import OpenAI from "openai";
+import { agentFromEnv } from "../src/agent/llm/index.ts";
+import { loadEnv } from "../src/config/env.ts";
+import { createLogger } from "../src/config/logger.ts";
+import { harness, listen } from "./helpers/app.ts";
+import { startFakeOpenAI } from "./helpers/fake-openai.ts";
+import type { FakeProvider } from "./helpers/fake-provider.ts";
+import { testStore } from "./helpers/store.ts";
+
+setDefaultTimeout(30_000);
+
+const fakes: FakeProvider[] = [];
+afterAll(async () => void (await Promise.all(fakes.map((f) => f.stop()))));
+const QUESTION = "How do I validate a request body?";
+
+async function setup() {
+  const fake = startFakeOpenAI({ tokens: ["Hello", " there."], usage: { input: 42, output: 2 } });
+  fakes.push(fake);
+  const store = await testStore();
+  const env = loadEnv({
+    LLM_PROVIDER: "openai-compatible",
+    LLM_MODEL: "test-model-7b",
+    LLM_BASE_URL: `${fake.url}/v1`,
+    LLM_API_KEY: "sk-test-0123456789",
+    LLM_MAX_RETRIES: "0",
+  });
+  const agent = agentFromEnv(env, store.db, createLogger("silent"))!;
+  const h = await harness({ store, agent });
+  const { url } = listen(h.app);
+  return { fake, openai: new OpenAI({ apiKey: await h.key(), baseURL: `${url}/v1`, maxRetries: 0 }) };
+}
+
+async function events(stream: AsyncIterable<OpenAI.Responses.ResponseStreamEvent>) {
+  const out: OpenAI.Responses.ResponseStreamEvent[] = [];
+  for await (const e of stream) out.push(e);
+  return out;
+}
+
+describe("responses with a model backend", () => {
+  test("usage and instructions reach the answer and the model; an output cap is incomplete", async () => {
+    const s = await setup();
+    const r = await s.openai.responses.create({ model: "default", input: QUESTION, instructions: "Answer in French." });
+    expect(r.output_text).toBe("Hello there.");
+    expect(r.usage).toMatchObject({ input_tokens: 42, output_tokens: 2, total_tokens: 44 });
+    expect(JSON.stringify(s.fake.received.at(-1)!.body)).toContain("Answer in French.");
+
+    s.fake.script.push({ tokens: ["A", " b", " c", " d"] });
+    const cut = await events(
+      await s.openai.responses.create({ model: "default", input: QUESTION, max_output_tokens: 2, stream: true }),
+    );
+    const last = cut.at(-1) as OpenAI.Responses.ResponseIncompleteEvent;
+    expect(last.type).toBe("response.incomplete");
+    expect(last.response.status).toBe("incomplete");
+    expect(last.response.incomplete_details).toEqual({ reason: "max_output_tokens" });
+  });
+
+  test("a failure before the first token is an error answer; after it, response.failed with the text so far", async () => {
+    const s = await setup();
+    s.fake.script.push({ status: 500 });
+    const early = await s.openai.responses.create({ model: "default", input: QUESTION, stream: true }).catch((x) => x);
+    expect(early).toBeInstanceOf(OpenAI.APIError);
+    expect(early.status).toBe(502);
+
+    s.fake.script.push({ tokens: ["One", " two", " three"], errorAfter: 1 });
+    const res = await s.openai.responses.create({ model: "default", input: QUESTION, stream: true });
+    const seen: OpenAI.Responses.ResponseStreamEvent[] = [];
+    await (async () => {
+      for await (const e of res) seen.push(e);
+    })().catch(() => undefined);
+    const failed = seen.at(-1) as OpenAI.Responses.ResponseFailedEvent;
+    expect(failed.type).toBe("response.failed");
+    expect(failed.response.status).toBe("failed");
+    expect(failed.response.error).toMatchObject({ code: "upstream_error" });
+    expect(
+      seen.filter((e) => e.type === "response.output_text.delta").map((e) => (e as { delta: string }).delta),
+    ).toEqual(["One"]);
+  });
+
+  test("streamed links: text before the first marker streams, the rest comes linked at the end", async () => {
+    const s = await setup();
+    s.fake.script.push({ tokens: ["Alpha", " beta", " [1] gamma."] });
+    const seen = await events(await s.openai.responses.create({ model: "default", input: QUESTION, stream: true }));
+    const deltas = seen.flatMap((e) => (e.type === "response.output_text.delta" ? [e.delta] : []));
+    expect(deltas[0]).toBe("Alpha");
+    expect(deltas.at(-1)).toMatch(/^\[1\]\(/);
+    const done = seen.find((e) => e.type === "response.output_text.done") as OpenAI.Responses.ResponseTextDoneEvent;
+    expect(deltas.join("")).toBe(done.text);
+    expect(done.text).toMatch(/^Alpha beta \[1\]\(https?:\/\/[^)\s]+\) gamma\.$/);
+  });
+});
