@@ -5,11 +5,19 @@
 import type { PublicKeySettings } from "../../src/contract/keys.ts";
 import { type FormError, fieldError } from "../field-error.tsx";
 
-/** The fields here that show their own error: a 400 naming one of them is shown beside it. */
-export const PUBLIC_FIELDS = ["allowed_origins", "visitor_rpm", "visitor_rpd"] as const;
+/**
+ * The limits, each visitor's and each client IP's, with the server's defaults (docs/api.md),
+ * prefilled so what is created is what is seen.
+ */
+const LIMITS = [
+  { name: "visitor_rpm", label: "Visitor requests per minute", fallback: 10 },
+  { name: "visitor_rpd", label: "Visitor requests per day", fallback: 200 },
+  { name: "ip_rpm", label: "Requests per minute per IP address", fallback: 30 },
+  { name: "ip_rpd", label: "Requests per day per IP address", fallback: 600 },
+] as const;
 
-/** The server's defaults for each visitor (docs/widget.md), prefilled so what is created is what is seen. */
-const VISITOR_DEFAULTS = { visitor_rpm: 10, visitor_rpd: 200 };
+/** The fields here that show their own error: a 400 naming one of them is shown beside it. */
+export const PUBLIC_FIELDS = ["allowed_origins", ...LIMITS.map((l) => l.name)] as const;
 
 /** The widget fields of the form as a request body: origins one per line (blank lines dropped), limits as numbers. */
 export function publicBody(f: FormData): Record<string, unknown> {
@@ -22,7 +30,7 @@ export function publicBody(f: FormData): Record<string, unknown> {
     allowed_origins: origins,
     require_proof_of_work: f.get("require_proof_of_work") === "on",
   };
-  for (const n of ["visitor_rpm", "visitor_rpd"]) if (String(f.get(n) ?? "").trim()) body[n] = Number(f.get(n));
+  for (const { name } of LIMITS) if (String(f.get(name) ?? "").trim()) body[name] = Number(f.get(name));
   return body;
 }
 
@@ -37,8 +45,6 @@ export function PublicFields({
   scope: string;
 }) {
   const origins = fieldError(error, "allowed_origins", scope);
-  const rpm = fieldError(error, "visitor_rpm", scope);
-  const rpd = fieldError(error, "visitor_rpd", scope);
   const hint = `${scope}-origins-hint`;
   return (
     <fieldset class="grid full">
@@ -61,32 +67,24 @@ export function PublicFields({
         </span>
         {origins.message}
       </div>
-      <div class="field">
-        <label>
-          Visitor requests per minute
-          <input
-            name="visitor_rpm"
-            type="number"
-            min={1}
-            defaultValue={String(settings?.visitor_rpm ?? VISITOR_DEFAULTS.visitor_rpm)}
-            {...rpm.props}
-          />
-        </label>
-        {rpm.message}
-      </div>
-      <div class="field">
-        <label>
-          Visitor requests per day
-          <input
-            name="visitor_rpd"
-            type="number"
-            min={1}
-            defaultValue={String(settings?.visitor_rpd ?? VISITOR_DEFAULTS.visitor_rpd)}
-            {...rpd.props}
-          />
-        </label>
-        {rpd.message}
-      </div>
+      {LIMITS.map(({ name, label, fallback }) => {
+        const problem = fieldError(error, name, scope);
+        return (
+          <div class="field" key={name}>
+            <label>
+              {label}
+              <input
+                name={name}
+                type="number"
+                min={1}
+                defaultValue={String(settings?.[name] ?? fallback)}
+                {...problem.props}
+              />
+            </label>
+            {problem.message}
+          </div>
+        );
+      })}
       <label class="check">
         <input type="checkbox" name="require_proof_of_work" defaultChecked={settings?.require_proof_of_work ?? false} />{" "}
         Require proof of work
