@@ -10,9 +10,10 @@
  */
 import type { StreamEvent } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
-import { SseWriter, terminalStatus, type WriterHooks } from "../http/sse.ts";
-import { type FinalReply, ReplyFold, type ReplyStream } from "../replies/index.ts";
-import { type CitationStyle, LinkHold } from "./citations.ts";
+import { terminalStatus } from "../http/sse.ts";
+import type { FinalReply, ReplyStream } from "../replies/index.ts";
+import type { CitationStyle } from "./citations.ts";
+import { ReplySse } from "./reply-sse.ts";
 import { type Echo, outputMessage, outputText, type ResponseParts, responseOf } from "./response-object.ts";
 
 export interface ResponseStreamOptions {
@@ -32,44 +33,18 @@ export function responseStream(stream: ReplyStream, o: ResponseStreamOptions): P
 
 const EMPTY_PART = { type: "output_text", text: "", annotations: [], logprobs: [] };
 
-class ResponsesStream implements WriterHooks {
-  private readonly fold = new ReplyFold();
-  private readonly writer: SseWriter;
-  private readonly unsubscribe: () => void;
-  private readonly hold = new LinkHold();
+class ResponsesStream extends ReplySse {
   private messageId = "";
   private sequence = 0;
   private sent = "";
-  private started = false;
-  private chain: Promise<void> = Promise.resolve();
 
   constructor(
     stream: ReplyStream,
     private readonly o: ResponseStreamOptions,
-    private readonly resolve: (r: Response) => void,
-    private readonly reject: (error: unknown) => void,
+    resolve: (r: Response) => void,
+    reject: (error: unknown) => void,
   ) {
-    this.writer = new SseWriter(stream.keepAlive, this);
-    this.unsubscribe = stream.subscribe((e) => {
-      const result = this.fold.add(e);
-      this.chain = this.chain
-        .then(() => this.handle(e.event, result))
-        .catch((error) => (this.started ? this.close() : this.fail(error)));
-    });
-  }
-
-  cancel(): void {
-    this.unsubscribe();
-  }
-
-  ping(): void {
-    this.respond();
-  }
-
-  private respond(): void {
-    if (this.started) return;
-    this.started = true;
-    this.resolve(this.writer.response(this.o.headers));
+    super(stream, o.headers, resolve, reject);
   }
 
   private emit(type: string, data: object, status?: string): void {
@@ -84,7 +59,7 @@ class ResponsesStream implements WriterHooks {
 
   private readonly at = () => ({ item_id: this.messageId, output_index: 0, content_index: 0 });
 
-  private async handle(e: StreamEvent, result: FinalReply | ApiError | null): Promise<void> {
+  protected async handle(e: StreamEvent, result: FinalReply | ApiError | null): Promise<void> {
     if (this.writer.closed) return;
     if (e.type === "start") {
       this.messageId = e.message_id;
@@ -131,15 +106,5 @@ class ResponsesStream implements WriterHooks {
     const last = response.status === "completed" ? "response.completed" : "response.incomplete";
     this.emit(last, { response }, r.status);
     this.close();
-  }
-
-  private close(): void {
-    this.unsubscribe();
-    this.writer.close();
-  }
-
-  private fail(error: unknown): void {
-    this.close();
-    this.reject(error);
   }
 }

@@ -14,11 +14,12 @@
  */
 import type { StreamEvent } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
-import { frame, SseWriter, terminalStatus, type WriterHooks } from "../http/sse.ts";
-import { type FinalReply, ReplyFold, type ReplyStream } from "../replies/index.ts";
-import { type CitationStyle, LinkHold } from "./citations.ts";
+import { frame, terminalStatus } from "../http/sse.ts";
+import type { FinalReply, ReplyStream } from "../replies/index.ts";
+import type { CitationStyle } from "./citations.ts";
 import { annotated, completionId, finishReason, usageOf } from "./completion.ts";
 import { openAiError } from "./errors.ts";
+import { ReplySse } from "./reply-sse.ts";
 
 export interface StreamOptions {
   model: string;
@@ -35,46 +36,16 @@ export function completionStream(stream: ReplyStream, o: StreamOptions): Promise
 }
 
 /** One streamed completion: the stream's reader and the writer's hooks. */
-class CompletionStream implements WriterHooks {
-  private readonly fold = new ReplyFold();
-  private readonly writer: SseWriter;
-  private readonly unsubscribe: () => void;
+class CompletionStream extends ReplySse {
   private id = "";
-  private started = false;
-  // Links need the sources, known at the end: text from the first marker on waits for them.
-  private readonly hold = new LinkHold();
-  // Events are handled one after another (the annotations need a title lookup).
-  private chain: Promise<void> = Promise.resolve();
 
   constructor(
     stream: ReplyStream,
     private readonly o: StreamOptions,
-    private readonly resolve: (r: Response) => void,
-    private readonly reject: (error: unknown) => void,
+    resolve: (r: Response) => void,
+    reject: (error: unknown) => void,
   ) {
-    this.writer = new SseWriter(stream.keepAlive, this);
-    this.unsubscribe = stream.subscribe((e) => {
-      const result = this.fold.add(e);
-      this.chain = this.chain
-        .then(() => this.handle(e.event, result))
-        .catch((error) => (this.started ? this.close() : this.fail(error)));
-    });
-  }
-
-  /** The client left: the reply goes on and is stored. */
-  cancel(): void {
-    this.unsubscribe();
-  }
-
-  /** A quiet first token: the response starts, so the ping (and the role chunk before it) go out. */
-  ping(): void {
-    this.respond();
-  }
-
-  private respond(): void {
-    if (this.started) return;
-    this.started = true;
-    this.resolve(this.writer.response(this.o.headers));
+    super(stream, o.headers, resolve, reject);
   }
 
   private chunk(delta: object, finish: string | null = null): string {
@@ -83,7 +54,7 @@ class CompletionStream implements WriterHooks {
     return frame(JSON.stringify({ id: this.id, object: "chat.completion.chunk", created, model, choices }));
   }
 
-  private async handle(e: StreamEvent, result: FinalReply | ApiError | null): Promise<void> {
+  protected async handle(e: StreamEvent, result: FinalReply | ApiError | null): Promise<void> {
     if (this.writer.closed) return;
     if (e.type === "start") {
       this.id = completionId(e.message_id);
@@ -123,16 +94,5 @@ class CompletionStream implements WriterHooks {
     }
     this.writer.write(frame("[DONE]"), 1, r.status);
     this.close();
-  }
-
-  private close(): void {
-    this.unsubscribe();
-    this.writer.close();
-  }
-
-  /** A failure before the response started: OpenAI's error answer instead of a stream. */
-  private fail(error: unknown): void {
-    this.close();
-    this.reject(error);
   }
 }
