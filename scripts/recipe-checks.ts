@@ -158,6 +158,7 @@ export function checkMcp(out: string) {
   console.log("  ok: the three tools are listed");
   check(/^\d+(\.\d+)? https:\/\/parley\.example\//m.test(out), "search ranks sample passages (score url)", "");
   check(out.includes("Sources:") && !out.includes(REFUSAL), "ask answers, with its sources", "");
+  check(out.includes("true 2026-07-28"), "a follow-up continues the conversation, on the current revision", "");
 }
 
 export function checkClientNode(out: string) {

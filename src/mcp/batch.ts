@@ -9,14 +9,14 @@
  * error for its id carrying the refusal (code, Retry-After, the rate-limit headers); the calls
  * before it have answered, each one after it is admitted again (a minute may have freed up).
  */
-// @ts-types="@modelcontextprotocol/sdk/server/requestBody"
-import { MAX_BATCH_SIZE } from "@modelcontextprotocol/sdk/server/requestBody.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import { isInitializeRequest, isJSONRPCRequest, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, isJSONRPCRequest, isSpecType } from "@modelcontextprotocol/server";
 import { type AdmissionDeps, admitAnother } from "../auth/index.ts";
 import { CODES } from "../contract/errors.ts";
 import { requestIdOf } from "../http/core.ts";
 import { toApiError } from "../http/error-handler.ts";
+
+/** The transport's own bound on a batch (not exported by the SDK): a longer one it refuses whole. */
+const MAX_BATCH_SIZE = 100;
 
 /** JSON-RPC's implementation-defined server error, as the SDK's transport uses for its own refusals. */
 const SERVER_ERROR = -32000;
@@ -29,7 +29,7 @@ const SERVER_ERROR = -32000;
  */
 export function batchOf(body: unknown): unknown[] | null {
   if (!Array.isArray(body) || body.length < 2 || body.length > MAX_BATCH_SIZE) return null;
-  if (!body.every((m) => JSONRPCMessageSchema.safeParse(m).success) || body.some(isInitializeRequest)) return null;
+  if (!body.every((m) => isSpecType.JSONRPCMessage(m)) || body.some(isInitializeRequest)) return null;
   return body.filter(isJSONRPCRequest).length > 1 ? body : null;
 }
 

@@ -1,20 +1,27 @@
 /**
- * /mcp: the Model Context Protocol's Streamable HTTP transport through the official SDK, on
- * Web-standard Request/Response (so it runs on Bun, in the binary and on Deno). Stateless: each
- * POST gets its own server and transport (no session to keep, any instance answers), JSON
- * answers rather than an SSE stream. Auth and limits are the API's: the same Bearer key,
- * counted like any request, and each call of a JSON-RPC batch like a request of its own
- * (batch.ts; docs/api.md#mcp).
+ * /mcp: the Model Context Protocol over Streamable HTTP through the official SDK, on Web-standard
+ * Request/Response (so it runs on Bun, in the binary and on Deno). Both protocol eras, both
+ * stateless (no session to keep, any instance answers), JSON answers rather than SSE streams:
+ * - the current revision (2026-07-28: no handshake, each request carries its own envelope)
+ *   through the SDK's per-request handler;
+ * - older clients (2025 revisions: initialize, then requests) through the SDK's stateless
+ *   Streamable HTTP transport, as the SDK's own fallback does, but with JSON answers and the
+ *   screening below (screen.ts, batch.ts).
+ * Auth and limits are the API's: the same Bearer key, counted like any request, and each call of
+ * a JSON-RPC batch like a request of its own (batch.ts; docs/api.md#mcp).
  */
-// The SDK's "./*" export maps types to "*.d.ts" of the ".js" name, which Deno's checker takes literally.
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import { Elysia } from "elysia";
 import { admission } from "../auth/index.ts";
 import type { ChatDeps } from "../chat/index.ts";
 import { jsonBody } from "../http/body.ts";
 import { requestIdOf, requestIdsAndErrors } from "../http/core.ts";
 import { batchOf, runBatch } from "./batch.ts";
+import { carriesInstructions, instructionsFor } from "./instructions.ts";
 import { answered, screen } from "./screen.ts";
 import { mcpServer } from "./tools.ts";
 
@@ -31,7 +38,23 @@ async function handle(deps: ChatDeps, request: Request, apiKey: Key, body: unkno
 
 /** One POST (or GET, DELETE) through a server and transport of its own. */
 async function serve(deps: ChatDeps, request: Request, apiKey: Key, body: unknown): Promise<Response> {
-  const server = mcpServer(deps, apiKey, deps.tracing?.of(request));
+  const instructions = carriesInstructions(body) ? await instructionsFor(deps.db, apiKey) : undefined;
+  const server = () => mcpServer(deps, apiKey, deps.tracing?.of(request), instructions);
+  if (body !== undefined && !(await isLegacyRequest(request, body))) {
+    // `auto` answers in JSON unless a tool sends something before its result, which ours never
+    // do (`json` would say so on the console at every request). Nothing outlives the answer.
+    const handler = createMcpHandler(server, { legacy: "reject" });
+    try {
+      return await handler.fetch(request, { parsedBody: body });
+    } finally {
+      void handler.close().catch(() => {});
+    }
+  }
+  return await serveLegacy(server(), request, body);
+}
+
+/** A 2025-era message (or a GET, DELETE) through the stateless transport, answered in JSON. */
+async function serveLegacy(server: ReturnType<typeof mcpServer>, request: Request, body: unknown): Promise<Response> {
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

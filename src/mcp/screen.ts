@@ -12,11 +12,15 @@
  *   to the transport as a `ping` of the same id (so its headers, order and answer shape stay
  *   the transport's) and that answer is replaced by the error.
  */
-// @ts-types="@modelcontextprotocol/sdk/types"
-import { ClientRequestSchema, isJSONRPCNotification, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isJSONRPCNotification, isJSONRPCRequest, specTypeSchemas } from "@modelcontextprotocol/server";
 
 /** JSON-RPC's "Invalid params". */
 const INVALID_PARAMS = -32602;
+const ClientRequestSchema = specTypeSchemas.ClientRequest as unknown as {
+  options: {
+    safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } };
+  }[];
+};
 type RequestSchema = (typeof ClientRequestSchema.options)[number];
 /** Each request method the SDK knows, with its schema. */
 const SCHEMAS = new Map<unknown, RequestSchema>(
@@ -37,7 +41,7 @@ function invalidParams(message: unknown): string | null {
   const schema = isJSONRPCRequest(message) ? SCHEMAS.get(message.method) : undefined;
   if (!schema || !isJSONRPCRequest(message)) return null;
   const parsed = schema.safeParse(message);
-  if (parsed.success) return null;
+  if (parsed.success || !parsed.error) return null;
   const where = parsed.error.issues.map((i) => `${i.path.join(".") || "(request)"}: ${i.message}`);
   return `Invalid params for ${message.method}: ${[...new Set(where)].slice(0, 5).join("; ")}`;
 }

@@ -1,12 +1,11 @@
 /**
  * The MCP server's tools over the knowledge bases, for one authenticated key: `search` (ranked
  * passages, no model), `ask` (the agent's answer with its sources, stored as a conversation like
- * any chat), `list_knowledge_bases`. Built per request (stateless Streamable HTTP): the key is
- * the caller's, so every tool sees exactly what that key may use.
+ * any chat; its conversation_id continues it), `list_knowledge_bases`. Built per request (both
+ * protocol eras are stateless here): the key is the caller's, so every tool sees exactly what
+ * that key may use.
  */
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { ApiKeyInfo } from "../auth/index.ts";
 import { type ChatDeps, startReply } from "../chat/index.ts";
@@ -33,8 +32,9 @@ const failure = (error: unknown) => ({
 
 const kbJson = (m: KnowledgeModel) => ({ id: m.knowledgeBaseId, name: m.id });
 
-export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpServer {
-  const server = new McpServer(SERVER_INFO);
+/** `instructions`: what the server says about itself (only computed for the messages that carry it). */
+export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace, instructions?: string): McpServer {
+  const server = new McpServer(SERVER_INFO, instructions ? { instructions } : undefined);
   /** The knowledge base a tool names (id or name), else the key's default; not_found in the API's words. */
   const knowledgeBase = async (ref?: string) => {
     const id = ref ?? (await defaultKnowledgeBaseFor(deps.db, key));
@@ -48,33 +48,40 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpSe
     {
       title: "Search the knowledge base",
       description:
-        "Ranked passages of the knowledge base for a query (keyword search, no model), each with its document's URL and title.",
-      inputSchema: {
+        "Ranked passages of the knowledge base for a query (keyword search, no model), each with its document's title and URL, the passage's text (snippet) and its relevance score (higher is better).",
+      inputSchema: z.object({
         query: z.string().min(1).max(deps.options.maxMessageChars),
         knowledge_base: z.string().optional().describe("Name or id; the key's default when omitted."),
         limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`1–${MAX_LIMIT}, default 8.`),
-      },
-      outputSchema: {
+      }),
+      outputSchema: z.object({
         results: z.array(
           z.object({
-            document_id: z.string(),
-            url: z.string(),
             title: z.string(),
-            heading: z.string(),
-            content: z.string(),
+            url: z.string(),
+            snippet: z.string(),
             score: z.number(),
+            heading: z.string().describe("The passage's section heading in its document."),
+            document_id: z.string(),
           }),
         ),
-      },
+      }),
       annotations: { readOnlyHint: true },
     },
     async ({ query, knowledge_base, limit }) => {
       try {
         const kb = await knowledgeBase(knowledge_base);
         const hits = await searchKnowledgeBase(deps.db, kb.knowledgeBaseId, query, limit ?? 8);
-        const results = hits.map((h) => ({ ...h, score: Math.round(h.score * 1000) / 1000 }));
+        const results = hits.map((h) => ({
+          title: h.title,
+          url: h.url,
+          snippet: h.content,
+          score: Math.round(h.score * 1000) / 1000,
+          heading: h.heading,
+          document_id: h.document_id,
+        }));
         const text = results.length
-          ? results.map((r, i) => `[${i + 1}] ${r.title} — ${r.heading}\n${r.url}\n${r.content}`).join("\n\n")
+          ? results.map((r, i) => `[${i + 1}] ${r.title} — ${r.heading}\n${r.url}\n${r.snippet}`).join("\n\n")
           : "No passage matches this query.";
         return { content: [{ type: "text", text }], structuredContent: { results } };
       } catch (error) {
@@ -89,7 +96,7 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpSe
       title: "Ask the knowledge base",
       description:
         "Asks Parley's agent a question; it answers from the knowledge base and cites its sources ([k] is the k-th source). Stored as a conversation: pass its conversation_id to ask a follow-up in it.",
-      inputSchema: {
+      inputSchema: z.object({
         question: z.string().min(1).max(deps.options.maxMessageChars),
         knowledge_base: z
           .string()
@@ -99,8 +106,12 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpSe
           .string()
           .optional()
           .describe("A conversation an earlier `ask` returned: the question continues it, with its history."),
-      },
-      outputSchema: { answer: z.string(), sources: z.array(z.string()), conversation_id: z.string() },
+      }),
+      outputSchema: z.object({
+        answer: z.string(),
+        sources: z.array(z.string()).describe("The cited documents' URLs: [k] in the answer is sources[k-1]."),
+        conversation_id: z.string().describe("Pass it to `ask` again for a follow-up in this conversation."),
+      }),
     },
     async ({ question, knowledge_base, conversation_id }) => {
       try {
@@ -132,7 +143,7 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpSe
     {
       title: "List knowledge bases",
       description: "The knowledge bases this API key may search and ask.",
-      outputSchema: { knowledge_bases: z.array(z.object({ id: z.string(), name: z.string() })) },
+      outputSchema: z.object({ knowledge_bases: z.array(z.object({ id: z.string(), name: z.string() })) }),
       annotations: { readOnlyHint: true },
     },
     async () => {

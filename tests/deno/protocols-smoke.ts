@@ -4,6 +4,7 @@
  * MCP SDK's Client + StreamableHTTPClientTransport (listTools, search, ask).
  * Run: deno run -A tests/deno/protocols-smoke.ts
  */
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import OpenAI from "openai";
@@ -62,6 +63,25 @@ try {
   const asked = await client.callTool({ name: "ask", arguments: { question: QUESTION } });
   check((asked.structuredContent as { sources: string[] }).sources[0] === "https://smoke.test/deno", "mcp: ask");
   await client.close();
+
+  // A client of the current revision (no handshake, no session).
+  const modern = new ModernClient(
+    { name: "deno-smoke", version: "2.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await modern.connect(
+    new ModernTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${secret}` } } }),
+  );
+  check(modern.getNegotiatedProtocolVersion() === "2026-07-28", "mcp 2026-07-28: negotiated");
+  const followUp = await modern.callTool({
+    name: "ask",
+    arguments: {
+      question: "And on Bun?",
+      conversation_id: (asked.structuredContent as { conversation_id: string }).conversation_id,
+    },
+  });
+  check(!followUp.isError, "mcp 2026-07-28: ask a follow-up");
+  await modern.close();
 } finally {
   ac.abort();
   await server.finished;
