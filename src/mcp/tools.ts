@@ -33,6 +33,10 @@ const failure = (error: unknown) => ({
 
 const kbJson = (m: KnowledgeModel) => ({ id: m.knowledgeBaseId, name: m.id });
 
+/** A passage as the agent labels it (agent/retrieval.ts): its heading after the title, unless it is the title. */
+const label = (r: { title: string; heading: string }) =>
+  r.heading && r.heading !== r.title ? `${r.title} — ${r.heading}` : r.title;
+
 export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpServer {
   const server = new McpServer(SERVER_INFO);
   /** The knowledge base a tool names (id or name), else the key's default; not_found in the API's words. */
@@ -74,7 +78,7 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace): McpSe
         const hits = await searchKnowledgeBase(deps.db, kb.knowledgeBaseId, query, limit ?? 8);
         const results = hits.map((h) => ({ ...h, score: Math.round(h.score * 1000) / 1000 }));
         const text = results.length
-          ? results.map((r, i) => `[${i + 1}] ${r.title} — ${r.heading}\n${r.url}\n${r.content}`).join("\n\n")
+          ? results.map((r, i) => `[${i + 1}] ${label(r)}\n${r.url}\n${r.content}`).join("\n\n")
           : "No passage matches this query.";
         return { content: [{ type: "text", text }], structuredContent: { results } };
       } catch (error) {
