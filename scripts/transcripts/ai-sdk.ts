@@ -24,6 +24,9 @@ import { KB } from "./server.ts";
 const urls = (sources: readonly { sourceType: string; url?: string }[]) =>
   sources.flatMap((s) => (s.sourceType === "url" && s.url ? [s.url] : []));
 
+/** The sources as the SDK gives them, their ids (random, made by the SDK) aside. */
+const shown = (sources: readonly { id: string }[]) => sources.map((s) => ({ ...s, id: "‹random›" }));
+
 /** How a call is shown: the function, the model as the code names it, and the other arguments. */
 const call = (fn: string, model: string, rest: object) =>
   `${fn}(${show({ model: "MODEL", ...rest }).replace('"MODEL"', model)})`;
@@ -38,7 +41,7 @@ export async function aiSdkOpenAI(): Promise<Transcript> {
   const first = step("Ask: generateText", `await ${call("generateText", name, ask)}`, {
     text: r.text,
     citationsAt: "result.sources",
-    citations: r.sources,
+    citations: shown(r.sources),
   });
   const responseId = (r.providerMetadata?.openai as { responseId?: string } | undefined)?.responseId;
   first.notes.push(`finishReason: ${r.finishReason}; providerMetadata.openai.responseId: ${responseId}`);
@@ -53,7 +56,7 @@ export async function aiSdkOpenAI(): Promise<Transcript> {
   const second = step("Follow-up: streamText with previousResponseId", call("streamText", name, follow), {
     text,
     citationsAt: "await result.sources",
-    citations: sources,
+    citations: shown(sources),
   });
   second.notes.push(`finishReason: ${await s.finishReason}`);
   expectCited(second, where, sources.length);
@@ -89,7 +92,7 @@ export async function aiSdkCompatible(): Promise<Transcript> {
   const first = step("Ask: generateText", `await ${call("generateText", name, ask)}`, {
     text: r.text,
     citationsAt: "result.sources",
-    citations: r.sources,
+    citations: shown(r.sources),
   });
   first.notes.push(`finishReason: ${r.finishReason}; providerMetadata: ${show(r.providerMetadata ?? null)}`);
   expectCited(first, where, r.sources.length, dropped);
@@ -107,7 +110,7 @@ export async function aiSdkCompatible(): Promise<Transcript> {
   const second = step("Follow-up: streamText with the history", call("streamText", name, { messages }), {
     text,
     citationsAt: "await result.sources",
-    citations: sources,
+    citations: shown(sources),
   });
   expectCited(second, where, sources.length, dropped);
   await expectContinued(second, where, await newestConversation());
