@@ -57,6 +57,17 @@ describe("MCP over Streamable HTTP", () => {
     expect(results.map((x) => x.score)).toEqual([...results.map((x) => x.score)].sort((a, b) => b - a));
     expect((r.content as TextContent)[0]!.text).toContain(results[0]!.url);
 
+    // Labelled as the agent labels passages: a heading that is the title (the text before the
+    // first subheading) is not repeated ("Cookies — Cookies").
+    const cookies = await client.callTool({ name: "search", arguments: { query: "read and write cookies", limit: 3 } });
+    const hits = (cookies.structuredContent as { results: { title: string; heading: string }[] }).results;
+    expect(hits.some((x) => x.heading === x.title)).toBe(true);
+    const labels = (cookies.content as TextContent)[0]!.text.split("\n").filter((l) => /^\[\d+\] /.test(l));
+    expect(labels).toEqual(
+      hits.map((x, i) => `[${i + 1}] ${x.heading && x.heading !== x.title ? `${x.title} — ${x.heading}` : x.title}`),
+    );
+    expect(labels.some((l) => l.endsWith("Cookies — Cookies"))).toBe(false);
+
     const none = await client.callTool({ name: "search", arguments: { query: "zyxwv qwplk frobnicate" } });
     expect((none.structuredContent as { results: unknown[] }).results).toEqual([]);
     await client.close();

@@ -32,6 +32,10 @@ const failure = (error: unknown) => ({
 
 const kbJson = (m: KnowledgeModel) => ({ id: m.knowledgeBaseId, name: m.id });
 
+/** A passage as the agent labels it (agent/retrieval.ts): its heading after the title, unless it is the title. */
+const label = (r: { title: string; heading: string }) =>
+  r.heading && r.heading !== r.title ? `${r.title} — ${r.heading}` : r.title;
+
 /** `instructions`: what the server says about itself (only computed for the messages that carry it). */
 export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace, instructions?: string): McpServer {
   const server = new McpServer(SERVER_INFO, instructions ? { instructions } : undefined);
@@ -81,7 +85,7 @@ export function mcpServer(deps: ChatDeps, key: ApiKeyInfo, trace?: Trace, instru
           document_id: h.document_id,
         }));
         const text = results.length
-          ? results.map((r, i) => `[${i + 1}] ${r.title} — ${r.heading}\n${r.url}\n${r.snippet}`).join("\n\n")
+          ? results.map((r, i) => `[${i + 1}] ${label(r)}\n${r.url}\n${r.snippet}`).join("\n\n")
           : "No passage matches this query.";
         return { content: [{ type: "text", text }], structuredContent: { results } };
       } catch (error) {
