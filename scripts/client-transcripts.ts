@@ -25,7 +25,8 @@ const CLIENTS: [string, () => Promise<Transcript | Transcript[]>][] = [
   ["AI SDK — @ai-sdk/openai", aiSdkOpenAI],
   ["AI SDK — @ai-sdk/openai-compatible", aiSdkCompatible],
   ["LangChain — ChatOpenAI", langchain],
-  ["MCP SDK client", mcp],
+  ["MCP SDK client (2026-07-28)", () => mcp("2026-07-28")],
+  ["MCP SDK client (2025)", () => mcp("2025")],
 ];
 
 const PACKAGES = [
@@ -35,6 +36,7 @@ const PACKAGES = [
   "@ai-sdk/openai-compatible",
   "@langchain/openai",
   "@langchain/core",
+  "@modelcontextprotocol/client",
   "@modelcontextprotocol/sdk",
 ];
 

@@ -1,8 +1,10 @@
 /**
- * The MCP SDK's client (`@modelcontextprotocol/sdk`: Client + StreamableHTTPClientTransport) on
- * /mcp: `search`, `ask`, `ask` again with the returned conversation_id, and a refused call.
- * Its own file: the MCP server is moving to a new SDK revision, and this client with it.
+ * The MCP SDK's clients on /mcp: `search`, `ask`, `ask` again with the returned conversation_id,
+ * and a refused call — once with the current client (`@modelcontextprotocol/client` 2.x, which
+ * negotiates the 2026-07-28 revision: no handshake) and once with the older one
+ * (`@modelcontextprotocol/sdk` 1.x: the 2025 `initialize` handshake).
  */
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
@@ -27,14 +29,35 @@ const textOf = (r: Result) =>
     .map((c) => (c.type === "text" ? c.text : `[${c.type}]`))
     .join("\n");
 
-export async function mcp(): Promise<Transcript> {
-  const where = "MCP SDK client";
-  const client = new Client({ name: "parley-transcripts", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${ctx.served.url}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${ctx.served.key}` } },
-    }),
+export type McpClientKind = "2026-07-28" | "2025";
+
+async function connect(kind: McpClientKind): Promise<Client> {
+  const url = new URL(`${ctx.served.url}/mcp`);
+  const requestInit = { headers: { Authorization: `Bearer ${ctx.served.key}` } };
+  if (kind === "2025") {
+    const client = new Client({ name: "parley-transcripts", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+    return client;
+  }
+  const client = new ModernClient(
+    { name: "parley-transcripts", version: "2.0.0" },
+    { versionNegotiation: { mode: "auto" } },
   );
+  await client.connect(new ModernTransport(url, { requestInit }));
+  // The calls below are the same in both SDKs.
+  return client as unknown as Client;
+}
+
+const ABOUT: Record<McpClientKind, string> = {
+  "2026-07-28":
+    '`@modelcontextprotocol/client` 2.x: `new Client(…, { versionNegotiation: { mode: "auto" } })` connected with `new StreamableHTTPClientTransport(new URL("http://127.0.0.1:PORT/mcp"), { requestInit: { headers: { Authorization: "Bearer prl_…" } } })`; it probes with `server/discover` and speaks 2026-07-28 (no handshake).',
+  "2025":
+    '`@modelcontextprotocol/sdk` 1.x: `new Client(…)` connected with `new StreamableHTTPClientTransport(new URL("http://127.0.0.1:PORT/mcp"), { requestInit: { headers: { Authorization: "Bearer prl_…" } } })`: the 2025 `initialize` handshake.',
+};
+
+export async function mcp(kind: McpClientKind): Promise<Transcript> {
+  const where = `MCP SDK client (${kind})`;
+  const client = await connect(kind);
   const tool = async (name: string, args: Record<string, unknown>) => ({
     request: `await client.callTool(${show({ name, arguments: args })})`,
     result: await client.callTool({ name, arguments: args }),
@@ -49,6 +72,10 @@ export async function mcp(): Promise<Transcript> {
       citations: found?.results.map(({ url, title, score }) => ({ url, title, score })),
     });
     first.notes.push(`listTools: ${JSON.stringify(tools)}; server: ${JSON.stringify(client.getServerVersion())}`);
+    const version = (client as unknown as { getNegotiatedProtocolVersion?: () => string }).getNegotiatedProtocolVersion;
+    if (version) first.notes.push(`negotiated protocol version: ${version.call(client)}`);
+    const instructions = client.getInstructions();
+    if (instructions) first.notes.push(`instructions (first line of the list): ${instructions.split("\n")[2] ?? ""}`);
     expectCited(first, where, found?.results.length ?? 0);
 
     const ask = await tool("ask", { question: QUESTION, knowledge_base: KB });
@@ -87,9 +114,8 @@ export async function mcp(): Promise<Transcript> {
       if (bad.result.isError !== true) findings.push(`${where}: the refused call answered without isError`);
     }
     return {
-      title: "MCP SDK client",
-      about:
-        '`new Client(…)` connected with `new StreamableHTTPClientTransport(new URL("http://127.0.0.1:PORT/mcp"), { requestInit: { headers: { Authorization: "Bearer prl_…" } } })`.',
+      title: where,
+      about: ABOUT[kind],
       steps: [first, second, third, fourth],
     };
   } finally {
