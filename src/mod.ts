@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import type { Agent } from "./agent/index.ts";
 import { retrievalAgent } from "./agent/index.ts";
+import { analyticsRoutes, forgetOldQuestions, ingestPending } from "./analytics/index.ts";
 import { keyRoutes, setupRoutes } from "./auth/index.ts";
 import { chatRoutes, startSweeper } from "./chat/index.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
@@ -92,6 +93,7 @@ export function createParley(config: ParleyConfig) {
   const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)), [
     forgetIdleSubjects,
     forgetSpentProofs,
+    (db, now) => ingestPending(db, now).then(() => forgetOldQuestions(db, now, options.analyticsRetentionDays)),
   ]);
   const syncs = createSourceSyncs({ ...deps, sources: options.sources });
   const features = [
@@ -108,6 +110,7 @@ export function createParley(config: ParleyConfig) {
     setupRoutes(deps),
     sourceRoutes({ ...deps, syncs }),
     widgetRoutes(deps),
+    analyticsRoutes(deps),
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
@@ -125,6 +128,7 @@ export function createParley(config: ParleyConfig) {
     .use(features[10])
     .use(features[11])
     .use(features[12])
+    .use(features[13])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {

@@ -53,7 +53,7 @@ export function utf8Length(s: string): number {
 // creation time, which keeps keyset pagination and message order stable.
 
 /** The prefixes this API hands out. */
-export type IdPrefix = "conv" | "msg" | "key" | "doc" | "chunk" | "req" | "kb" | "src" | "sync" | "vis";
+export type IdPrefix = "conv" | "msg" | "key" | "doc" | "chunk" | "req" | "kb" | "src" | "sync" | "vis" | "topic";
 
 export const newId = (prefix: IdPrefix): string => typeid(prefix).toString();
 

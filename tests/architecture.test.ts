@@ -19,6 +19,7 @@ type Layer = (typeof LAYERS)[number] | "client";
 
 const FEATURES = [
   "agent",
+  "analytics",
   "auth",
   "chat",
   "conversations",
@@ -68,6 +69,8 @@ const TABLE_WRITERS: Record<string, string[]> = {
   source_pages: ["sources"],
   visitor_rate_limits: ["ratelimit"],
   spent_proofs: ["widget"],
+  analytics_questions: ["analytics"],
+  analytics_topics: ["analytics"],
 };
 
 /** The schema's tables by the name of their drizzle variable. */

@@ -43,6 +43,10 @@ describe("OpenAPI document", () => {
     expect(Object.keys(raw.paths).sort()).toEqual([
       "/healthz",
       "/readyz",
+      "/v1/analytics/gaps",
+      "/v1/analytics/pages",
+      "/v1/analytics/questions",
+      "/v1/analytics/topics",
       "/v1/chat",
       "/v1/chat/completions",
       "/v1/conversations",
@@ -265,6 +269,9 @@ describe("/docs examples", () => {
         "exchangeSetupCode",
         "putFeedback",
         "getConversation",
+        "listAnalyticsGaps",
+        "listAnalyticsQuestions",
+        "listAnalyticsTopics",
         "listConversations",
         "listMessages",
         "replyEvents",
@@ -273,6 +280,7 @@ describe("/docs examples", () => {
         ...["createResponse", "retrieveResponse", "deleteResponse"],
         ...[
           "addDocuments",
+          "analyticsPages",
           "createKey",
           "createKnowledgeBase",
           "deleteDocument",

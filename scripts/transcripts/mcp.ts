@@ -75,7 +75,10 @@ export async function mcp(kind: McpClientKind): Promise<Transcript> {
     const version = (client as unknown as { getNegotiatedProtocolVersion?: () => string }).getNegotiatedProtocolVersion;
     if (version) first.notes.push(`negotiated protocol version: ${version.call(client)}`);
     const instructions = client.getInstructions();
-    if (instructions) first.notes.push(`instructions (the first knowledge base listed): ${instructions.split("\n").find((l) => l.startsWith("- ")) ?? ""}`);
+    if (instructions)
+      first.notes.push(
+        `instructions (the first knowledge base listed): ${instructions.split("\n").find((l) => l.startsWith("- ")) ?? ""}`,
+      );
     expectCited(first, where, found?.results.length ?? 0);
 
     const ask = await tool("ask", { question: QUESTION, knowledge_base: KB });

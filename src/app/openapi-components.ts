@@ -1,4 +1,5 @@
 /** Every wire type the OpenAPI document names under `components.schemas`, from the route schemas. */
+import { AnalyticsQuestion, AnalyticsTopic, PagesReport, QuestionList, TopicList } from "../analytics/index.ts";
 import { ApiKey, ApiKeyList, CreatedApiKey, CreateKey, SetupRequest, SetupStatus, UpdateKey } from "../auth/index.ts";
 import { ChatReply, chatBody, StreamEvent } from "../chat/index.ts";
 import {
@@ -91,4 +92,9 @@ export const wireSchemas = (maxChars: number): Record<string, unknown> => ({
   Response: ResponseObject,
   ResponseStreamEvent,
   DeletedResponse,
+  AnalyticsQuestion,
+  QuestionList,
+  AnalyticsTopic,
+  TopicList,
+  PagesReport,
 });

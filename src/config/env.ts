@@ -48,6 +48,13 @@ export function loadEnv(source: Record<string, string | undefined>) {
       REPLY_FLUSH_MS: option("replyFlushMs"),
       REPLY_EVENTS_RETENTION: option("replyEventsRetentionS"),
       VISITOR_TOKEN_TTL_MS: option("visitorTokenTtlMs"),
+      // Unset: analytics keep question text.
+      ANALYTICS_RETENTION_DAYS: z.coerce
+        .number()
+        .int()
+        .min(BOUNDS.analyticsRetentionDays.min)
+        .max(BOUNDS.analyticsRetentionDays.max)
+        .optional(),
       RATE_LIMIT: z.enum(["on", "off"]).default("on"),
       LOG_FORMAT: z.enum(["json", "text"]).default("json"),
       CORS_ORIGINS: z
@@ -183,6 +190,7 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     trustProxy: env.TRUST_PROXY,
     replyEventsRetentionS: env.REPLY_EVENTS_RETENTION,
     visitorTokenTtlMs: env.VISITOR_TOKEN_TTL_MS,
+    analyticsRetentionDays: env.ANALYTICS_RETENTION_DAYS ?? null,
     sources: {
       allowPrivateNetworks: env.SOURCES_ALLOW_PRIVATE_NETWORKS,
       maxInFlightPerHost: env.SOURCES_MAX_IN_FLIGHT_PER_HOST,

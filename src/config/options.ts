@@ -52,6 +52,8 @@ export interface ParleyOptions {
   corsOrigins?: CorsOrigins;
   /** How long a visitor token (a public key's session, POST /v1/widget/sessions) is valid. */
   visitorTokenTtlMs: number;
+  /** Analytics drop question text older than this many days (counts and topics stay); null keeps it. */
+  analyticsRetentionDays: number | null;
   /** Web sources; see SourceOptions. */
   sources: SourceOptions;
 }
@@ -88,6 +90,7 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   replyFlushMs: 100,
   replyEventsRetentionS: 86_400,
   visitorTokenTtlMs: 3_600_000,
+  analyticsRetentionDays: null,
   sources: {
     allowPrivateNetworks: false,
     maxInFlightPerHost: 2,
@@ -118,6 +121,7 @@ export const BOUNDS = {
   replyEventsRetentionS: { min: 0, max: 10 * 366 * 86_400 },
   planLimit: { min: 1, max: INT4_MAX },
   visitorTokenTtlMs: { min: 60_000, max: 86_400_000 },
+  analyticsRetentionDays: { min: 1, max: 100 * 366 },
   maxInFlightPerHost: { min: 1, max: 32 },
   sourceLeaseMs: { min: 1_000, max: 3_600_000 },
   sourceRequestTimeoutMs: { min: 100, max: 120_000 },
@@ -149,6 +153,8 @@ export function checkOptions(options: ParleyOptions): void {
     checkBound(`options.plans.${plan}.rpm`, l.rpm, BOUNDS.planLimit);
     checkBound(`options.plans.${plan}.rpd`, l.rpd, BOUNDS.planLimit);
   }
+  if (options.analyticsRetentionDays !== null)
+    checkBound("options.analyticsRetentionDays", options.analyticsRetentionDays, BOUNDS.analyticsRetentionDays);
   checkBound("options.sources.maxInFlightPerHost", options.sources.maxInFlightPerHost, BOUNDS.maxInFlightPerHost);
   checkBound("options.sources.leaseMs", options.sources.leaseMs, BOUNDS.sourceLeaseMs);
   checkBound("options.sources.requestTimeoutMs", options.sources.requestTimeoutMs, BOUNDS.sourceRequestTimeoutMs);

@@ -12,6 +12,7 @@
  * (validation and OpenAPI) is checked at compile time to equal its type here (http/schema-contract.ts), with
  * enum-like unions built from the const arrays below. The prose reference is docs/api.md.
  */
+export * from "./analytics.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./keys.ts";

@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  check,
   date,
   index,
   integer,
@@ -17,11 +18,13 @@ import {
   timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { CERTAINTIES } from "../contract/analytics.ts";
 import { MESSAGE_STATUSES } from "../contract/events.ts";
 import { MESSAGE_ROLES } from "../contract/resources.ts";
 import { apiKeys } from "./schema-keys.ts";
 import { knowledgeBases } from "./schema-knowledge.ts";
 
+export * from "./schema-analytics.ts";
 export * from "./schema-keys.ts";
 export * from "./schema-knowledge.ts";
 export * from "./schema-setup.ts";
@@ -68,6 +71,8 @@ export const messages = pgTable(
     content: text("content").notNull(),
     sources: jsonb("sources").$type<string[]>().notNull().default([]),
     status: text("status", { enum: MESSAGE_STATUSES }).notNull(),
+    /** How sure an assistant reply is of its answer (contract/analytics.ts); null for a user message, a running reply, or one stored before it was recorded. */
+    certainty: text("certainty", { enum: CERTAINTIES }),
     createdAt: ts("created_at").notNull(),
     /** Token counts the model provider reported for an assistant reply; null when it reported none. */
     inputTokens: integer("input_tokens"),
@@ -93,6 +98,9 @@ export const messages = pgTable(
     index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id),
     // The sweep looks only at running replies: a partial index stays as small as they are few.
     index("messages_running_idx").on(t.leaseUntil).where(sql`${t.status} = 'in_progress'`),
+    check("messages_certainty_ck", sql`${t.certainty} in (${sql.raw(CERTAINTIES.map((c) => `'${c}'`).join(", "))})`),
+    // analytics/ copies ended replies in, by the time they were asked.
+    index("messages_replies_created_idx").on(t.createdAt).where(sql`${t.role} = 'assistant'`),
     // The compaction sweep looks only at ended replies not yet compacted.
     index("messages_compact_due_idx")
       .on(t.createdAt)

@@ -61,6 +61,7 @@ export {
   resolveKnowledgeBase,
 } from "./retrieve.ts";
 export type { KnowledgeDeps } from "./routes.ts";
+export { queryTerms } from "./search.ts";
 export { seedSampleOnce } from "./seed.ts";
 export {
   countSourceDocuments,

@@ -36,8 +36,9 @@ export async function addMessage(
     | "lastSeq"
     | "tokenOffsets"
     | "compactedEvents"
+    | "certainty"
   > &
-    Partial<Pick<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens">>,
+    Partial<Pick<MessageRow, "id" | "sources" | "inputTokens" | "outputTokens" | "certainty">>,
 ): Promise<MessageRow> {
   // The run columns (lease, stop flag, last event) only matter to replies being generated (replies/).
   const row: MessageRow = {
@@ -46,6 +47,7 @@ export async function addMessage(
     sources: m.sources ?? [],
     inputTokens: m.inputTokens ?? null,
     outputTokens: m.outputTokens ?? null,
+    certainty: m.certainty ?? null,
     leaseUntil: null,
     stopRequested: false,
     lastSeq: 0,

@@ -1,0 +1,135 @@
+/**
+ * Ended replies into analytics: each with the question it answered, that question's term vector
+ * (vectors.ts) and its topic, placed once when it arrives. Runs on the sweep's beat and before
+ * each analytics read (so a read sees every reply that had ended), in batches; instances doing
+ * it at once each copy a reply at most once (INSERT … ON CONFLICT DO NOTHING on the reply's id,
+ * the topic moved only by the instance whose insert won).
+ *
+ * Which replies are new: those asked since an hour before the newest one copied (a reply ends
+ * within its lease or is ended as failed by the sweep, long before an hour), that are not in
+ * yet. The first run walks the whole history, a batch at a time.
+ */
+import { type SQL, sql } from "drizzle-orm";
+import type { Certainty } from "../contract/analytics.ts";
+import type { Db } from "../db/client.ts";
+import { rowsOf } from "../db/rows.ts";
+import type { TermWeights } from "../db/schema-analytics.ts";
+import { queryTerms } from "../knowledge/index.ts";
+import { newId } from "../primitives.ts";
+import { INDEX_TERMS, nearest, topTerms, unit, withMember } from "./vectors.ts";
+
+const BATCH = 200;
+const CANDIDATES = 50;
+
+interface Pending {
+  id: string;
+  conversation_id: string;
+  key_id: string;
+  kb_id: string | null;
+  created_at: string;
+  sources: string[];
+  certainty: Certainty | null;
+  question: string | null;
+}
+
+const pendingSql = (limit: number): SQL => sql`
+  select m.id, m.conversation_id, c.key_id, c.kb_id, m.created_at::text as created_at, m.sources, m.certainty,
+    (select u.content from messages u
+      where u.conversation_id = m.conversation_id and u.role = 'user' and (u.created_at, u.id) < (m.created_at, m.id)
+      order by u.created_at desc, u.id desc limit 1) as question
+  from messages m join conversations c on c.id = m.conversation_id
+  where m.role = 'assistant' and m.status <> 'in_progress'
+    and m.created_at >= coalesce((select max(created_at) from analytics_questions), '-infinity'::timestamptz) - interval '1 hour'
+    and not exists (select 1 from analytics_questions a where a.message_id = m.id)
+  order by m.created_at, m.id
+  limit ${limit}`;
+
+/** A question's unit vector: the terms that carry it, as its knowledge base's search weighs them. */
+async function vectorOf(db: Db, question: string, kbId: string | null): Promise<TermWeights> {
+  if (!question.trim()) return {};
+  const terms = await queryTerms(db, question, kbId ? { kbId } : {});
+  return unit(
+    Object.fromEntries(terms.filter((t) => t.from === "message" && t.weight > 0).map((t) => [t.term, t.weight])),
+  );
+}
+
+/** The topic the question joins (its centroid moved), or a new one; questions without terms ("hi", "?") share one per knowledge base. */
+async function placeInTopic(db: Db, kbId: string | null, vector: TermWeights, now: Date): Promise<Placement> {
+  const at = now.toISOString();
+  const look = topTerms(vector, INDEX_TERMS);
+  if (look.length === 0) {
+    const [none] = await rowsOf<{ id: string }>(
+      db,
+      sql`select id from analytics_topics where kb_id is not distinct from ${kbId} and cardinality(terms) = 0
+        order by id limit 1`,
+    );
+    if (none) return { id: none.id, centroid: null };
+    return { id: await newTopic(db, kbId, {}, at), centroid: null };
+  }
+  const candidates = await rowsOf<{ id: string; centroid: TermWeights }>(
+    db,
+    sql`select id, centroid from analytics_topics
+      where kb_id is not distinct from ${kbId} and terms && ${textArray(look)}
+      order by members desc, id limit ${CANDIDATES}`,
+  );
+  const best = nearest(vector, candidates);
+  if (best) return { id: best.topic.id, centroid: withMember(best.topic.centroid, vector) };
+  const centroid = withMember({}, vector);
+  return { id: await newTopic(db, kbId, centroid, at), centroid };
+}
+
+async function newTopic(db: Db, kbId: string | null, centroid: TermWeights, at: string): Promise<string> {
+  const id = newId("topic");
+  await db.execute(sql`
+    insert into analytics_topics (id, kb_id, centroid, terms, members, created_at, updated_at)
+    values (${id}, ${kbId}, ${JSON.stringify(centroid)}::jsonb, ${textArray(topTerms(centroid, INDEX_TERMS))},
+      0, ${at}::timestamptz, ${at}::timestamptz)`);
+  return id;
+}
+
+interface Placement {
+  id: string;
+  /** The topic's centroid with this question in it; null for the topic of questions without terms. */
+  centroid: TermWeights | null;
+}
+
+/** The terms as a text[] of parameters. */
+const textArray = (terms: string[]): SQL =>
+  terms.length
+    ? sql`array[${sql.join(
+        terms.map((t) => sql`${t}`),
+        sql`, `,
+      )}]::text[]`
+    : sql`'{}'::text[]`;
+
+async function copy(db: Db, reply: Pending, now: Date): Promise<void> {
+  const vector = await vectorOf(db, reply.question ?? "", reply.kb_id);
+  const topic = await placeInTopic(db, reply.kb_id, vector, now);
+  const inserted = await rowsOf<{ message_id: string }>(
+    db,
+    sql`insert into analytics_questions
+      (message_id, conversation_id, key_id, kb_id, question, terms, certainty, sources, topic_id, created_at)
+      values (${reply.id}, ${reply.conversation_id}, ${reply.key_id}, ${reply.kb_id}, ${reply.question},
+        ${JSON.stringify(vector)}::jsonb, ${reply.certainty}, ${JSON.stringify(reply.sources)}::jsonb, ${topic.id},
+        ${reply.created_at}::timestamptz)
+      on conflict (message_id) do nothing returning message_id`,
+  );
+  if (inserted.length === 0) return;
+  const centroid = topic.centroid;
+  await db.execute(sql`
+    update analytics_topics set members = members + 1, updated_at = ${now.toISOString()}::timestamptz
+      ${centroid ? sql`, centroid = ${JSON.stringify(centroid)}::jsonb, terms = ${textArray(topTerms(centroid, INDEX_TERMS))}` : sql``}
+    where id = ${topic.id}`);
+}
+
+/** Copies up to `max` ended replies in; returns how many it looked at (fewer than `max`: caught up). */
+export async function ingestPending(db: Db, now: number, max = 1_000): Promise<number> {
+  let seen = 0;
+  while (seen < max) {
+    const batch = await rowsOf<Pending>(db, pendingSql(Math.min(BATCH, max - seen)));
+    for (const reply of batch) await copy(db, reply, new Date(now));
+    seen += batch.length;
+    if (batch.length < BATCH) break;
+  }
+  return seen;
+}
