@@ -93,7 +93,8 @@ export function createParley(config: ParleyConfig) {
   const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)), [
     forgetIdleSubjects,
     forgetSpentProofs,
-    (db, now) => ingestPending(db, now).then(() => forgetOldQuestions(db, now, options.analyticsRetentionDays)),
+    // A bounded batch a beat (a few seconds at most), so the sweep's other work is never late.
+    (db, now) => ingestPending(db, now, 200).then(() => forgetOldQuestions(db, now, options.analyticsRetentionDays)),
   ]);
   const syncs = createSourceSyncs({ ...deps, sources: options.sources });
   const features = [

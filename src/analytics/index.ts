@@ -25,8 +25,8 @@ import { listTopics } from "./topics.ts";
 
 export type AnalyticsDeps = AdmissionDeps & { logger: Logger };
 
-/** A read catches up with at most this many new replies first; the sweep copies the rest. */
-const CATCH_UP = 2_000;
+/** A read catches up with at most this many new replies first (~1–3 s on PGlite); the sweep copies the rest. */
+const CATCH_UP = 200;
 
 function instant(v: string | undefined, name: string): number | undefined {
   if (v === undefined) return undefined;
