@@ -19,7 +19,7 @@ describe("analytics term vectors", () => {
 
   test("a question joins the nearest topic at or above the bar, else none", () => {
     const q = unit({ cookie: 3, sign: 2 });
-    const topics = [
+    const topics: { id: string; centroid: Record<string, number> }[] = [
       { id: "far", centroid: { route: 5 } },
       { id: "near", centroid: { cookie: 4, sign: 1 } },
       { id: "nearer", centroid: { cookie: 3, sign: 2, secret: 0.1 } },
