@@ -28,8 +28,8 @@ export function scriptedAgent(tokens: string[], o: ScriptOptions = {}): Agent {
         for (const [i, content] of tokens.entries()) {
           if (o.failAfter !== undefined && i === o.failAfter) throw new Error("scripted failure");
           signal.throwIfAborted();
-          if (o.growing?.[i]) yield { type: "sources", sources: o.growing[i] };
           if (o.gate?.before === i) await o.gate.open;
+          if (o.growing?.[i]) yield { type: "sources", sources: o.growing[i] };
           if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
           signal.throwIfAborted(); // a well-behaved agent looks at its signal again after waiting
           if (o.yielded) o.yielded.count++;
