@@ -61,14 +61,14 @@ describe("responses with a model backend", () => {
     expect(last.response.incomplete_details).toEqual({ reason: "max_output_tokens" });
   });
 
-  test("a failure before the first token is an error answer; after it, response.failed with the text so far", async () => {
+  test("a failure before the first token is an error answer; after it, response.failed with the text and annotations so far", async () => {
     const s = await setup();
     s.fake.script.push({ status: 500 });
     const early = await s.openai.responses.create({ model: "default", input: QUESTION, stream: true }).catch((x) => x);
     expect(early).toBeInstanceOf(OpenAI.APIError);
     expect(early.status).toBe(502);
 
-    s.fake.script.push({ tokens: ["One", " two", " three"], errorAfter: 1 });
+    s.fake.script.push({ tokens: ["One [1]", " two", " three"], errorAfter: 1 });
     const res = await s.openai.responses.create({ model: "default", input: QUESTION, stream: true });
     const seen: OpenAI.Responses.ResponseStreamEvent[] = [];
     await (async () => {
@@ -78,9 +78,15 @@ describe("responses with a model backend", () => {
     expect(failed.type).toBe("response.failed");
     expect(failed.response.status).toBe("failed");
     expect(failed.response.error).toMatchObject({ code: "upstream_error" });
-    expect(
-      seen.filter((e) => e.type === "response.output_text.delta").map((e) => (e as { delta: string }).delta),
-    ).toEqual(["One"]);
+    const deltas = seen
+      .filter((e) => e.type === "response.output_text.delta")
+      .map((e) => (e as { delta: string }).delta);
+    expect(deltas).toHaveLength(1);
+    expect(deltas[0]).toMatch(/^One \[1\]\(https?:\/\/[^)\s]+\)$/);
+    const added = seen.flatMap((e) => (e.type === "response.output_text.annotation.added" ? [e.annotation] : []));
+    expect(added).toHaveLength(1);
+    const part = failed.response.output[0]!.type === "message" ? failed.response.output[0]!.content[0] : undefined;
+    expect(part).toMatchObject({ type: "output_text", text: deltas[0], annotations: added });
   });
 
   test("streamed links: text streams past the marker, linked as it comes, its annotation right after it", async () => {

@@ -45,7 +45,8 @@ class ResponsesStream extends ReplySse {
   private messageId = "";
   private sequence = 0;
   private sent = "";
-  private annotations = 0;
+  /** The annotations sent so far (a failed response's part keeps them with the text sent). */
+  private readonly annotations: ReturnType<typeof annotationOf>[] = [];
   /** The sources' titles, looked up as the sources arrive (each URL once). */
   private readonly titles = new Map<string, string>();
   private readonly looked = new Set<string>();
@@ -91,7 +92,7 @@ class ResponsesStream extends ReplySse {
     } else if (result instanceof ApiError) {
       if (!this.started) return this.fail(result);
       const error = { code: result.code, message: result.message };
-      const part = outputText(this.sent, [], new Map(), "markers");
+      const part = { ...outputText(this.sent, [], new Map(), "markers"), annotations: this.annotations };
       await this.o.ended().catch(() => undefined);
       const response = responseOf(this.parts({ status: "failed", content: this.sent, error }), part);
       this.emit("response.failed", { response }, terminalStatus(e));
@@ -110,11 +111,8 @@ class ResponsesStream extends ReplySse {
     }
     for (const c of citations) {
       const annotation = annotationOf(c);
-      this.emit("response.output_text.annotation.added", {
-        ...this.at(),
-        annotation_index: this.annotations++,
-        annotation,
-      });
+      const index = this.annotations.push(annotation) - 1;
+      this.emit("response.output_text.annotation.added", { ...this.at(), annotation_index: index, annotation });
     }
   }
 
