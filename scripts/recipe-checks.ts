@@ -93,10 +93,14 @@ export function checkKbWalkthrough(out: string) {
     "3. the JSONL file as ndjson: 2 created, one result per line",
     lines,
   );
-  const [before, after] = out
-    .split("\n")
-    .filter((l) => l.startsWith('data: {"type":"sources"'))
-    .map((l) => leadingJson(l.slice("data: ".length)) as { sources: string[] });
+  // Each reply's sources: its last `sources` event before its `end` (the list grows as it cites).
+  const replies: { sources: string[] }[] = [];
+  let last: { sources: string[] } | undefined;
+  for (const l of out.split("\n")) {
+    if (l.startsWith('data: {"type":"sources"')) last = leadingJson(l.slice("data: ".length)) as { sources: string[] };
+    else if (l.startsWith('data: {"type":"end"') && last) replies.push(last);
+  }
+  const [before, after] = replies;
   check(
     before !== undefined && zoo(before.sources) && before.sources.includes("https://zoo.example/numbats"),
     "4-5. the zoo-scoped chat key's reply cites the new knowledge base's documents only, numbats among them",

@@ -32,7 +32,9 @@ async function ask(kbId: string, message: string) {
   const input = { message, history: [], signal: new AbortController().signal, knowledgeBaseId: kbId };
   for await (const c of retrievalAgent(store.db).respond(input)) chunks.push(c);
   const text = chunks.flatMap((c) => (c.type === "token" ? [c.content] : [])).join("");
-  const sources = chunks.flatMap((c) => (c.type === "sources" ? c.sources : []));
+  // The sources grow as the answer goes: the last chunk holds them all.
+  const last = chunks.findLast((c) => c.type === "sources");
+  const sources = last?.type === "sources" ? last.sources : [];
   return { text, sources };
 }
 

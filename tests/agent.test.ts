@@ -20,7 +20,7 @@ async function ask(message: string, history: ChatTurn[] = []) {
   }))
     chunks.push(c);
   const text = chunks.flatMap((c) => (c.type === "token" ? [c.content] : [])).join("");
-  const sources = chunks.find((c) => c.type === "sources");
+  const sources = chunks.findLast((c) => c.type === "sources");
   return { text, sources: sources?.type === "sources" ? sources.sources : undefined, chunks };
 }
 
@@ -108,11 +108,22 @@ describe("retrieval agent", () => {
     expect(text).toContain("daily_quota_exceeded");
   });
 
-  test("tokens concatenate to the text; sources come last, once", async () => {
-    const { chunks } = await ask("What is a macro?");
-    expect(chunks.at(-1)!.type).toBe("sources");
-    expect(chunks.filter((c) => c.type === "sources")).toHaveLength(1);
+  test("each page's source comes just before the marker opening its quote; the last chunk holds them all", async () => {
+    const { chunks, sources } = await ask("What happens when I exceed the daily quota of my plan?");
+    expect(chunks[0]).toEqual({ type: "sources", sources: sources!.slice(0, 1) });
+    expect(chunks.at(-1)).toEqual({ type: "sources", sources: sources! });
     expect(chunks.filter((c) => c.type === "token").length).toBeGreaterThan(5);
+    let known: string[] = [];
+    let text = "";
+    for (const c of chunks) {
+      if (c.type === "sources") {
+        expect(c.sources.slice(0, known.length)).toEqual(known);
+        known = c.sources;
+      } else if (c.type === "token") {
+        text += c.content;
+        for (const m of text.matchAll(/^\[(\d+)\]/gm)) expect(Number(m[1])).toBeLessThanOrEqual(known.length);
+      }
+    }
   });
 
   test("stops when aborted", async () => {

@@ -11,11 +11,16 @@ import { createReplyStore, rowsOf } from "../src/replies/statements.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
 import { harness, listen } from "./helpers/app.ts";
 import { eventsPath, eventually, get, type IdEvent, post, readEvents, tokensOf } from "./helpers/instances.ts";
+import { growingSources } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 // Characters of every width: offsets count characters, so a surrogate pair must not be split.
 const TOKENS = Array.from({ length: 40 }, (_, i) => [" é", "😀", " w", "中文", "\n", `${i}`][i % 6]!);
+// A reply citing as it goes: a growing `sources` event before each of tokens 3, 13 and 23, which cite.
+const SOURCES = ["https://example.com/1", "https://example.com/2", "https://example.com/3"];
+const CITING = TOKENS.map((t, i) => (i % 10 === 3 && i < 30 ? ` [${(i - 3) / 10 + 1}]` : t));
+const GROWING = { 3: SOURCES.slice(0, 1), 13: SOURCES.slice(0, 2), 23: SOURCES };
 const storedEvents = async (db: any, id: string) =>
   Number(
     (await rowsOf<{ n: number }>(db, sql`select count(*) as n from message_events where message_id = ${id}`))[0]!.n,
@@ -40,8 +45,13 @@ async function setup() {
   const h = await harness({ agent: scriptedAgent(TOKENS, { sources: ["https://example.com/s"] }) });
   const failing = await harness({ agent: scriptedAgent(TOKENS, { failAfter: 25 }), store: h.store });
   const slow = await harness({ agent: scriptedAgent(TOKENS, { delayMs: 200 }), store: h.store });
+  const citing = await harness({
+    agent: scriptedAgent(CITING, { growing: GROWING, sources: SOURCES }),
+    store: h.store,
+  });
   const store = createReplyStore(h.store.db, createNotifier(null));
-  return { h, store, base: listen(h.app).url, failing: listen(failing.app).url, slow: listen(slow.app).url };
+  const urls = { failing: listen(failing.app).url, slow: listen(slow.app).url, citing: listen(citing.app).url };
+  return { h, store, base: listen(h.app).url, ...urls };
 }
 
 /** Checks a resume after `after` of the compacted reply against the original events `all`. */
@@ -93,6 +103,33 @@ describe("compacted replies", () => {
       await compactAll(store, Date.now() + 1_000);
       expectResume(all, 0, await readEvents(await get(base, key, path)));
     }
+  });
+
+  test("sources sent among the tokens: a resume from any id gets each before the text citing it, the same final sources", async () => {
+    const { h, store, citing } = await setup();
+    const key = await h.key();
+    const all = await readEvents(await post(citing, key, "/v1/chat", { message: "go", stream: true }));
+    expect(all.filter((e) => e.data.type === "sources")).toHaveLength(3);
+    expect(growingSources(all.map((e) => e.data))).toEqual(SOURCES);
+    const { conversation_id: convId, message_id: msgId } = all[0]!.data;
+    const path = eventsPath(convId, msgId);
+    await compactAll(store, Date.now() + 1_000);
+    expect(await compacted(h.store.db, msgId)).toBe(true);
+    // Compacted, not kept verbatim: only the non-token events remain besides the offsets.
+    const [kept] = await rowsOf<{ n: number }>(
+      h.store.db,
+      sql`select jsonb_array_length(compacted_events -> 'kept') as n from messages where id = ${msgId}`,
+    );
+    expect(Number(kept!.n)).toBe(all.filter((e) => e.data.type !== "token").length);
+    for (let after = 0; after < all.at(-1)!.id; after++) {
+      const got = await readEvents(await get(citing, key, `${path}?after=${after}`));
+      expectResume(all, after, got);
+      // What the client had, then what it gets: sources still come before the text that cites them.
+      const had = all.filter((e) => e.id <= after).map((e) => e.data);
+      expect(growingSources([...had, ...got.map((e) => e.data)])).toEqual(SOURCES);
+    }
+    const { messages } = await (await get(citing, key, `/v1/conversations/${convId}`)).json();
+    expect(messages[1].sources).toEqual(SOURCES);
   });
 
   test("a running reply and a recent one are untouched", async () => {

@@ -63,6 +63,37 @@ describe("lease", () => {
     expect(conv.messages.find((m: any) => m.id === id)).toMatchObject({ status: "failed", content: "" });
   });
 
+  test("a swept reply keeps the last sources it stored: its partial text may cite them", async () => {
+    const { a, b, key, reply } = await expiredReply(0);
+    const id = `msg_${crypto.randomUUID().replaceAll("-", "").slice(0, 26)}`;
+    const store = replyStore(a.h.store.db);
+    await store.create({
+      id,
+      conversationId: reply.conversation_id,
+      createdAt: Date.now(),
+      leaseUntil: Date.now() + 60_000,
+      start: '{"type":"start"}',
+      also: [],
+    });
+    const data = [
+      { type: "sources", sources: ["https://x.test/a"] },
+      { type: "token", content: "A [1]" },
+      { type: "sources", sources: ["https://x.test/a", "https://x.test/b"] },
+      { type: "token", content: " b [2]" },
+    ];
+    const events = data.map((d, i) => ({ seq: i + 2, data: JSON.stringify(d) }));
+    const leaseUntil = Date.now() + 60_000;
+    expect(await store.flush({ id, events, delta: "A [1] b [2]", lastSeq: 5, leaseUntil })).toBe("running");
+    // The instance dies: a sweep after its lease ends the reply.
+    expect(await store.expire(Date.now() + 120_000, id)).toEqual([id]);
+    const conv = await conversation(b.base, key, reply.conversation_id);
+    expect(conv.messages.find((m: any) => m.id === id)).toMatchObject({
+      status: "failed",
+      content: "A [1] b [2]",
+      sources: ["https://x.test/a", "https://x.test/b"],
+    });
+  });
+
   test("a live reply keeps its lease while its agent is silent for longer than the lease", async () => {
     // Lease 1 s on both instances (sweeping every 0.5 s); the agent says nothing for 2.5 s.
     const pair = await twoInstances(scriptedAgent(["late", " but alive"], { silenceMs: 2_500 }), {

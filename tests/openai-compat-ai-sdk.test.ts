@@ -75,10 +75,13 @@ describe("@ai-sdk/openai (Responses API)", () => {
     expect(conv.json.messages[1]!.content).toBe(first.text.replace(/\[(\d+)\]\([^)\s]+\)/g, "[$1]"));
   });
 
-  test("streamText: the text with its links (from the first marker on, at the end), sources as stream parts", async () => {
+  test("streamText: the text with its links, streamed token by token (each source comes before its marker), sources as stream parts", async () => {
     const r = streamText({ model: parley()("default"), prompt: QUESTION });
     const parts: string[] = [];
     for await (const t of r.textStream) parts.push(t);
+    // The retrieval agent's answer opens with [1]: it no longer holds the rest until the end.
+    expect(parts.length).toBeGreaterThan(5);
+    expect(parts[0]).toMatch(/^\[1\]\(/);
     const text = parts.join("");
     expect(text).toBe(await r.text);
     expectSources(text, (await r.sources) as never);

@@ -111,7 +111,7 @@ for (const p of providers) {
           `[${sources.indexOf(a.url_citation.url) + 1}](${a.url_citation.url})`,
         );
 
-      // Streamed with links: text before the first marker streams; from it on, once the sources are known.
+      // Streamed with links: each marker goes out linked with the token that brings it (its source came just before).
       s.fake.script.push({ tokens: CITING });
       const linkedStream = await s.openai.chat.completions.create({
         model: "default",

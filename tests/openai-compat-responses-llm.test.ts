@@ -1,8 +1,8 @@
 /**
  * POST /v1/responses with a model backend (the loopback OpenAI-compatible provider): usage and
  * instructions flow through, an output cap is `incomplete`, a failure before the first token is
- * an error answer and one after it `response.failed`, and streamed links keep the text before
- * the first marker streaming.
+ * an error answer and one after it `response.failed`, and streamed links keep the text streaming
+ * past each marker, its annotation right after it.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import OpenAI from "openai";
@@ -61,14 +61,14 @@ describe("responses with a model backend", () => {
     expect(last.response.incomplete_details).toEqual({ reason: "max_output_tokens" });
   });
 
-  test("a failure before the first token is an error answer; after it, response.failed with the text so far", async () => {
+  test("a failure before the first token is an error answer; after it, response.failed with the text and annotations so far", async () => {
     const s = await setup();
     s.fake.script.push({ status: 500 });
     const early = await s.openai.responses.create({ model: "default", input: QUESTION, stream: true }).catch((x) => x);
     expect(early).toBeInstanceOf(OpenAI.APIError);
     expect(early.status).toBe(502);
 
-    s.fake.script.push({ tokens: ["One", " two", " three"], errorAfter: 1 });
+    s.fake.script.push({ tokens: ["One [1]", " two", " three"], errorAfter: 1 });
     const res = await s.openai.responses.create({ model: "default", input: QUESTION, stream: true });
     const seen: OpenAI.Responses.ResponseStreamEvent[] = [];
     await (async () => {
@@ -78,20 +78,42 @@ describe("responses with a model backend", () => {
     expect(failed.type).toBe("response.failed");
     expect(failed.response.status).toBe("failed");
     expect(failed.response.error).toMatchObject({ code: "upstream_error" });
-    expect(
-      seen.filter((e) => e.type === "response.output_text.delta").map((e) => (e as { delta: string }).delta),
-    ).toEqual(["One"]);
+    const deltas = seen
+      .filter((e) => e.type === "response.output_text.delta")
+      .map((e) => (e as { delta: string }).delta);
+    expect(deltas).toHaveLength(1);
+    expect(deltas[0]).toMatch(/^One \[1\]\(https?:\/\/[^)\s]+\)$/);
+    const added = seen.flatMap((e) => (e.type === "response.output_text.annotation.added" ? [e.annotation] : []));
+    expect(added).toHaveLength(1);
+    const part = failed.response.output[0]!.type === "message" ? failed.response.output[0]!.content[0] : undefined;
+    expect(part).toMatchObject({ type: "output_text", text: deltas[0], annotations: added });
   });
 
-  test("streamed links: text before the first marker streams, the rest comes linked at the end", async () => {
+  test("streamed links: text streams past the marker, linked as it comes, its annotation right after it", async () => {
     const s = await setup();
-    s.fake.script.push({ tokens: ["Alpha", " beta", " [1] gamma."] });
+    s.fake.script.push({ tokens: ["Alpha", " beta", " [1] gamma", " delta."] });
     const seen = await events(await s.openai.responses.create({ model: "default", input: QUESTION, stream: true }));
     const deltas = seen.flatMap((e) => (e.type === "response.output_text.delta" ? [e.delta] : []));
+    expect(deltas).toHaveLength(4);
     expect(deltas[0]).toBe("Alpha");
-    expect(deltas.at(-1)).toMatch(/^\[1\]\(/);
+    expect(deltas[2]).toMatch(/^ \[1\]\(https?:\/\/[^)\s]+\) gamma$/);
+    expect(deltas[3]).toBe(" delta.");
     const done = seen.find((e) => e.type === "response.output_text.done") as OpenAI.Responses.ResponseTextDoneEvent;
     expect(deltas.join("")).toBe(done.text);
-    expect(done.text).toMatch(/^Alpha beta \[1\]\(https?:\/\/[^)\s]+\) gamma\.$/);
+    // The annotation follows the delta that sent its marker, before the next one, at its exact place.
+    const types = seen.map((e) => e.type);
+    const added = types.indexOf("response.output_text.annotation.added");
+    expect(types.slice(added - 1, added + 2)).toEqual([
+      "response.output_text.delta",
+      "response.output_text.annotation.added",
+      "response.output_text.delta",
+    ]);
+    const { annotation } = seen[added] as OpenAI.Responses.ResponseOutputTextAnnotationAddedEvent;
+    const a = annotation as OpenAI.Responses.ResponseOutputText.URLCitation;
+    expect(done.text.slice(a.start_index, a.end_index)).toBe(`[1](${a.url})`);
+    const part = seen.find(
+      (e) => e.type === "response.content_part.done",
+    ) as OpenAI.Responses.ResponseContentPartDoneEvent;
+    expect((part.part as OpenAI.Responses.ResponseOutputText).annotations).toEqual([a]);
   });
 });

@@ -243,3 +243,40 @@ describe("openai SDK: responses", () => {
     ).toBeInstanceOf(OpenAI.AuthenticationError);
   });
 });
+
+describe("streamed citations (a scripted agent that cites as it writes)", () => {
+  test("text streams past each citation while the reply runs, each annotation right after its marker; the end equals the answer not streamed", async () => {
+    const [a, b] = ["https://x.test/a", "https://x.test/b"];
+    let open = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    const tokens = ["See [1]", " here and [", "2]", " there", " more [1]", " [3] end."];
+    const growing = { 0: [a], 2: [a, b] };
+    const agent = scriptedAgent(tokens, { growing, sources: [a, b], gate: { before: 4, open: gate } });
+    const s = await harness({ store: h.store, agent });
+    const openai = new OpenAI({ apiKey: await s.key(), baseURL: `${listen(s.app).url}/v1`, maxRetries: 0 });
+    const seen: OpenAI.Responses.ResponseStreamEvent[] = [];
+    let text = "";
+    for await (const e of await openai.responses.create({ model: "default", input: QUESTION, stream: true })) {
+      seen.push(e);
+      if (e.type !== "response.output_text.delta") continue;
+      text += e.delta;
+      // The agent waits at the gate: both citations and the text after them came while it ran.
+      if (text.endsWith(" there")) {
+        expect(seen.filter((x) => x.type === "response.output_text.annotation.added")).toHaveLength(2);
+        open();
+      }
+    }
+    const added = seen.flatMap((e) => (e.type === "response.output_text.annotation.added" ? [e] : []));
+    expect(added.map((e) => e.annotation_index)).toEqual([0, 1, 2]);
+    const final = seen.find((e) => e.type === "response.output_text.done") as OpenAI.Responses.ResponseTextDoneEvent;
+    expect(final.text).toBe(text);
+    expect(text).toBe(
+      "See [1](https://x.test/a) here and [2](https://x.test/b) there more [1](https://x.test/a) [3] end.",
+    );
+    const done = await openai.responses.create({ model: "default", input: QUESTION });
+    const part = done.output[0]!.type === "message" ? done.output[0]!.content[0] : undefined;
+    expect(part).toMatchObject({ type: "output_text", text });
+    expect(added.map((e) => e.annotation)).toEqual((part as OpenAI.Responses.ResponseOutputText).annotations);
+    expectLinked(text, (part as OpenAI.Responses.ResponseOutputText).annotations as never);
+  });
+});

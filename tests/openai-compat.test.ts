@@ -395,7 +395,7 @@ describe("@ai-sdk/openai-compatible as a consumer", () => {
     expect(r.finishReason).toBe("stop");
   });
 
-  test("streamText: links by default (the text from the first marker comes once the sources are known)", async () => {
+  test("streamText: links by default", async () => {
     const r = streamText({ model: model(), prompt: QUESTION });
     expect(await r.text).toMatch(/^\[1\]\(https?:\/\/[^)\s]+\)/);
   });
@@ -436,6 +436,46 @@ describe("stream edges (scripted agents)", () => {
     expect(raw.indexOf(": ping")).toBeLessThan(raw.indexOf('"content":"Slow"'));
     expect(raw).toContain('"url":"https://x.test/a"');
     expect(raw.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+
+  test("text streams past each citation while the reply runs, each marker linked once its source is known; the end equals the answer not streamed", async () => {
+    const [a, b] = ["https://x.test/a", "https://x.test/b (2)"];
+    let open = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    // [3] never gets a source: it stays as it is, like `cite` leaves it.
+    const tokens = ["See [1]", " here and [", "2]", " there", " more", " [3] end."];
+    const growing = { 0: [a], 2: [a, b] };
+    const agent = scriptedAgent(tokens, { growing, sources: [a, b], gate: { before: 4, open: gate } });
+    const s = await harness({ store: h.store, agent });
+    const openai = client(await s.key(), { baseURL: `${listen(s.app).url}/v1` });
+    const stream = await openai.chat.completions.create({
+      model: "default",
+      messages: [{ role: "user", content: QUESTION }],
+      stream: true,
+    });
+    let text = "";
+    let annotations: OpenAI.ChatCompletionMessage.Annotation[] = [];
+    for await (const c of stream) {
+      text += c.choices[0]?.delta.content ?? "";
+      const delta = c.choices[0]?.delta as { annotations?: OpenAI.ChatCompletionMessage.Annotation[] } | undefined;
+      annotations = [...annotations, ...(delta?.annotations ?? [])];
+      // The agent waits at the gate: all this came while the reply was still running.
+      if (text.endsWith(" there")) {
+        expect(text).toBe("See [1](https://x.test/a) here and [2](https://x.test/b%20%282%29) there");
+        open();
+      }
+    }
+    expect(text).toBe("See [1](https://x.test/a) here and [2](https://x.test/b%20%282%29) there more [3] end.");
+    const done = await openai.chat.completions.create({
+      model: "default",
+      messages: [{ role: "user", content: QUESTION }],
+    });
+    expect(done.choices[0]!.message.content).toBe(text);
+    expect(annotations).toEqual(done.choices[0]!.message.annotations!);
+    expect(annotations.map((x) => text.slice(x.url_citation.start_index, x.url_citation.end_index))).toEqual([
+      "[1](https://x.test/a)",
+      "[2](https://x.test/b%20%282%29)",
+    ]);
   });
 
   test("an agent failure before the first token: OpenAI's error shape and status, stream or not", async () => {

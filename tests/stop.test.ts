@@ -3,6 +3,8 @@
  * stream of it ends with `end` `status: "stopped"`.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { scriptedAgent } from "./helpers/agents.ts";
+import { harness, listen } from "./helpers/app.ts";
 import {
   conversation,
   eventsPath,
@@ -14,6 +16,7 @@ import {
   twoSlow,
   words,
 } from "./helpers/instances.ts";
+import { growingSources } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -82,5 +85,51 @@ describe("stop", () => {
     expect({ status: res.status, body }).toMatchObject({ status: 200, body: { id: msg.id, status: "stopped" } });
     expect(words(400).join("")).toStartWith(body.content);
     expect(body.content.length).toBeLessThan(words(400).join("").length);
+  });
+
+  test("a stopped reply keeps the sources its clients were sent (its text cites them): streamed, stored, replayed, as JSON", async () => {
+    const [x, y] = ["https://x.test/a", "https://x.test/b"];
+    const yielded = { count: 0 };
+    // The agent cites two sources, then waits for good before a third it never gets to.
+    const agent = scriptedAgent(["Alpha [1]", " beta", " gamma [2]", " delta", " [3]"], {
+      growing: { 0: [x], 2: [x, y], 4: [x, y, "https://x.test/c"] },
+      gate: { before: 4, open: new Promise(() => {}) },
+      yielded,
+    });
+    const h = await harness({ agent });
+    const base = listen(h.app).url;
+    const key = await h.key();
+    const stopAt = async (count: number) => {
+      await eventually(async () => (yielded.count >= count ? true : undefined));
+      const list = (await (await get(base, key, "/v1/conversations?limit=1")).json()) as any;
+      const convId = list.data[0].id;
+      const msgId = (await conversation(base, key, convId)).messages.at(-1).id;
+      await post(base, key, `/v1/conversations/${convId}/messages/${msgId}/stop`);
+      return { convId, msgId };
+    };
+    const reading = readEvents(await post(base, key, "/v1/chat", { message: "go", stream: true }));
+    const { convId, msgId } = await stopAt(4);
+    const events = await reading;
+    expect(events.map((e) => e.data.type)).toEqual([
+      "start",
+      "sources",
+      "token",
+      "token",
+      "sources",
+      "token",
+      "token",
+      "end",
+    ]);
+    expect(events.at(-1)!.data.status).toBe("stopped");
+    expect(growingSources(events.map((e) => e.data))).toEqual([x, y]);
+    const stored = (await conversation(base, key, convId)).messages[1];
+    expect(stored).toMatchObject({ status: "stopped", content: "Alpha [1] beta gamma [2] delta", sources: [x, y] });
+    const replay = await readEvents(await get(base, key, eventsPath(convId, msgId)));
+    expect(replay).toEqual(events);
+    // The JSON answer, folded from the same events.
+    const pending = post(base, key, "/v1/chat", { message: "again", conversation_id: convId });
+    await stopAt(8);
+    const body = (await (await pending).json()) as any;
+    expect(body).toMatchObject({ status: "stopped", content: "Alpha [1] beta gamma [2] delta", sources: [x, y] });
   });
 });

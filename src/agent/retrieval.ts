@@ -1,7 +1,8 @@
 /**
  * The default agent: searches the knowledge base (knowledge/retrieve.ts: follow-ups in the
  * conversation's context) and answers extractively: the sentences and code that answer, verbatim,
- * from the best page (read whole) first, each page cited by URL. Language-neutral throughout:
+ * from the best page (read whole) first, each page cited by URL (sent just before its quote opens
+ * with its marker: the agent knows its sources before it writes). Language-neutral throughout:
  * sentences and words from `Intl.Segmenter` (every script), a word's weight from how few of the
  * candidate sentences hold it (no stop list: a word every sentence has weighs nothing).
  */
@@ -13,7 +14,10 @@ import {
   searchPassages,
   withWholeBestPage,
 } from "../knowledge/index.ts";
+import { type Piece, piecesOf } from "./pieces.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
+
+export { type Piece, piecesOf };
 
 /** Splits text into tokens that concatenate back to exactly the text: each word with the space before it. */
 const tokenize = (text: string): string[] => text.match(/\s*\S+/g) ?? [];
@@ -39,13 +43,17 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
         : [];
       const page = await withWholeBestPage(db, hits);
       const chosen = withUsage(choose(extract(message, contextOf(history), page)), page);
-      const answer = compose(chosen);
-      for (const token of tokenize(answer)) {
-        signal.throwIfAborted();
-        if (options.tokenDelayMs) await new Promise((r) => setTimeout(r, options.tokenDelayMs));
-        yield { type: "token", content: token };
+      const urls = chosen.map((page) => page[0]!.hit.url);
+      // A part of page i opens with its marker [i+1]: the sources so far go just before it.
+      for (const [n, [part, i]] of compose(chosen).entries()) {
+        if (i >= 0) yield { type: "sources", sources: urls.slice(0, i + 1) };
+        for (const token of tokenize(n > 0 ? `\n\n${part}` : part)) {
+          signal.throwIfAborted();
+          if (options.tokenDelayMs) await new Promise((r) => setTimeout(r, options.tokenDelayMs));
+          yield { type: "token", content: token };
+        }
       }
-      yield { type: "sources", sources: chosen.map((page) => page[0]!.hit.url) };
+      yield { type: "sources", sources: urls };
     },
   };
 }
@@ -84,11 +92,13 @@ function withUsage(chosen: Extract[][], hits: SearchHit[]): Extract[][] {
   return chosen;
 }
 
-function compose(chosen: Extract[][]): string {
-  if (chosen.length === 0) {
-    return "I could not find anything about that in the knowledge base, so I can't answer it from my sources. Try rephrasing the question, or ingest documents that cover it.";
-  }
-  const parts = chosen
+const NOTHING_FOUND =
+  "I could not find anything about that in the knowledge base, so I can't answer it from my sources. Try rephrasing the question, or ingest documents that cover it.";
+
+/** The answer's parts (joined by a blank line), each with the index of the page it quotes (-1: none). */
+function compose(chosen: Extract[][]): [string, number][] {
+  if (chosen.length === 0) return [[NOTHING_FOUND, -1]];
+  return chosen
     .flatMap((page, i) => page.map((e) => [e, i] as const))
     .map(([{ hit, pieces }, i]) => {
       const label = hit.heading && hit.heading !== hit.title ? `${hit.title} — ${hit.heading}` : hit.title;
@@ -98,17 +108,8 @@ function compose(chosen: Extract[][]): string {
         blocks.set(p.block, [...(blocks.get(p.block) ?? []), p.text]);
       const text = (texts: string[]) =>
         texts.reduce((out, t) => (out ? `${out}${t.includes("\n") ? "\n" : " "}${t}` : t), "");
-      return [`[${i + 1}] ${label}:`, ...[...blocks.values()].map(text)].join("\n\n");
+      return [[`[${i + 1}] ${label}:`, ...[...blocks.values()].map(text)].join("\n\n"), i];
     });
-  return parts.join("\n\n");
-}
-
-/** One quotable piece of a passage: a sentence of prose, or a fenced code block kept whole. */
-export interface Piece {
-  text: string;
-  code: boolean;
-  /** Index of the block (paragraph or code block) it belongs to, within its passage. */
-  block: number;
 }
 
 /** A passage's answer: what to quote from it, and how well it answers. */
@@ -122,10 +123,7 @@ const MAX_QUOTE_CHARS = 700;
 const MAX_CODE_CHARS = 1_500;
 /** What adjacency to the quoted paragraph is worth, in question-word weight (about one word). */
 const ADJACENT_BONUS = 1;
-const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
-const FENCE = /^(```|~~~)[^\n]*\n[\s\S]*?\n\1[ \t]*$/gm;
 
-const sentences = new Intl.Segmenter(undefined, { granularity: "sentence" });
 const words = new Intl.Segmenter(undefined, { granularity: "word" });
 
 /** The words of `text`, lower-cased, reduced to a crude prefix stem for alphabetic scripts. */
@@ -134,44 +132,6 @@ export const termsOf = (text: string): string[] =>
     .filter((w) => w.isWordLike)
     // Latin and other cased scripts: a 5-character prefix joins inflected forms; CJK words stay whole.
     .map((w) => (/^[\p{Lu}\p{Ll}\p{N}_-]+$/u.test(w.segment) ? w.segment.slice(0, 5) : w.segment));
-
-/** The sentences of a flattened paragraph; a break inside `inline code` ("`?pretty`") is no break. */
-function sentencesOf(flat: string): string[] {
-  const out: string[] = [];
-  for (const s of sentences.segment(flat)) {
-    const open = out.length > 0 && (out[out.length - 1]!.match(/`/g)?.length ?? 0) % 2 === 1;
-    if (open) out[out.length - 1] += s.segment;
-    else out.push(s.segment);
-  }
-  return out.map((x) => x.trim()).filter(Boolean);
-}
-
-/** A passage cut into pieces: fenced code blocks whole, prose paragraphs into sentences. */
-export function piecesOf(content: string): Piece[] {
-  const pieces: Piece[] = [];
-  let block = 0;
-  let at = 0;
-  const prose = (text: string) => {
-    for (const paragraph of text.split(/\n{2,}/)) {
-      // A list keeps its lines (one piece); the sentences before it are sentences.
-      const lines = paragraph.split("\n");
-      const list = lines.findIndex((l) => LIST_ITEM.test(l));
-      const lead = (list < 0 ? lines : lines.slice(0, list)).join(" ").replace(/\s+/g, " ").trim();
-      // Tables, HTML and stray import lines (from MDX pages) are not prose.
-      if (/^(\||<|import |export )/.test(lead)) continue;
-      if (lead.length >= 3) for (const text of sentencesOf(lead)) pieces.push({ text, code: false, block });
-      if (list >= 0) pieces.push({ text: lines.slice(list).join("\n").trim(), code: false, block });
-      block++;
-    }
-  };
-  for (const m of content.matchAll(FENCE)) {
-    prose(content.slice(at, m.index));
-    pieces.push({ text: m[0].trim(), code: true, block: block++ });
-    at = m.index + m[0].length;
-  }
-  prose(content.slice(at));
-  return pieces;
-}
 
 /**
  * Weights of the message's words: rarer among the candidate pieces, heavier. The context chose

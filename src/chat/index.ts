@@ -31,7 +31,7 @@ export const chatRoutes = (deps: ChatDeps) => {
       },
       detail: routeDoc(
         "Send a message",
-        "Sends a message to the agent. With `stream: false` (default) the reply comes as one JSON object; with `stream: true` as Server-Sent Events: `start`, `token`…, `sources`, `end` — or one `error` event.",
+        "Sends a message to the agent. With `stream: false` (default) the reply comes as one JSON object; with `stream: true` as Server-Sent Events: `start`, `token`… with `sources` among them (again each time the list grows, before the token citing what it adds: keep the last one), `end` — or one `error` event.",
         {
           operationId: "chat",
           success: "ChatReply",

@@ -69,7 +69,13 @@ export const StreamEvent = t.Union(
       ),
     }),
     t.Object({ type: t.Literal("token"), content: t.String() }),
-    t.Object({ type: t.Literal("sources"), sources: t.Array(t.String({ description: "URL" })) }),
+    t.Object(
+      { type: t.Literal("sources"), sources: t.Array(t.String({ description: "URL" })) },
+      {
+        description:
+          "The reply's sources so far (`[k]` is `sources[k-1]`): sent again each time the list grows, before the first token citing what it adds; the last one is the reply's sources",
+      },
+    ),
     t.Object({
       type: t.Literal("end"),
       message_id: t.String(),

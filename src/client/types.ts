@@ -20,9 +20,10 @@ export type Usage = Camel<Wire.Usage>;
 export type ChatReply = Camel<Wire.ChatReply>;
 
 /**
- * One event of a streamed reply (`chatStream`, `resume`), in order: start, token*, sources, end —
- * or error. `id` is the event's sequence number within the reply (1 for `start`): what
- * `resume({ after })` takes. (Absent only from a server that predates resumable replies.)
+ * One event of a streamed reply (`chatStream`, `resume`), in order: start, tokens with `sources`
+ * among them (sent again, whole, each time the list grows: keep the last), end — or error. `id`
+ * is the event's sequence number within the reply (1 for `start`): what `resume({ after })` takes.
+ * (Absent only from a server that predates resumable replies.)
  */
 export type ChatEvent = { id?: number } & (
   | Exclude<Camel<Wire.StreamEvent>, { type: "start" }>

@@ -19,7 +19,11 @@ export const REPLY_STATUSES = ["completed", "stopped", "length"] as const;
 export type ReplyStatus = (typeof REPLY_STATUSES)[number];
 
 /**
- * The events of a reply, in order: start, token*, sources, end — or error at any point after start.
+ * The events of a reply, in order: start, then tokens with `sources` among them, then end — or
+ * error at any point after start. `sources` comes again each time the list grows, each time the
+ * whole list so far (`[k]` is `sources[k-1]`; an entry never changes), before the first token
+ * that cites a source it adds; the last one is the reply's sources. A completed reply has at
+ * least one, after its last citation; a client that keeps the last `sources` it saw is right.
  * `start`'s `resume_token` is accepted as `?token=` on this reply's events route instead of the
  * Authorization header, for an hour from the reply's start (an EventSource cannot send headers);
  * absent only from replies stored before resume tokens existed.

@@ -43,7 +43,7 @@ Send a message with POST /v1/chat and a JSON body: {"message": "Hello", "convers
 
 ## Streaming with Server-Sent Events
 
-With stream set to true the reply is streamed as Server-Sent Events with content type text/event-stream. Each event is a line starting with data: followed by JSON. The stream sends one start event with the conversation_id, then token events whose content concatenates to the reply, then one sources event with the source URLs, then one end event with the message_id. If generation fails after the stream began, one error event is sent instead of end. While the agent is silent, comment keep-alives are sent every 15 seconds.
+With stream set to true the reply is streamed as Server-Sent Events with content type text/event-stream. Each event is a line starting with data: followed by JSON. The stream sends one start event with the conversation_id, then token events whose content concatenates to the reply, with a sources event among them each time the reply cites a new source (the source URLs so far, before the text that cites them), then one end event with the message_id. If generation fails after the stream began, one error event is sent instead of end. While the agent is silent, comment keep-alives are sent every 15 seconds.
 
 ## Disconnects
 

@@ -4,6 +4,8 @@
  * SDK's compatible provider, LangChain) still render a link. `parley_citations: "markers"` keeps
  * the plain `[k]` Parley stores. Either way the annotations cover each marker exactly, over the
  * text the client receives. Fenced code is left alone: `a[1]` there is code, not a citation.
+ * A streamed answer (CiteStream) sends each marker as soon as its source is known: the reply
+ * sends its sources as they grow, before the text citing them.
  */
 import { t } from "elysia";
 
@@ -29,6 +31,8 @@ export interface Citation {
 
 const FENCE = "```";
 const MARKER = /\[(\d+)\]/g;
+/** At an open bracket: the digits after it and, when there, the closing bracket. */
+const OPEN = /\[(\d*)(\])?/y;
 
 /** A link target that survives Markdown: spaces and parentheses would end it. */
 const linkTarget = (url: string) => url.replace(/[\s()<>]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -63,23 +67,58 @@ export function cite(
   return { text, citations };
 }
 
-/**
- * The streamed text with links: the reply's sources come at its end (replies/run.ts), so a
- * marker's URL is unknown while it streams. Text streams as it comes until the first marker
- * outside code; from there it is held and sent, rewritten, once the sources are known. A
- * possible marker split across tokens (`[` then `2]`) is held only until it is one or is not.
- */
-export class LinkHold {
-  private raw = "";
-  private sent = 0;
-  private holding = false;
-  private inFence = false;
+/** What a stream can send now: text, and the citations in it (`start`/`end` over all text sent). */
+export interface Released {
+  text: string;
+  citations: Citation[];
+}
 
-  /** The part of the text so far that can be sent now. */
-  push(token: string): string {
+/**
+ * `cite` as the reply streams, equal to it at the end. The reply sends its sources as they
+ * grow, each before the token citing it (replies/run.ts), and `[k]` is `sources[k-1]` for good
+ * once known. Text goes out as it comes; in links style a marker outside code waits only until
+ * its source is known, then goes out as its link; one whose source never comes goes out as it
+ * is at the end. In markers style nothing waits for a source (the text is the same either way):
+ * a citation is reported once its source is known. Citations are reported in the text's order.
+ * A possible marker or fence split across tokens (`[` then `2]`, `` ` `` then `` `` ``) is held
+ * only until it is one or is not.
+ */
+export class CiteStream {
+  private raw = "";
+  private at = 0;
+  private inFence = false;
+  private sentChars = 0;
+  private sources: string[] = [];
+  /** Markers sent whose citation is not reported yet (markers style: their source is unknown). */
+  private queue: { k: number; start: number; end: number }[] = [];
+
+  /** `titles`: read when a citation is reported, so a caller may add to it as sources arrive. */
+  constructor(
+    private readonly style: CitationStyle,
+    private readonly titles: Map<string, string> = new Map(),
+  ) {}
+
+  /** The next token of the reply. */
+  push(token: string): Released {
     this.raw += token;
-    if (this.holding) return "";
-    let i = this.sent;
+    return this.release(false);
+  }
+
+  /** The reply's sources so far (the whole list: it only grows). */
+  grow(sources: string[]): Released {
+    this.sources = sources;
+    return this.release(false);
+  }
+
+  /** The reply ended: everything still held. */
+  end(): Released {
+    return this.release(true);
+  }
+
+  private release(ended: boolean): Released {
+    let text = "";
+    let from = this.at;
+    let i = this.at;
     while (i < this.raw.length) {
       if (this.raw.startsWith(FENCE, i)) {
         this.inFence = !this.inFence;
@@ -88,25 +127,44 @@ export class LinkHold {
       }
       const c = this.raw[i];
       // Backticks at the end may be the start of a fence: wait for the next token.
-      if (c === "`" && /^`{1,2}$/.test(this.raw.slice(i))) break;
+      if (!ended && c === "`" && i + 2 >= this.raw.length && /^`{1,2}$/.test(this.raw.slice(i))) break;
       if (c === "[" && !this.inFence) {
-        const open = /^\[\d*(\])?/.exec(this.raw.slice(i))!;
-        if (open[1] && open[0].length > 2) {
-          this.holding = true;
-          break;
+        OPEN.lastIndex = i;
+        const open = OPEN.exec(this.raw)!;
+        if (open[2] && open[1]) {
+          const k = Number(open[1]);
+          const url = this.sources[k - 1];
+          if (url === undefined && this.style === "links" && !ended) break;
+          text += this.raw.slice(from, i);
+          const written = url !== undefined && this.style === "links" ? `${open[0]}(${linkTarget(url)})` : open[0];
+          const start = this.sentChars + text.length;
+          if (url !== undefined || this.style === "markers") this.queue.push({ k, start, end: start + written.length });
+          text += written;
+          i += open[0].length;
+          from = i;
+          continue;
         }
         // `[12` at the end: a marker in progress.
-        if (i + open[0].length === this.raw.length) break;
+        if (!ended && i + open[0].length === this.raw.length) break;
       }
       i++;
     }
-    const out = this.raw.slice(this.sent, i);
-    this.sent = i;
-    return out;
+    text += this.raw.slice(from, i);
+    this.at = i;
+    this.sentChars += text.length;
+    return { text, citations: this.cited(ended) };
   }
 
-  /** The rest of the final text (`text`: the whole reply as the client receives it). */
-  end(text: string): string {
-    return text.slice(this.sent);
+  /** The citations sent and now known, in order; at the end, a marker never known is no citation. */
+  private cited(ended: boolean): Citation[] {
+    const out: Citation[] = [];
+    while (this.queue.length) {
+      const { k, start, end } = this.queue[0]!;
+      const url = this.sources[k - 1];
+      if (url === undefined && !ended) break;
+      this.queue.shift();
+      if (url !== undefined) out.push({ url, title: this.titles.get(url) ?? url, start, end });
+    }
+    return out;
   }
 }

@@ -9,13 +9,10 @@ import type { StreamEvent } from "../contract/events.ts";
 import type { ApiError } from "../http/errors.ts";
 import { SseWriter, type WriterHooks } from "../http/sse.ts";
 import { type FinalReply, ReplyFold, type ReplyStream } from "../replies/index.ts";
-import { LinkHold } from "./citations.ts";
 
 export abstract class ReplySse implements WriterHooks {
   protected readonly writer: SseWriter;
   protected started = false;
-  // Links need the sources, known at the end: text from the first marker on waits for them.
-  protected readonly hold = new LinkHold();
   private readonly fold = new ReplyFold();
   private readonly unsubscribe: () => void;
   private chain: Promise<void> = Promise.resolve();

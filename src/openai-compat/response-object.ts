@@ -6,8 +6,7 @@
  */
 import type { MessageStatus, Usage } from "../contract/events.ts";
 import { isId } from "../primitives.ts";
-import type { CitationStyle } from "./citations.ts";
-import { cite } from "./citations.ts";
+import { type Citation, type CitationStyle, cite } from "./citations.ts";
 
 export const responseIdOf = (messageId: string) => `resp_${messageId.slice("msg_".length)}`;
 
@@ -61,16 +60,19 @@ export function responseUsage(u: Usage | null) {
   };
 }
 
+/** A citation as the Responses API's url_citation annotation. */
+export const annotationOf = (c: Citation) => ({
+  type: "url_citation" as const,
+  start_index: c.start,
+  end_index: c.end,
+  url: c.url,
+  title: c.title,
+});
+
 /** The `output_text` part: the text the client receives and its url_citation annotations. */
 export function outputText(content: string, sources: string[], titles: Map<string, string>, style: CitationStyle) {
   const { text, citations } = cite(content, sources, titles, style);
-  const annotations = citations.map((c) => ({
-    type: "url_citation" as const,
-    start_index: c.start,
-    end_index: c.end,
-    url: c.url,
-    title: c.title,
-  }));
+  const annotations = citations.map(annotationOf);
   return { type: "output_text" as const, text, annotations, logprobs: [] as never[] };
 }
 

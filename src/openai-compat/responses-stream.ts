@@ -2,8 +2,9 @@
  * The streamed Response: the reply's stream translated into the Responses API's events, each
  * `event: <type>` and `data: {type, sequence_number, …}`, in OpenAI's order: response.created,
  * response.in_progress, response.output_item.added, response.content_part.added, then
- * response.output_text.delta per token, and at the end response.output_text.annotation.added per
- * citation, response.output_text.done, response.content_part.done, response.output_item.done and
+ * response.output_text.delta per token (a citation marker held only until its source is known:
+ * citations.ts), response.output_text.annotation.added per citation right after the delta that
+ * sends it, then at the end response.output_text.done, response.content_part.done, response.output_item.done and
  * response.completed (response.incomplete when an output cap or a stop ended it); a failure after
  * the first token is response.failed. As for Chat Completions (stream.ts), the response waits for
  * the first token, so a failure before it is an ordinary error answer in OpenAI's shape.
@@ -12,9 +13,16 @@ import type { StreamEvent } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
 import { terminalStatus } from "../http/sse.ts";
 import type { FinalReply, ReplyStream } from "../replies/index.ts";
-import type { CitationStyle } from "./citations.ts";
+import { type CitationStyle, CiteStream, type Released } from "./citations.ts";
 import { ReplySse } from "./reply-sse.ts";
-import { type Echo, outputMessage, outputText, type ResponseParts, responseOf } from "./response-object.ts";
+import {
+  annotationOf,
+  type Echo,
+  outputMessage,
+  outputText,
+  type ResponseParts,
+  responseOf,
+} from "./response-object.ts";
 
 export interface ResponseStreamOptions {
   model: string;
@@ -37,6 +45,12 @@ class ResponsesStream extends ReplySse {
   private messageId = "";
   private sequence = 0;
   private sent = "";
+  /** The annotations sent so far (a failed response's part keeps them with the text sent). */
+  private readonly annotations: ReturnType<typeof annotationOf>[] = [];
+  /** The sources' titles, looked up as the sources arrive (each URL once). */
+  private readonly titles = new Map<string, string>();
+  private readonly looked = new Set<string>();
+  private readonly cites: CiteStream;
 
   constructor(
     stream: ReplyStream,
@@ -45,6 +59,7 @@ class ResponsesStream extends ReplySse {
     reject: (error: unknown) => void,
   ) {
     super(stream, o.headers, resolve, reject);
+    this.cites = new CiteStream(o.citations, this.titles);
   }
 
   private emit(type: string, data: object, status?: string): void {
@@ -70,11 +85,14 @@ class ResponsesStream extends ReplySse {
       this.emit("response.content_part.added", { ...this.at(), part: EMPTY_PART });
     } else if (e.type === "token") {
       this.respond();
-      this.delta(this.o.citations === "links" ? this.hold.push(e.content) : e.content);
+      this.send(this.cites.push(e.content));
+    } else if (e.type === "sources") {
+      await this.lookUp(e.sources);
+      this.send(this.cites.grow(e.sources));
     } else if (result instanceof ApiError) {
       if (!this.started) return this.fail(result);
       const error = { code: result.code, message: result.message };
-      const part = outputText(this.sent, [], new Map(), "markers");
+      const part = { ...outputText(this.sent, [], new Map(), "markers"), annotations: this.annotations };
       await this.o.ended().catch(() => undefined);
       const response = responseOf(this.parts({ status: "failed", content: this.sent, error }), part);
       this.emit("response.failed", { response }, terminalStatus(e));
@@ -84,19 +102,34 @@ class ResponsesStream extends ReplySse {
     }
   }
 
-  private delta(text: string): void {
-    if (!text) return;
-    this.sent += text;
-    this.emit("response.output_text.delta", { ...this.at(), delta: text, logprobs: [] });
+  /** Released text as a delta, then the annotation of each citation it completed. */
+  private send({ text, citations }: Released): void {
+    if (text) {
+      this.respond();
+      this.sent += text;
+      this.emit("response.output_text.delta", { ...this.at(), delta: text, logprobs: [] });
+    }
+    for (const c of citations) {
+      const annotation = annotationOf(c);
+      const index = this.annotations.push(annotation) - 1;
+      this.emit("response.output_text.annotation.added", { ...this.at(), annotation_index: index, annotation });
+    }
+  }
+
+  private async lookUp(urls: string[]): Promise<void> {
+    const fresh = urls.filter((u) => !this.looked.has(u));
+    if (fresh.length === 0) return;
+    for (const u of fresh) this.looked.add(u);
+    const found = await this.o.titles(fresh).catch(() => new Map<string, string>());
+    for (const [url, title] of found) this.titles.set(url, title);
   }
 
   private async finish(r: FinalReply): Promise<void> {
     this.respond();
-    const titles = await this.o.titles(r.sources).catch(() => new Map<string, string>());
-    const part = outputText(r.content, r.sources, titles, this.o.citations);
-    this.delta(part.text.slice(this.sent.length));
-    for (const [i, annotation] of part.annotations.entries())
-      this.emit("response.output_text.annotation.added", { ...this.at(), annotation_index: i, annotation });
+    await this.lookUp(r.sources);
+    this.send(this.cites.end());
+    // The same text and annotations as the answer not streamed (responses.ts): `cite` over the final reply.
+    const part = outputText(r.content, r.sources, this.titles, this.o.citations);
     this.emit("response.output_text.done", { ...this.at(), text: part.text, logprobs: [] });
     this.emit("response.content_part.done", { ...this.at(), part });
     const { content, sources, status, usage } = r;

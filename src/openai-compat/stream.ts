@@ -1,8 +1,8 @@
 /**
  * The streamed Chat Completion: the reply's stream translated, event by event, into
  * `data: {chat.completion.chunk}` frames of the one SSE writer (http/sse.ts): the first delta
- * with the role, the text deltas (from the first citation marker on, held until the sources are
- * known when they become links: citations.ts), the annotations on a delta of their own, the last delta with
+ * with the role, the text deltas (a citation marker held only until its source is known, when it
+ * becomes a link: citations.ts), the annotations on a delta of their own, the last delta with
  * `finish_reason`, the usage chunk (empty `choices`) when asked, then `data: [DONE]`.
  *
  * The response waits for the first token: a reply that fails before it (no passage search, the
@@ -16,7 +16,7 @@ import type { StreamEvent } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
 import { frame, terminalStatus } from "../http/sse.ts";
 import type { FinalReply, ReplyStream } from "../replies/index.ts";
-import type { CitationStyle } from "./citations.ts";
+import { type CitationStyle, CiteStream } from "./citations.ts";
 import { annotated, completionId, finishReason, usageOf } from "./completion.ts";
 import { openAiError } from "./errors.ts";
 import { ReplySse } from "./reply-sse.ts";
@@ -38,6 +38,7 @@ export function completionStream(stream: ReplyStream, o: StreamOptions): Promise
 /** One streamed completion: the stream's reader and the writer's hooks. */
 class CompletionStream extends ReplySse {
   private id = "";
+  private readonly cites: CiteStream;
 
   constructor(
     stream: ReplyStream,
@@ -46,6 +47,7 @@ class CompletionStream extends ReplySse {
     reject: (error: unknown) => void,
   ) {
     super(stream, o.headers, resolve, reject);
+    this.cites = new CiteStream(o.citations);
   }
 
   private chunk(delta: object, finish: string | null = null): string {
@@ -61,8 +63,9 @@ class CompletionStream extends ReplySse {
       this.writer.write(this.chunk({ role: "assistant", content: "", refusal: null }));
     } else if (e.type === "token") {
       this.respond();
-      const content = this.o.citations === "links" ? this.hold.push(e.content) : e.content;
-      if (content) this.writer.write(this.chunk({ content }));
+      this.content(this.cites.push(e.content).text);
+    } else if (e.type === "sources") {
+      this.content(this.cites.grow(e.sources).text);
     } else if (result instanceof ApiError) {
       if (!this.started) return this.fail(result);
       this.writer.write(frame(JSON.stringify(openAiError(result.toPayload()))), 1, terminalStatus(e));
@@ -72,12 +75,17 @@ class CompletionStream extends ReplySse {
     }
   }
 
+  private content(text: string): void {
+    if (!text) return;
+    this.respond();
+    this.writer.write(this.chunk({ content: text }));
+  }
+
   private async finish(r: FinalReply): Promise<void> {
     this.respond();
+    this.content(this.cites.end().text);
     const titles = await this.o.titles(r.sources).catch(() => new Map<string, string>());
-    const { text, annotations } = annotated(r, titles, this.o.citations);
-    const rest = this.o.citations === "links" ? this.hold.end(text) : "";
-    if (rest) this.writer.write(this.chunk({ content: rest }));
+    const { annotations } = annotated(r, titles, this.o.citations);
     if (annotations.length) this.writer.write(this.chunk({ annotations }));
     this.writer.write(this.chunk({}, finishReason(r.status)));
     if (this.o.includeUsage) {

@@ -2,12 +2,15 @@
  * Compaction of a finished reply's events. Every token is a stored event,
  * about 30× the reply's text. Once a reply has ended and is older than the retention
  * (REPLY_EVENTS_RETENTION), one statement per batch replaces its events by what a resume needs:
- * its non-token events verbatim (`start`, `sources`, the terminal one), the seq of its first
- * token event, and the cumulative text length after each token event (an int array, 4 bytes a
- * token). The text itself is the message's `content`, kept in `compacted_events.text` only
- * when it differs. A resume after id `a` then gets one token event carrying the text after
- * offset(a), with the last token's id, then the kept events after it (reads.ts, readEvents).
- * Token events that are not contiguous (never, by the contract) keep every event verbatim.
+ * its non-token events verbatim (`start`, the `sources` ones, the terminal one), the seq of its
+ * first token event, and the cumulative text length after each event from the first token to the
+ * last (an int array, 4 bytes a token; a `sources` event among the tokens repeats the length
+ * before it). The text itself is the message's `content`, kept in `compacted_events.text` only
+ * when it differs. A resume after id `a` then gets the kept events after it in order, the text
+ * after offset(a) as one token event with the last token's id among them (reads.ts,
+ * readEvents): a `sources` event sent among the tokens comes before that text, so still before
+ * the token that cites it. Tokens interleaved with any other event (never, by the contract)
+ * keep every event verbatim.
  */
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
@@ -38,19 +41,23 @@ export async function compactEvents(
     ),
     ev as (
       select e.message_id, e.seq, e.data, (e.data::jsonb ->> 'type') = 'token' as tok,
-             e.data::jsonb ->> 'content' as piece
+             (e.data::jsonb ->> 'type') = 'sources' as src, e.data::jsonb ->> 'content' as piece
       from message_events e join due on due.id = e.message_id
     ),
+    span as (
+      select message_id, min(seq) as first, max(seq) as last from ev where tok group by message_id
+    ),
     toks as (
-      select message_id, seq, piece,
-             (sum(char_length(piece)) over (partition by message_id order by seq))::int as upto
-      from ev where tok
+      select ev.message_id, ev.seq, ev.tok, ev.src, case when ev.tok then ev.piece end as piece,
+             (sum(case when ev.tok then char_length(ev.piece) else 0 end)
+               over (partition by ev.message_id order by ev.seq))::int as upto
+      from ev join span on span.message_id = ev.message_id and ev.seq between span.first and span.last
     ),
     summary as (
       select d.id,
         coalesce(array_agg(t.upto order by t.seq) filter (where t.seq is not null), '{}'::int[]) as offsets,
         coalesce(min(t.seq), 0) as first,
-        count(t.seq) = 0 or max(t.seq) - min(t.seq) + 1 = count(t.seq) as contiguous,
+        count(t.seq) = 0 or (max(t.seq) - min(t.seq) + 1 = count(t.seq) and bool_and(t.tok or t.src)) as contiguous,
         coalesce(string_agg(t.piece, '' order by t.seq), '') as text
       from due d left join toks t on t.message_id = d.id
       group by d.id

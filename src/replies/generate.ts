@@ -1,6 +1,8 @@
 /**
  * Generating a reply: driving the agent for one run — its chunks become the reply's text,
- * sources and usage. The whole consumption races the run's abort signal (once per run, not per
+ * sources and usage. Sources grow as the agent cites (each chunk the whole list so far): a list
+ * that changed is handed on at once, in order with the tokens, so a client knows `[k]`'s source
+ * before the token that cites it. The whole consumption races the run's abort signal (once per run, not per
  * token), so an agent that ignores its signal cannot hold the run, or shutdown, hostage;
  * whatever it yields after that is dropped.
  *
@@ -12,10 +14,10 @@
  * (tests/unit/batcher.test.ts drives both).
  */
 import type { Agent, ChatTurn, GenerationSettings } from "../agent/index.ts";
-import type { Usage } from "../contract/events.ts";
+import type { StreamEvent, Usage } from "../contract/events.ts";
 import type { Trace } from "../tracing/index.ts";
 
-/** What the agent produced so far (kept when it fails: a stopped reply stores its partial text). */
+/** What the agent produced so far (kept when it fails: a stopped reply stores its partial text and the sources sent). */
 export interface Generated {
   content: string;
   sources: string[];
@@ -47,18 +49,21 @@ export const storable = (v: unknown): string =>
     .toWellFormed()
     .replaceAll("\0", "\uFFFD");
 
+/** A token (with the text it adds) or the sources so far, as the run streams them. */
+export type OnEvent = (event: Extract<StreamEvent, { type: "token" | "sources" }>, text?: string) => void;
+
 /**
- * Feeds the agent's output into `out`, calling `onText` for each piece of text; rejects with the
- * signal's reason when aborted, without waiting for the agent.
+ * Feeds the agent's output into `out`, calling `on` for each piece of text and each change of
+ * the sources; rejects with the signal's reason when aborted, without waiting for the agent.
  */
 export function generate(
   agent: Agent,
   input: GenerateInput,
   signal: AbortSignal,
   out: Generated,
-  onText: (text: string) => void,
+  on: OnEvent,
 ): Promise<void> {
-  const consume = consumeAgent(agent, input, signal, out, onText);
+  const consume = consumeAgent(agent, input, signal, out, on);
   // One promise settles with whichever comes first, the agent's end or the abort; the other's
   // outcome lands on a settled promise, so it never becomes an unhandled rejection. (A race of
   // two promises, each with a catch, was a dozen more objects per waiting run.)
@@ -86,7 +91,7 @@ async function consumeAgent(
   { history, message, knowledgeBaseId, settings, trace }: GenerateInput,
   signal: AbortSignal,
   out: Generated,
-  onText: (text: string) => void,
+  on: OnEvent,
 ): Promise<void> {
   for await (const chunk of agent.respond({
     history,
@@ -101,14 +106,17 @@ async function consumeAgent(
       const text = storable(chunk.content);
       if (!text) continue;
       out.content += text;
-      onText(text);
+      on({ type: "token", content: text }, text);
     } else if (chunk.type === "usage") {
       const u = { input_tokens: count(chunk.usage?.input_tokens), output_tokens: count(chunk.usage?.output_tokens) };
       out.usage = u.input_tokens === null && u.output_tokens === null ? null : u;
     } else if (chunk.type === "finish") {
       out.finish = chunk.reason;
     } else if (Array.isArray(chunk.sources)) {
-      out.sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
+      const sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
+      if (sources.length === out.sources.length && sources.every((u, i) => u === out.sources[i])) continue;
+      out.sources = sources;
+      on({ type: "sources", sources });
     }
   }
 }

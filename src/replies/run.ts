@@ -37,6 +37,7 @@ export class Run {
   ended: ((run: Run) => void) | undefined;
   /** The run is over (`done` is settling). */
   finished = false;
+  private sentSources = false;
 
   /** Stores the reply as `in_progress` with its `start` event, then generates it. */
   static async start(deps: RepliesDeps & Shared, input: RunInput): Promise<Run> {
@@ -114,6 +115,7 @@ export class Run {
   }
 
   private emit(event: StreamEvent, text = ""): void {
+    if (event.type === "sources") this.sentSources = true;
     const seq = this.log.lastSeq + 1;
     this.batcher ??= new WriteBatcher((batch) => this.write(batch), {
       flushMs: this.deps.options.replyFlushMs,
@@ -152,14 +154,15 @@ export class Run {
       let failure: ApiError | null = null;
       let stopped = false;
       try {
-        await generate(agent, ask, this.abort.signal, out, (text) => this.emit({ type: "token", content: text }, text));
+        await generate(agent, ask, this.abort.signal, out, (event, text) => this.emit(event, text));
       } catch (error) {
         const why = whyEnded(error, this.abort.signal.reason, {
           logger,
           id: this.id,
           conversationId: this.conversationId,
         });
-        if (why === "stopped") [stopped, out.sources] = [true, []];
+        // A stopped reply keeps the sources already sent: its text may cite them.
+        if (why === "stopped") stopped = true;
         else failure = why;
       }
       return await this.settle(out, failure, stopped);
@@ -174,7 +177,8 @@ export class Run {
    * it closes over are not held while the run waits for its model.) */
   private async settle(out: Generated, failure: ApiError | null, stopped: boolean): Promise<RunOutcome> {
     const { logger, store } = this.deps;
-    if (!failure && !stopped) this.emit({ type: "sources", sources: out.sources });
+    // Sources were sent as they grew; an answer that cites none still says so before its end.
+    if (!failure && !stopped && !this.sentSources) this.emit({ type: "sources", sources: out.sources });
     // Let the sockets take what was just emitted before this run spends CPU on persisting: when
     // many runs wake at once, their tokens go out first instead of after every run's writes.
     await new Promise((r) => setTimeout(r, 0));

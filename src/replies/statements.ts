@@ -140,7 +140,8 @@ export async function finishReply(
 
 /**
  * Ends as `failed` every running reply whose lease passed before `now` (or only `id`'s), with
- * the orphaned terminal event: a conditional UPDATE, so of several instances sweeping at once
+ * the orphaned terminal event and the last `sources` event it stored as its sources (what its
+ * clients were shown its text cites): a conditional UPDATE, so of several instances sweeping at once
  * exactly one ends each reply, and a reply whose instance renewed its lease meanwhile is left alone.
  */
 export async function expireReplies(db: Db, now: number, id?: string): Promise<(Notified & { id: string })[]> {
@@ -148,7 +149,9 @@ export async function expireReplies(db: Db, now: number, id?: string): Promise<(
     db,
     sql`
     with m as (
-      update messages set status = 'failed', lease_until = null, last_seq = last_seq + 1
+      update messages set status = 'failed', lease_until = null, last_seq = last_seq + 1,
+        sources = coalesce((select e.data::jsonb -> 'sources' from message_events e
+          where e.message_id = messages.id and e.data like '{"type":"sources"%' order by e.seq desc limit 1), sources)
       where status = 'in_progress' and lease_until < ${ts(now)} ${id ? sql`and id = ${id}` : sql``}
       returning id, last_seq
     ),

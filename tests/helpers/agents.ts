@@ -5,7 +5,12 @@ export interface ScriptOptions {
   delayMs?: number;
   /** Throw after this many tokens. */
   failAfter?: number;
+  /** The final sources (yielded after the tokens). */
   sources?: string[];
+  /** The sources so far, yielded before token i (as an agent does that cites as it writes). */
+  growing?: Record<number, string[]>;
+  /** Waits for `open` before token `before`: the reply is then certainly not over. */
+  gate?: { before: number; open: Promise<unknown> };
   /** Wait this long before the first token (to exercise keep-alives). */
   silenceMs?: number;
   /**
@@ -23,6 +28,8 @@ export function scriptedAgent(tokens: string[], o: ScriptOptions = {}): Agent {
         for (const [i, content] of tokens.entries()) {
           if (o.failAfter !== undefined && i === o.failAfter) throw new Error("scripted failure");
           signal.throwIfAborted();
+          if (o.gate?.before === i) await o.gate.open;
+          if (o.growing?.[i]) yield { type: "sources", sources: o.growing[i] };
           if (o.delayMs) await new Promise((r) => setTimeout(r, o.delayMs));
           signal.throwIfAborted(); // a well-behaved agent looks at its signal again after waiting
           if (o.yielded) o.yielded.count++;

@@ -94,3 +94,27 @@ export function followSse(res: Response): SseFollow {
   };
   return { events, until, done };
 }
+
+/**
+ * The contract of a reply's `sources` events, checked on its events' data: each is the whole list
+ * so far (it only grows, an entry never changes), sent only when it grew, and before the first
+ * token whose text cites what it adds (`[k]` outside code needs `k` sources already); the last one
+ * is returned (the reply's sources).
+ */
+export function growingSources(events: any[]): string[] {
+  let sources: string[] = [];
+  let text = "";
+  for (const e of events) {
+    if (e.type === "sources") {
+      if (e.sources.length <= sources.length || !sources.every((u, i) => e.sources[i] === u))
+        throw new Error(`sources ${JSON.stringify(e.sources)} do not extend ${JSON.stringify(sources)}`);
+      sources = e.sources;
+    } else if (e.type === "token") {
+      text += e.content;
+      const prose = text.split("```").filter((_, i) => i % 2 === 0);
+      for (const m of prose.join("\n").matchAll(/\[(\d+)\]/g))
+        if (Number(m[1]) > sources.length) throw new Error(`${m[0]} was sent before its source`);
+    }
+  }
+  return sources;
+}

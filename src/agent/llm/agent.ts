@@ -2,8 +2,9 @@
  * The model-backed agent: retrieves passages for the message (a follow-up first condensed into a
  * standalone query by the model: rewrite.ts), gives them to the model numbered with titles and
  * URLs together with the earlier turns (trimmed to the budget), streams the model's tokens as they
- * come — in agentic mode the model may search again with a tool (search-tool.ts) — then reports
- * usage (every model call's) and the documents the answer cites.
+ * come — in agentic mode the model may search again with a tool (search-tool.ts) — with the
+ * documents the answer cites so far before the text that first cites each, then reports usage
+ * (every model call's) and the cited documents once more (the final list).
  * Provider failures become `upstream_error` / `upstream_timeout` ApiErrors (see failure.ts).
  */
 import { createLogger, type Logger } from "../../config/logger.ts";
@@ -85,14 +86,10 @@ export function llmAgent(
         const limits = { maxTokens, maxBytes: c.maxReplyBytes };
         for await (const chunk of capReply(chunks(streamReply(model, c, prompt, signal, logger)), limits)) {
           if (chunk.type === "token") {
-            const text = citations.push(chunk.content);
-            if (text) yield { type: "token", content: text };
+            yield* cited(citations, citations.push(chunk.content));
           } else {
             // A cut reply ends here: what the filter held back is shown before the finish.
-            if (chunk.type === "finish") {
-              const rest = citations.end();
-              if (rest) yield { type: "token", content: rest };
-            }
+            if (chunk.type === "finish") yield* cited(citations, citations.end());
             if (chunk.type === "usage") {
               counted = true;
               yield { type: "usage", usage: withExtra(chunk.usage, extra) };
@@ -102,14 +99,25 @@ export function llmAgent(
       } catch (error) {
         throw error instanceof UpstreamFailure ? error.toApiError(c) : error;
       }
-      const rest = citations.end();
-      if (rest) yield { type: "token", content: rest };
+      yield* cited(citations, citations.end());
       // The provider reported nothing for the reply, yet the rewrite cost tokens: those still count.
       if (!counted && (extra.input || extra.output))
         yield { type: "usage", usage: withExtra({ input_tokens: null, output_tokens: null }, extra) };
       yield { type: "sources", sources: citations.sources };
     },
   };
+}
+
+/**
+ * Text the filter let through, after the sources it cites if it added any (the whole list so far):
+ * a client then knows each `[k]`'s source before the token that shows it.
+ */
+function* cited(citations: CitationFilter, text: string): Generator<AgentChunk> {
+  if (citations.sources.length > citations.announced) {
+    citations.announced = citations.sources.length;
+    yield { type: "sources", sources: [...citations.sources] };
+  }
+  if (text) yield { type: "token", content: text };
 }
 
 /** The reply's usage with the other calls' tokens added; a count stays null only when nothing is known. */

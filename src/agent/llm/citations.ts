@@ -21,6 +21,8 @@ const FENCE = "```";
 export class CitationFilter {
   /** The cited documents' URLs, in order of first citation. */
   readonly sources: string[] = [];
+  /** How many of `sources` the client was told of (agent.ts sends them before the text citing them). */
+  announced = 0;
   private held = "";
   private inFence = false;
   /** The end of what was shown, to merge a repeated marker. */
