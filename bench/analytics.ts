@@ -15,6 +15,7 @@ import { listTopics } from "../src/analytics/topics.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { openPglite } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { rowsOf } from "../src/db/rows.ts";
 import { DEFAULT_KB_ID } from "../src/db/schema.ts";
 import { ingestDocuments } from "../src/knowledge/index.ts";
 import { newId } from "../src/primitives.ts";
@@ -94,9 +95,8 @@ async function median(f: () => Promise<unknown>): Promise<number> {
   return times.sort((a, b) => a - b)[2]!;
 }
 const scope = {};
-const topicCount = Number(
-  ((await db.execute(sql`select count(*) as n from analytics_topics`)) as unknown as { rows: { n: number }[] }).rows[0]?.n,
-);
+const [topics] = await rowsOf<{ n: number }>(db, sql`select count(*) as n from analytics_topics`);
+const topicCount = Number(topics?.n);
 const result = {
   questions: N,
   seed_ms: Math.round(seeded - started),
