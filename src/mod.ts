@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import type { Agent } from "./agent/index.ts";
 import { retrievalAgent } from "./agent/index.ts";
-import { analyticsRoutes, forgetOldQuestions, ingestPending } from "./analytics/index.ts";
+import { analyticsRoutes, createIngester, forgetOldQuestions } from "./analytics/index.ts";
 import { keyRoutes, setupRoutes } from "./auth/index.ts";
 import { chatRoutes, startSweeper } from "./chat/index.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
@@ -88,13 +88,14 @@ export function createParley(config: ParleyConfig) {
     writesRefused: config.store.writesRefused?.bind(config.store),
   };
   const replies = createReplies({ ...base, touchConversation });
+  const ingester = createIngester(base.db);
   const deps = { ...base, replies };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
   const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)), [
     forgetIdleSubjects,
     forgetSpentProofs,
     // A bounded batch a beat (a few seconds at most), so the sweep's other work is never late.
-    (db, now) => ingestPending(db, now, 200).then(() => forgetOldQuestions(db, now, options.analyticsRetentionDays)),
+    (db, now) => ingester.catchUp(now, 200).then(() => forgetOldQuestions(db, now, options.analyticsRetentionDays)),
   ]);
   const syncs = createSourceSyncs({ ...deps, sources: options.sources });
   const features = [
@@ -111,7 +112,7 @@ export function createParley(config: ParleyConfig) {
     setupRoutes(deps),
     sourceRoutes({ ...deps, syncs }),
     widgetRoutes(deps),
-    analyticsRoutes(deps),
+    analyticsRoutes({ ...deps, ingester }),
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));

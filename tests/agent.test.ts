@@ -2,6 +2,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { retrievalAgent } from "../src/agent/retrieval.ts";
 import type { AgentChunk, ChatTurn } from "../src/agent/types.ts";
+import type { Certainty } from "../src/contract/analytics.ts";
 import { DEFAULT_KB_ID } from "../src/knowledge/index.ts";
 import { testStore } from "./helpers/store.ts";
 
@@ -12,16 +13,18 @@ const agent = retrievalAgent(store.db);
 
 async function ask(message: string, history: ChatTurn[] = []) {
   const chunks: AgentChunk[] = [];
+  let certainty: Certainty | undefined;
   for await (const c of agent.respond({
     message,
     history,
     signal: new AbortController().signal,
     knowledgeBaseId: DEFAULT_KB_ID,
   }))
-    chunks.push(c);
+    if (c.type === "certainty") certainty = c.certainty;
+    else chunks.push(c);
   const text = chunks.flatMap((c) => (c.type === "token" ? [c.content] : [])).join("");
   const sources = chunks.findLast((c) => c.type === "sources");
-  return { text, sources: sources?.type === "sources" ? sources.sources : undefined, chunks };
+  return { text, sources: sources?.type === "sources" ? sources.sources : undefined, chunks, certainty };
 }
 
 describe("retrieval agent", () => {
@@ -106,6 +109,11 @@ describe("retrieval agent", () => {
     const { sources, text } = await ask("What happens when I exceed the daily quota of my plan?");
     expect(sources).toContain("https://parley.example/docs/rate-limits");
     expect(text).toContain("daily_quota_exceeded");
+  });
+
+  test("certainty: answered when a passage holds the question, no_sources when nothing does", async () => {
+    expect((await ask("What happens when I exceed the daily quota of my plan?")).certainty).toBe("answered");
+    expect((await ask("recette de la ratatouille provençale")).certainty).toBe("no_sources");
   });
 
   test("each page's source comes just before the marker opening its quote; the last chunk holds them all", async () => {

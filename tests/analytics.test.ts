@@ -5,13 +5,16 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { forgetOldQuestions, ingestPending } from "../src/analytics/index.ts";
 import type { AnalyticsQuestion, AnalyticsTopic, Certainty, PagesReport } from "../src/contract/index.ts";
-import { DEFAULT_KB_ID, messageFeedback } from "../src/db/schema.ts";
+import { messageFeedback } from "../src/db/schema.ts";
+import { createKnowledgeBase, ingestDocuments } from "../src/knowledge/index.ts";
 import { expectError, expectStatus, type Harness, harness, keyIdOf } from "./helpers/app.ts";
 import { addMessage, createConversation } from "./helpers/conversations.ts";
 
 setDefaultTimeout(30_000);
 
 let h: Harness;
+/** The test's own knowledge base: the store is shared with other files, their replies are not in it. */
+let kb: string;
 let admin: string;
 let chatKey: string;
 const DAY = 86_400_000;
@@ -23,7 +26,7 @@ async function turn(
   reply: { sources: string[]; certainty: Certainty; rating?: "up" | "down"; at: number },
 ): Promise<string> {
   const keyId = await keyIdOf(h.store, chatKey);
-  const conv = await createConversation(h.store.db, keyId, question.slice(0, 40), new Date(reply.at), DEFAULT_KB_ID);
+  const conv = await createConversation(h.store.db, keyId, question.slice(0, 40), new Date(reply.at), kb);
   await addMessage(h.store.db, {
     conversationId: conv.id,
     role: "user",
@@ -54,6 +57,13 @@ const COOKIES = "https://wren.example/docs/cookies";
 
 beforeAll(async () => {
   h = await harness({ now: () => T0 + 30 * DAY });
+  kb = (await createKnowledgeBase(h.store.db, { name: `analytics-${crypto.randomUUID().slice(0, 8)}` })).id;
+  const fixture = await Bun.file(new URL("./fixtures/kb.jsonl", import.meta.url)).text();
+  const docs = fixture
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { url: string; title: string; content: string });
+  await ingestDocuments(h.store.db, docs, { kbId: kb });
   admin = await h.admin();
   chatKey = await h.key();
   const at = (i: number) => T0 + i * 3_600_000;
@@ -74,13 +84,19 @@ beforeAll(async () => {
     "recipe for ratatouille with aubergine",
   ].entries())
     await turn(q, { sources: [], certainty: "no_sources", at: at(20 + i) });
+  // Other files' replies may be pending too: copy everything in, not only a read's catch-up.
+  await ingestPending(h.store.db, T0 + 30 * DAY, 1_000_000);
 });
+
+/** An analytics route of the test's knowledge base. */
+const get = (path: string) =>
+  h.call("GET", `/v1/analytics/${path}${path.includes("?") ? "&" : "?"}knowledge_base_id=${kb}`, { key: admin });
 
 type List<T> = { data: T[]; pagination: { has_more: boolean; next_cursor: string | null } };
 
 describe("analytics", () => {
   test("questions: every turn, newest first, filterable; the text to admins only", async () => {
-    const all = await h.call("GET", "/v1/analytics/questions?limit=100", { key: admin });
+    const all = await get("questions?limit=100");
     expectStatus(all, 200);
     const { data } = all.json as List<AnalyticsQuestion>;
     expect(data).toHaveLength(10);
@@ -89,15 +105,15 @@ describe("analytics", () => {
       certainty: "no_sources",
       rating: null,
       sources: [],
-      knowledge_base_id: DEFAULT_KB_ID,
+      knowledge_base_id: kb,
     });
 
-    const down = await h.call("GET", "/v1/analytics/questions?rating=down", { key: admin });
+    const down = await get("questions?rating=down");
     expect((down.json as List<AnalyticsQuestion>).data.map((q) => q.question).sort()).toEqual([
       "How do I sign cookies?",
       "signing cookies with a secret",
     ]);
-    const none = await h.call("GET", "/v1/analytics/questions?certainty=no_sources&limit=2", { key: admin });
+    const none = await get("questions?certainty=no_sources&limit=2");
     const page = none.json as List<AnalyticsQuestion>;
     expect(page.data).toHaveLength(2);
     expect(page.pagination.has_more).toBe(true);
@@ -114,11 +130,11 @@ describe("analytics", () => {
   });
 
   test("topics: similar questions together, in their own words; shares and cited pages", async () => {
-    const r = await h.call("GET", "/v1/analytics/topics", { key: admin });
+    const r = await get("topics");
     expectStatus(r, 200);
     const topics = (r.json as List<AnalyticsTopic>).data;
     const of = (q: string) => topics.find((t) => t.question !== null && topicHas(t, q));
-    const questions = await h.call("GET", "/v1/analytics/questions?limit=100", { key: admin });
+    const questions = await get("questions?limit=100");
     const byText = new Map((questions.json as List<AnalyticsQuestion>).data.map((q) => [q.question, q.topic_id]));
     const topicHas = (t: AnalyticsTopic, q: string) => byText.get(q) === t.id;
     // Each group's questions share one topic; the groups do not.
@@ -143,9 +159,7 @@ describe("analytics", () => {
     const seen: string[] = [];
     let cursor = "";
     do {
-      const page = await h.call("GET", `/v1/analytics/topics?limit=2${cursor ? `&cursor=${cursor}` : ""}`, {
-        key: admin,
-      });
+      const page = await get(`topics?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
       expectStatus(page, 200);
       const body = page.json as List<AnalyticsTopic>;
       seen.push(...body.data.map((t) => t.id));
@@ -154,12 +168,12 @@ describe("analytics", () => {
     expect(seen.sort()).toEqual(topics.map((t) => t.id).sort());
 
     // A question's topic filters the questions.
-    const members = await h.call("GET", `/v1/analytics/questions?topic_id=${v}`, { key: admin });
+    const members = await get(`questions?topic_id=${v}`);
     expect((members.json as List<AnalyticsQuestion>).data.every((q) => q.topic_id === v)).toBe(true);
   });
 
   test("gaps: the topics the docs do not answer or people rated down, not the answered ones", async () => {
-    const r = await h.call("GET", "/v1/analytics/gaps", { key: admin });
+    const r = await get("gaps");
     expectStatus(r, 200);
     const gaps = (r.json as List<AnalyticsTopic>).data;
     const questions = gaps.map((g) => g.question ?? "");
@@ -169,7 +183,7 @@ describe("analytics", () => {
   });
 
   test("pages: cited most, cited in down-rated replies, never cited", async () => {
-    const r = await h.call("GET", "/v1/analytics/pages?limit=100", { key: admin });
+    const r = await get("pages?limit=100");
     expectStatus(r, 200);
     const report = r.json as PagesReport;
     expect(report.cited.map((p) => p.url)).toEqual([VALIDATION, COOKIES]);
@@ -183,11 +197,9 @@ describe("analytics", () => {
 
   test("the period and the knowledge base scope every report", async () => {
     const from = new Date(T0 + 20 * 3_600_000).toISOString();
-    const r = await h.call("GET", `/v1/analytics/questions?from=${from}&knowledge_base_id=${DEFAULT_KB_ID}`, {
-      key: admin,
-    });
+    const r = await get(`questions?from=${from}`);
     expect((r.json as List<AnalyticsQuestion>).data.every((q) => q.certainty === "no_sources")).toBe(true);
-    const before = await h.call("GET", "/v1/analytics/topics?to=2026-03-01", { key: admin });
+    const before = await get("topics?to=2026-03-01");
     expect((before.json as List<AnalyticsTopic>).data).toEqual([]);
   });
 
@@ -206,11 +218,11 @@ describe("analytics", () => {
   test("retention drops question text and keeps the counts", async () => {
     await ingestPending(h.store.db, T0 + 30 * DAY);
     await forgetOldQuestions(h.store.db, T0 + 30 * DAY, 10);
-    const r = await h.call("GET", "/v1/analytics/questions?limit=100", { key: admin });
+    const r = await get("questions?limit=100");
     const data = (r.json as List<AnalyticsQuestion>).data;
     expect(data).toHaveLength(10);
     expect(data.every((q) => q.question === null)).toBe(true);
-    const topics = await h.call("GET", "/v1/analytics/topics", { key: admin });
+    const topics = await get("topics");
     expect((topics.json as List<AnalyticsTopic>).data.reduce((n, t) => n + t.size, 0)).toBe(10);
   });
 });

@@ -20,7 +20,9 @@ describe("POST /v1/chat (JSON)", () => {
     expect(r.json.conversation_id).toMatch(/^conv_[0-9a-z]{26}$/);
     expect(r.json.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(r.json.content.length).toBeGreaterThan(50);
+    expect(r.json.certainty).toBe("answered");
     expect(Object.keys(r.json).sort()).toEqual([
+      "certainty",
       "content",
       "conversation_id",
       "created_at",

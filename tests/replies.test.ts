@@ -61,7 +61,7 @@ describe("the after-write dispatch", () => {
     expect(heard).toEqual(["events swept"]);
     const end = { seq: 2, data: '{"type":"end"}' };
     const finish = { id: finished, events: [end], delta: "", lastSeq: 2, status: "completed" as const };
-    expect(await store.finish({ ...finish, sources: [], usage: null, also: [] })).toBe(true);
+    expect(await store.finish({ ...finish, sources: [], usage: null, certainty: null, also: [] })).toBe(true);
     expect(heard).toEqual(["events swept", "events finished"]);
   });
 });

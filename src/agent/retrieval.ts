@@ -14,6 +14,7 @@ import {
   searchPassages,
   withWholeBestPage,
 } from "../knowledge/index.ts";
+import { certaintyOf } from "./certainty.ts";
 import { type Piece, piecesOf } from "./pieces.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
 
@@ -44,6 +45,13 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
       const page = await withWholeBestPage(db, hits);
       const chosen = withUsage(choose(extract(message, contextOf(history), page)), page);
       const urls = chosen.map((page) => page[0]!.hit.url);
+      yield {
+        type: "certainty",
+        certainty: certaintyOf(
+          chosen.flat().map((e) => e.hit),
+          chosen.length,
+        ),
+      };
       // A part of page i opens with its marker [i+1]: the sources so far go just before it.
       for (const [n, [part, i]] of compose(chosen).entries()) {
         if (i >= 0) yield { type: "sources", sources: urls.slice(0, i + 1) };

@@ -42,6 +42,7 @@ export interface AgentInput {
 /** Token counts a model provider reported for one reply (the contract's wire form). */
 export type { Usage } from "../contract/events.ts";
 
+import type { Certainty } from "../contract/analytics.ts";
 import type { Usage } from "../contract/events.ts";
 
 /**
@@ -53,7 +54,12 @@ export type AgentChunk =
   | { type: "sources"; sources: string[] }
   | { type: "usage"; usage: Usage }
   /** The agent ended the reply at a local limit (agent/cap.ts): stored as status `length`. */
-  | { type: "finish"; reason: "length" };
+  | { type: "finish"; reason: "length" }
+  /**
+   * How sure the answer is (contract/analytics.ts), at any point; the last one counts. An agent
+   * that never says gets `answered` when it cited a source, else `no_sources`.
+   */
+  | { type: "certainty"; certainty: Certainty };
 
 /** Produces a reply as a stream of chunks; throwing fails the generation. */
 export interface Agent {

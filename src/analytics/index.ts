@@ -16,14 +16,14 @@ import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { plainLimit } from "../http/paging.ts";
 import { routeDoc } from "../http/route-doc.ts";
 import { getKnowledgeBase } from "../knowledge/index.ts";
-import { ingestPending } from "./ingest.ts";
+import type { Ingester } from "./ingest.ts";
 import { PagesQuery, PagesReport, QuestionList, QuestionsQuery, TopicList, TopicsQuery } from "./model.ts";
 import { pagesReport } from "./pages.ts";
 import { listQuestions } from "./questions.ts";
 import type { Scope } from "./scope.ts";
 import { listTopics } from "./topics.ts";
 
-export type AnalyticsDeps = AdmissionDeps & { logger: Logger };
+export type AnalyticsDeps = AdmissionDeps & { logger: Logger; ingester: Ingester };
 
 /** A read catches up with at most this many new replies first (~1–3 s on PGlite); the sweep copies the rest. */
 const CATCH_UP = 200;
@@ -48,7 +48,7 @@ async function scopeOf(
     throw new ApiError("not_found", `No knowledge base '${clip(q.knowledge_base_id)}'.`, {
       param: "knowledge_base_id",
     });
-  await ingestPending(deps.db, deps.now(), CATCH_UP);
+  await deps.ingester.catchUp(deps.now(), CATCH_UP);
   return { kbId: q.knowledge_base_id, from: instant(q.from, "from"), to: instant(q.to, "to") };
 }
 
@@ -130,6 +130,6 @@ export const analyticsRoutes = (deps: AnalyticsDeps) =>
       ),
     });
 
-export { ingestPending } from "./ingest.ts";
+export { createIngester, type Ingester, ingestPending } from "./ingest.ts";
 export { AnalyticsQuestion, AnalyticsTopic, PagesReport, QuestionList, TopicList } from "./model.ts";
 export { forgetOldQuestions } from "./retention.ts";

@@ -133,3 +133,24 @@ export async function ingestPending(db: Db, now: number, max = 1_000): Promise<n
   }
   return seen;
 }
+
+export interface Ingester {
+  /** `ingestPending`, after any copy-in this ingester is already running. */
+  catchUp(now: number, max: number): Promise<number>;
+}
+
+/**
+ * One copy-in at a time for one createParley (its sweep and its reads): two at once could each
+ * start a new topic for near-twin questions that arrived together. Instances still copy in side
+ * by side; the worst that does is split such a pair between two topics.
+ */
+export function createIngester(db: Db): Ingester {
+  let running: Promise<unknown> = Promise.resolve();
+  return {
+    catchUp(now, max) {
+      const next = running.then(() => ingestPending(db, now, max));
+      running = next.catch(() => {});
+      return next;
+    },
+  };
+}

@@ -1,5 +1,6 @@
 /** Wire schemas of POST /chat, including the SSE events (documented for OpenAPI). */
 import { type Static, t } from "elysia";
+import { CERTAINTIES } from "../contract/analytics.ts";
 import type { StreamEvent as WireEvent } from "../contract/events.ts";
 import { REPLY_STATUSES } from "../contract/events.ts";
 import type { ChatReply as WireChatReply } from "../contract/resources.ts";
@@ -40,6 +41,11 @@ export const chatBody = (maxMessageChars: number) =>
   });
 
 /** The reply as JSON (`stream: false`). */
+const Certainty = t.Union([literals(CERTAINTIES), t.Null()], {
+  description:
+    "How sure the answer is: `answered` (sources found and cited), `uncertain` (found, but the retrieval margin was thin, or a model cited none), `no_sources` (nothing in the knowledge base). Null only for a reply stored before it was recorded.",
+});
+
 export const ChatReply = t.Object({
   id: t.String({ description: "msg_… identifier of the assistant message" }),
   conversation_id: t.String({ description: "conv_… identifier" }),
@@ -52,6 +58,7 @@ export const ChatReply = t.Object({
   }),
   created_at: t.String({ format: "date-time" }),
   usage: Usage,
+  certainty: Certainty,
 });
 
 /** One `data:` line of the stream. */
@@ -81,6 +88,7 @@ export const StreamEvent = t.Union(
       message_id: t.String(),
       status: literals(REPLY_STATUSES),
       usage: Usage,
+      certainty: t.Optional(literals(CERTAINTIES)),
     }),
     t.Object({ type: t.Literal("error"), error: t.Omit(ErrorPayload, ["param"]) }),
   ],

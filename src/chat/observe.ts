@@ -20,6 +20,7 @@ export function observeReply(
   void done.then((outcome) => {
     if (outcome.ok) {
       metrics.replies.inc({ status: outcome.status });
+      metrics.certainty.inc({ certainty: outcome.certainty });
       if (outcome.usage?.input_tokens) metrics.tokens.inc({ direction: "input" }, outcome.usage.input_tokens);
       if (outcome.usage?.output_tokens) metrics.tokens.inc({ direction: "output" }, outcome.usage.output_tokens);
       return;

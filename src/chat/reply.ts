@@ -102,8 +102,10 @@ export const answerChat =
       sources,
       status,
       usage,
+      certainty,
     } = await deps.replies.stream(reply).outcome();
-    return { id, conversation_id, content, sources, status, created_at: reply.createdAt.toISOString(), usage };
+    const created_at = reply.createdAt.toISOString();
+    return { id, conversation_id, content, sources, status, created_at, usage, certainty };
   };
 
 // White space and the invisible format characters (zero-width space, joiners, BOM).

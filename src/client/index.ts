@@ -83,6 +83,10 @@ export function createClient(options: ClientOptions) {
         status: r.status === "stopped" || r.status === "length" ? r.status : "completed",
         createdAt: r.created_at as string,
         usage: usage(r.usage),
+        certainty:
+          r.certainty === "answered" || r.certainty === "uncertain" || r.certainty === "no_sources"
+            ? r.certainty
+            : null,
       };
       return withResponse(reply, call.res);
     },

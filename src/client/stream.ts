@@ -29,6 +29,9 @@ function toEvent(e: Wire, id: string | undefined): ChatEvent {
         messageId: e.message_id as string,
         status: e.status === "stopped" || e.status === "length" ? e.status : "completed",
         usage: usage(e.usage),
+        ...(e.certainty === "answered" || e.certainty === "uncertain" || e.certainty === "no_sources"
+          ? { certainty: e.certainty }
+          : {}),
       };
     default:
       return { ...seq, ...e } as ChatEvent; // token, sources and error share the wire's field names

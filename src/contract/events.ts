@@ -1,4 +1,5 @@
 /** The SSE events of a reply (POST /v1/chat with stream, GET …/events), in wire form. */
+import type { Certainty } from "./analytics.ts";
 import type { ErrorPayload } from "./errors.ts";
 
 /** Token counts a model provider reported for one reply (null: that count was not reported). */
@@ -32,5 +33,5 @@ export type StreamEvent =
   | { type: "start"; conversation_id: string; message_id: string; resume_token?: string }
   | { type: "token"; content: string }
   | { type: "sources"; sources: string[] }
-  | { type: "end"; message_id: string; status: ReplyStatus; usage: Usage | null }
+  | { type: "end"; message_id: string; status: ReplyStatus; usage: Usage | null; certainty?: Certainty }
   | { type: "error"; error: Omit<ErrorPayload, "param"> };

@@ -1,4 +1,5 @@
 /** The JSON resources of the /v1 API, in wire form (dates are ISO 8601 strings). */
+import type { Certainty } from "./analytics.ts";
 import type { MessageStatus, ReplyStatus, Usage } from "./events.ts";
 import type { Feedback } from "./operate.ts";
 
@@ -16,6 +17,8 @@ export interface ChatReply {
   status: ReplyStatus;
   created_at: string;
   usage: Usage | null;
+  /** How sure the answer is (analytics.ts); null only for a reply stored before it was recorded. */
+  certainty: Certainty | null;
 }
 
 /** A message of a conversation. */

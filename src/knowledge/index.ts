@@ -62,6 +62,7 @@ export {
 } from "./retrieve.ts";
 export type { KnowledgeDeps } from "./routes.ts";
 export { queryTerms } from "./search.ts";
+export { SEARCH_DEFAULTS } from "./search-options.ts";
 export { seedSampleOnce } from "./seed.ts";
 export {
   countSourceDocuments,

@@ -47,6 +47,12 @@ export function createMetrics(pool?: () => PoolStats) {
       labelNames: ["status"] as const,
       registers,
     }),
+    certainty: new Counter({
+      name: "parley_replies_certainty_total",
+      help: "Replies answered (completed, stopped or cut at a limit), by how sure their answer was: answered, uncertain, no_sources.",
+      labelNames: ["certainty"] as const,
+      registers,
+    }),
     ttft: new Histogram({
       name: "parley_time_to_first_token_seconds",
       help: "From a reply's start to its first token.",

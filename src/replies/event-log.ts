@@ -17,6 +17,7 @@
  * own name). It names no key and carries no secret: it is worth one reply's events for an hour,
  * on any instance, and the route admits it as the reply's owner key (conversations/replies.ts).
  */
+import type { Certainty } from "../contract/analytics.ts";
 import type { ReplyStatus, StreamEvent, Usage } from "../contract/events.ts";
 import type { Db } from "../db/client.ts";
 import { sharedHmacKey } from "../db/rows.ts";
@@ -113,11 +114,17 @@ export function errorEvent(error: ApiError): StreamEvent {
   return { type: "error", error: payload };
 }
 
-export const endEvent = (messageId: string, status: ReplyStatus, usage: Usage | null): StreamEvent => ({
+export const endEvent = (
+  messageId: string,
+  status: ReplyStatus,
+  usage: Usage | null,
+  certainty: Certainty,
+): StreamEvent => ({
   type: "end",
   message_id: messageId,
   status,
   usage,
+  certainty,
 });
 
 /** The exact JSON the sweep stores as a swept reply's last event. */

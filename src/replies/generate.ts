@@ -14,6 +14,7 @@
  * (tests/unit/batcher.test.ts drives both).
  */
 import type { Agent, ChatTurn, GenerationSettings } from "../agent/index.ts";
+import { CERTAINTIES, type Certainty } from "../contract/analytics.ts";
 import type { StreamEvent, Usage } from "../contract/events.ts";
 import type { Trace } from "../tracing/index.ts";
 
@@ -24,7 +25,13 @@ export interface Generated {
   usage: Usage | null;
   /** The agent's `finish` reason: `length` when it ended the reply at a limit (agent/cap.ts), stored as the status. */
   finish?: "length";
+  /** How sure the agent said it was (its last `certainty` chunk). */
+  certainty?: Certainty;
 }
+
+/** The reply's certainty: the agent's word, else what its sources say. */
+export const certaintyOf = (out: Generated): Certainty =>
+  out.certainty ?? (out.sources.length ? "answered" : "no_sources");
 
 /** What the agent is asked. */
 export interface GenerateInput {
@@ -112,6 +119,9 @@ async function consumeAgent(
       out.usage = u.input_tokens === null && u.output_tokens === null ? null : u;
     } else if (chunk.type === "finish") {
       out.finish = chunk.reason;
+    } else if (chunk.type === "certainty") {
+      // A custom agent's value is checked like its other chunks: the column takes three words.
+      if ((CERTAINTIES as readonly unknown[]).includes(chunk.certainty)) out.certainty = chunk.certainty;
     } else if (Array.isArray(chunk.sources)) {
       const sources = [...new Set(chunk.sources.filter((u): u is string => typeof u === "string").map(storable))];
       if (sources.length === out.sources.length && sources.every((u, i) => u === out.sources[i])) continue;

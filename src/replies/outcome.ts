@@ -1,6 +1,7 @@
 /** What a run answers and how it ended: the input, the outcome, and why generation stopped early. */
 import type { ChatTurn, GenerationSettings } from "../agent/index.ts";
 import { describeError, type Logger } from "../config/logger.ts";
+import type { Certainty } from "../contract/analytics.ts";
 import type { ReplyStatus, Usage } from "../contract/events.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Trace } from "../tracing/index.ts";
@@ -23,7 +24,9 @@ export interface RunInput {
 }
 
 /** How a run ended: stored with its final status and the usage the model reported, or failed with its error. */
-export type RunOutcome = { ok: true; status: ReplyStatus; usage: Usage | null } | { ok: false; error: ApiError };
+export type RunOutcome =
+  | { ok: true; status: ReplyStatus; usage: Usage | null; certainty: Certainty }
+  | { ok: false; error: ApiError };
 
 /** The abort reason of a stop asked for by a client (POST …/stop), as opposed to a failure. */
 export class StopRequest {}

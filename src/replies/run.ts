@@ -20,7 +20,7 @@ import {
   resumeToken,
   type Sequenced,
 } from "./event-log.ts";
-import { type Batch, type Generated, type GenerateInput, generate, WriteBatcher } from "./generate.ts";
+import { type Batch, certaintyOf, type Generated, type GenerateInput, generate, WriteBatcher } from "./generate.ts";
 import { stopTopic } from "./notify.ts";
 import { type RunInput, type RunOutcome, StopRequest, whyEnded } from "./outcome.ts";
 import { replyStatus } from "./reads.ts";
@@ -187,7 +187,8 @@ export class Run {
     const rest = this.batcher ? await this.batcher.close() : { events: [], delta: "" };
     const ended = stopped ? "stopped" : (out.finish ?? "completed");
     const status = failure ? "failed" : ended;
-    const terminal = () => (failure ? errorEvent(failure) : endEvent(this.id, ended, out.usage));
+    const certainty = certaintyOf(out);
+    const terminal = () => (failure ? errorEvent(failure) : endEvent(this.id, ended, out.usage, certainty));
     const seq = this.log.lastSeq + 1;
     try {
       const events = [...rest.events, { seq, data: JSON.stringify(terminal()) }];
@@ -201,6 +202,7 @@ export class Run {
         status,
         sources,
         usage,
+        certainty: failure ? null : certainty,
         also,
       };
       const stored = await inSpan(this.span.trace, "reply.finish", () => store.finish(row), {
@@ -222,6 +224,6 @@ export class Run {
     });
     this.span.end(failure ?? undefined);
     if (failure) return { ok: false, error: failure };
-    return { ok: true, status: ended, usage: out.usage };
+    return { ok: true, status: ended, usage: out.usage, certainty };
   }
 }

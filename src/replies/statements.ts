@@ -15,6 +15,7 @@
  * fragments, passed in and run inside these statements (`ReplyWrite`), so atomicity stays.
  */
 import { type SQL, sql } from "drizzle-orm";
+import type { Certainty } from "../contract/analytics.ts";
 import type { Usage } from "../contract/events.ts";
 import type { Db } from "../db/client.ts";
 import { preparedRows, rowsOf } from "../db/rows.ts";
@@ -119,6 +120,8 @@ export async function finishReply(
     status: "completed" | "failed" | "stopped" | "length";
     sources: string[];
     usage: Usage | null;
+    /** Null for a failed reply (it answered nothing). */
+    certainty: Certainty | null;
     also: ReplyWrite[];
   },
 ): Promise<Notified[]> {
@@ -127,7 +130,7 @@ export async function finishReply(
     sql`
     with m as (
       update messages set content = content || ${r.delta}, last_seq = ${r.lastSeq}, lease_until = null,
-        status = ${r.status}, sources = ${JSON.stringify(r.sources)}::jsonb,
+        status = ${r.status}, sources = ${JSON.stringify(r.sources)}::jsonb, certainty = ${r.certainty},
         input_tokens = ${r.usage?.input_tokens ?? null}, output_tokens = ${r.usage?.output_tokens ?? null}
       where id = ${r.id} and status = 'in_progress'
       returning id, conversation_id

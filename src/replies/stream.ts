@@ -12,6 +12,7 @@
  * - the OpenAI-compatible chunks (openai-compat/stream.ts) subscribe and translate.
  * A stream has one reader: each response or fold takes its own.
  */
+import type { Certainty } from "../contract/analytics.ts";
 import type { ReplyStatus, StreamEvent, Usage } from "../contract/events.ts";
 import { toApiError } from "../http/error-handler.ts";
 import { ApiError } from "../http/errors.ts";
@@ -166,6 +167,8 @@ export interface FinalReply {
   /** `end`'s status: completed, stopped, or (a local output cap) length. */
   status: ReplyStatus;
   usage: Usage | null;
+  /** Null for a reply whose end event predates certainty. */
+  certainty: Certainty | null;
 }
 
 /**
@@ -201,6 +204,7 @@ export class ReplyFold {
           sources: this.#sources,
           status: e.status,
           usage: e.usage,
+          certainty: e.certainty ?? null,
         };
     }
   }

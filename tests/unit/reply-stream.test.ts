@@ -68,6 +68,7 @@ describe("ReplyStream", () => {
       sources: ["https://a.test"],
       status: "completed",
       usage: null,
+      certainty: null,
     });
 
     const failure = new ApiError("service_unavailable", "Down.", { headers: { "retry-after": "2" } });

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from "../../config/logger.ts";
 import type { Db } from "../../db/client.ts";
 import type { SemanticSearch } from "../../knowledge/index.ts";
 import { capReply } from "../cap.ts";
+import { certaintyOf } from "../certainty.ts";
 import type { Agent, AgentChunk, AgentInput, Usage } from "../types.ts";
 import { CitationFilter } from "./citations.ts";
 import { type LlmConfig, resolveConfig } from "./config.ts";
@@ -104,6 +105,7 @@ export function llmAgent(
       if (!counted && (extra.input || extra.output))
         yield { type: "usage", usage: withExtra({ input_tokens: null, output_tokens: null }, extra) };
       yield { type: "sources", sources: citations.sources };
+      yield { type: "certainty", certainty: certaintyOf(passages, citations.sources.length) };
     },
   };
 }

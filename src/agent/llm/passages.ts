@@ -11,7 +11,8 @@ import type { ChatTurn } from "../types.ts";
 
 const MAX_PASSAGES = 5;
 
-export type Passage = Pick<SearchHit, "url" | "title" | "heading" | "content">;
+/** `coverage`: how much of the question it holds (absent for a passage found by other means). */
+export type Passage = Pick<SearchHit, "url" | "title" | "heading" | "content"> & Partial<Pick<SearchHit, "coverage">>;
 
 /** Passages of knowledge base `kbId` only; none without one. */
 export async function findPassages(
