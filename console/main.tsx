@@ -1,7 +1,7 @@
 /**
  * The console: sign-in (or, on a server without an admin key, the first-run page), then pages
- * chosen by the URL's hash: #/playground, #/knowledge[/kb[/doc]], #/keys, #/usage and
- * #/conversation/<id>. Admin pages appear for admin keys only; a chat key sees the playground.
+ * chosen by the URL's hash: #/playground, #/knowledge[/kb[/doc]], #/keys, #/usage, #/insights and
+ * #/conversation/<id>[/insights] (the page it was opened from, for its way back). Admin pages appear for admin keys only; a chat key sees the playground.
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -10,6 +10,7 @@ import { forgetNames } from "./names.ts";
 import { ConversationView } from "./pages/conversation.tsx";
 import { DocumentView } from "./pages/document.tsx";
 import { FirstRun, type SetupState, setupState } from "./pages/first-run.tsx";
+import { Insights } from "./pages/insights.tsx";
 import { Keys } from "./pages/keys.tsx";
 import { Knowledge } from "./pages/knowledge.tsx";
 import { Playground } from "./pages/playground.tsx";
@@ -21,6 +22,7 @@ const PAGES = [
   { path: "knowledge", title: "Knowledge", admin: true, nav: true },
   { path: "keys", title: "Keys", admin: true, nav: true },
   { path: "usage", title: "Usage and feedback", admin: true, nav: true },
+  { path: "insights", title: "Insights", admin: true, nav: true },
   { path: "conversation", title: "Conversation", admin: true, nav: false },
 ] as const;
 
@@ -106,7 +108,8 @@ function App() {
           (args.length >= 2 ? <DocumentView kb={args[0]!} doc={args[1]!} /> : <Knowledge open={args[0] ?? null} />)}
         {current.path === "keys" && <Keys />}
         {current.path === "usage" && <Usage />}
-        {current.path === "conversation" && args[0] && <ConversationView id={args[0]} />}
+        {current.path === "insights" && <Insights />}
+        {current.path === "conversation" && args[0] && <ConversationView id={args[0]} from={args[1]} />}
       </main>
     </>
   );

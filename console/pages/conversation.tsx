@@ -1,6 +1,7 @@
 /**
- * One conversation, read-only (#/conversation/<id>): where a rated answer's link leads. An admin
- * key reads any key's conversation; only its own key may continue it (in the playground).
+ * One conversation, read-only (#/conversation/<id>): where a rated answer's link leads, and an
+ * Insights question's (#/conversation/<id>/insights, so its way back leads there). An admin key
+ * reads any key's conversation; only its own key may continue it (in the playground).
  */
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.ts";
@@ -17,7 +18,7 @@ interface Detail {
   pagination: { has_more: boolean };
 }
 
-export function ConversationView({ id }: { id: string }) {
+export function ConversationView({ id, from }: { id: string; from?: string }) {
   const [conv, setConv] = useState<Detail | null>(null);
   const [error, setError] = useState("");
   const kb = useKbName(conv?.knowledge_base_id);
@@ -27,9 +28,7 @@ export function ConversationView({ id }: { id: string }) {
   }, [id]);
   return (
     <div class="stack">
-      <p>
-        <a href="#/usage">← Usage and feedback</a>
-      </p>
+      <p>{from === "insights" ? <a href="#/insights">← Insights</a> : <a href="#/usage">← Usage and feedback</a>}</p>
       {error && (
         <p class="error" role="alert">
           {error}
