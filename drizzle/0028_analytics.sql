@@ -29,6 +29,7 @@ CREATE INDEX "analytics_questions_created_idx" ON "analytics_questions" USING bt
 CREATE INDEX "analytics_questions_kb_created_idx" ON "analytics_questions" USING btree ("kb_id","created_at");--> statement-breakpoint
 CREATE INDEX "analytics_questions_topic_idx" ON "analytics_questions" USING btree ("topic_id","created_at");--> statement-breakpoint
 CREATE INDEX "analytics_questions_retained_idx" ON "analytics_questions" USING btree ("created_at") WHERE "analytics_questions"."question" is not null;--> statement-breakpoint
+CREATE INDEX "analytics_questions_terms_idx" ON "analytics_questions" USING gin ("terms");--> statement-breakpoint
 CREATE INDEX "analytics_topics_terms_idx" ON "analytics_topics" USING gin ("terms");--> statement-breakpoint
 CREATE INDEX "analytics_topics_kb_idx" ON "analytics_topics" USING btree ("kb_id");--> statement-breakpoint
 CREATE INDEX "messages_replies_created_idx" ON "messages" USING btree ("created_at") WHERE "messages"."role" = 'assistant';--> statement-breakpoint

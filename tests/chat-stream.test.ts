@@ -71,7 +71,13 @@ describe("POST /v1/chat (stream)", () => {
       message_id: events.at(-1).message_id,
       resume_token: expect.stringMatching(/^v1\.\d+\.[A-Za-z0-9_-]{22}$/),
     });
-    expect(events.at(-1)).toEqual({ type: "end", message_id: events[0].message_id, status: "completed", usage: null });
+    expect(events.at(-1)).toEqual({
+      type: "end",
+      message_id: events[0].message_id,
+      status: "completed",
+      usage: null,
+      certainty: "answered",
+    });
     expect(events.at(-1).type).toBe("end");
   });
 

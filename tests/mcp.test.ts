@@ -153,7 +153,14 @@ describe("MCP over Streamable HTTP", () => {
 
   test("resources: each document by its URL, listed and readable", async () => {
     const client = await connect();
-    const { resources } = await client.listResources();
+    // Page by page: the store is shared with other files, whose documents may come first.
+    const resources = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor ? { cursor } : undefined);
+      resources.push(...page.resources);
+      cursor = page.nextCursor;
+    } while (cursor);
     const validation = resources.find((r) => r.uri === "https://wren.example/docs/validation");
     // Each resource carries its own document's title, not the template's.
     expect(validation).toMatchObject({ name: "Validation", title: "Validation", mimeType: "text/markdown" });

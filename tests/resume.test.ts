@@ -51,7 +51,13 @@ describe("resume", () => {
     expect(rest[0]!.id).toBe(last + 1);
     const ids = [...seen, ...rest].map((e) => e.id);
     expect(ids).toEqual(ids.map((_, i) => i + 1));
-    expect(rest.at(-1)!.data).toEqual({ type: "end", message_id: msgId, status: "completed", usage: null });
+    expect(rest.at(-1)!.data).toEqual({
+      type: "end",
+      message_id: msgId,
+      status: "completed",
+      usage: null,
+      certainty: "answered",
+    });
     const stored = (await conversation(a.base, key, convId)).messages[1];
     expect(tokensOf([...seen, ...rest])).toBe(stored.content);
     expect(stored.content).toBe(words(80).join(""));

@@ -43,7 +43,13 @@ describe("stop", () => {
     });
     const [events, fa, fb] = await Promise.all([reader, followA, followB]);
     for (const stream of [events, fa, fb])
-      expect(stream.at(-1)!.data).toEqual({ type: "end", message_id: msgId, status: "stopped", usage: null });
+      expect(stream.at(-1)!.data).toEqual({
+        type: "end",
+        message_id: msgId,
+        status: "stopped",
+        usage: null,
+        certainty: "no_sources",
+      });
     expect(tokensOf(events)).toBe(body.content);
     expect(tokensOf([...events.slice(0, 2), ...fb])).toBe(body.content);
     // Tokens really cease: neither the agent nor the store moves any more.

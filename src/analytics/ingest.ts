@@ -16,7 +16,7 @@ import { rowsOf } from "../db/rows.ts";
 import type { TermWeights } from "../db/schema-analytics.ts";
 import { queryTerms } from "../knowledge/index.ts";
 import { newId } from "../primitives.ts";
-import { INDEX_TERMS, nearest, topTerms, unit, withMember } from "./vectors.ts";
+import { INDEX_TERMS, nearest, phrasing, topTerms, unit, withMember } from "./vectors.ts";
 
 const BATCH = 200;
 const CANDIDATES = 50;
@@ -44,13 +44,28 @@ const pendingSql = (limit: number): SQL => sql`
   order by m.created_at, m.id
   limit ${limit}`;
 
-/** A question's unit vector: the terms that carry it, as its knowledge base's search weighs them. */
+/**
+ * A question's unit vector: the terms that carry it, as its knowledge base's search weighs them,
+ * a word the documents lack also by its rarity among the questions already asked (vectors.ts `phrasing`).
+ */
 async function vectorOf(db: Db, question: string, kbId: string | null): Promise<TermWeights> {
   if (!question.trim()) return {};
-  const terms = await queryTerms(db, question, kbId ? { kbId } : {});
-  return unit(
-    Object.fromEntries(terms.filter((t) => t.from === "message" && t.weight > 0).map((t) => [t.term, t.weight])),
+  const found = await queryTerms(db, question, kbId ? { kbId } : {});
+  const terms = found.filter((t) => t.from === "message" && t.weight > 0);
+  if (terms.length === 0) return {};
+  const unseen = terms.filter((t) => !t.known);
+  if (unseen.length === 0) return unit(Object.fromEntries(terms.map((t) => [t.term, t.weight])));
+  const counts = await rowsOf<{ term: string; df: number; n: number }>(
+    db,
+    sql`select t as term,
+      (select count(*) from analytics_questions a where a.kb_id is not distinct from ${kbId} and a.terms ? t) as df,
+      (select count(*) from analytics_questions a where a.kb_id is not distinct from ${kbId}) as n
+    from unnest(${textArray(unseen.map((t) => t.term))}) as t`,
   );
+  const df = new Map(counts.map((c) => [c.term, Number(c.df)]));
+  const asked = Number(counts[0]?.n ?? 0);
+  const weight = (t: (typeof terms)[number]) => (t.known ? t.weight : t.weight * phrasing(asked, df.get(t.term) ?? 0));
+  return unit(Object.fromEntries(terms.map((t) => [t.term, weight(t)])));
 }
 
 /** The topic the question joins (its centroid moved), or a new one; questions without terms ("hi", "?") share one per knowledge base. */

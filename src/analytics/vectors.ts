@@ -7,6 +7,14 @@
  * and a term the documents lack (an off-topic subject) weighs most, which keeps off-topic
  * questions together by their subject.
  *
+ * The knowledge base's IDF alone is not enough: a word the documents lack weighs most, and the
+ * way people phrase questions ("explain", "please", "peux-tu") is often such a word, shared by
+ * questions about anything. So a word the documents lack is also weighed by its rarity among
+ * the questions already asked of the knowledge base (`phrasing`, the questions' own IDF scaled
+ * to 0–1): phrasing common to many questions fades as they come in, an off-topic subject only a
+ * few ask about keeps its weight. Words the documents have keep theirs: their rarity there
+ * already says what they are worth, and a subject many people ask about must not fade.
+ *
  * A question joins the topic whose centroid is nearest by cosine similarity when that is at
  * least JOIN_SIMILARITY, else it starts a topic (single-pass "leader" clustering: each question
  * is placed once, when it arrives, so topics are incremental and a read never re-clusters).
@@ -20,6 +28,10 @@ export const JOIN_SIMILARITY = 0.5;
 export const CENTROID_TERMS = 64;
 /** The terms a topic is found by (GIN-indexed), and a question looks with. */
 export const INDEX_TERMS = 12;
+
+/** A term's IDF among the `asked` questions so far, `df` of which hold it, over a term none holds: 1 for a new word, towards 0 for one every question has. */
+export const phrasing = (asked: number, df: number): number =>
+  Math.log((asked + 1) / (Math.min(df, asked) + 0.5)) / Math.log((asked + 1) / 0.5);
 
 export function norm(v: TermWeights): number {
   let s = 0;

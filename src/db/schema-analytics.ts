@@ -60,6 +60,8 @@ export const analyticsQuestions = pgTable(
     index("analytics_questions_kb_created_idx").on(t.kbId, t.createdAt),
     index("analytics_questions_topic_idx").on(t.topicId, t.createdAt),
     index("analytics_questions_retained_idx").on(t.createdAt).where(sql`${t.question} is not null`),
+    // How many of a knowledge base's questions hold a term (analytics/vectors.ts: questions' own IDF).
+    index("analytics_questions_terms_idx").using("gin", t.terms),
     check("analytics_questions_certainty_ck", certaintyIn(t.certainty)),
   ],
 );
