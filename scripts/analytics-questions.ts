@@ -124,11 +124,15 @@ export function scoreTopics(
   const downTopics = new Set(labelled.filter((q) => q.rateDown).map((q) => q.topic));
   const offTopics = new Set(labelled.filter((q) => q.offTopic).map((q) => q.topic));
   const gapIds = new Set(gaps.map((g) => g.id));
+  const pairs = ["off:0", "off:1"].map(
+    (l) => new Set(labelled.filter((q) => q.label === l).map((q) => q.topic)).size === 1,
+  );
   const lines = [
     "",
     `- ${topics.length} topics for ${asked.length} questions (${new Set(asked.map((q) => q.label)).size} distinct subjects).`,
     `- Pairwise precision ${pct(sameBoth / Math.max(1, samePredicted))} (two questions in one topic were made from one subject), recall ${pct(sameBoth / Math.max(1, sameLabel))} (two questions of one subject share a topic).`,
     `- Certainty, on-topic: ${certainty(on, "answered")} answered, ${certainty(on, "uncertain")} uncertain, ${certainty(on, "no_sources")} no sources; off-topic: ${certainty(off, "answered")} answered, ${certainty(off, "uncertain")} uncertain, ${certainty(off, "no_sources")} no sources.`,
+    `- Off-topic subjects asked twice (in two phrasings): ${pairs.filter(Boolean).length} of ${pairs.length} share one topic.`,
     `- Gaps: ${gaps.length} topics; ${[...offTopics].filter((t) => gapIds.has(t)).length} of the ${offTopics.size} off-topic topics are gaps; of the topics with a question rated down, ${[...downTopics].filter((t) => gapIds.has(t)).length} of ${downTopics.size} are gaps (a topic is a gap when at least half its rated replies were rated down, or half its questions unanswered).`,
     "",
     "### Largest topics",
