@@ -32,14 +32,14 @@ interface Pending {
   question: string | null;
 }
 
-const pendingSql = (limit: number): SQL => sql`
+const pendingSql = (limit: number, all: boolean): SQL => sql`
   select m.id, m.conversation_id, c.key_id, c.kb_id, m.created_at::text as created_at, m.sources, m.certainty,
     (select u.content from messages u
       where u.conversation_id = m.conversation_id and u.role = 'user' and (u.created_at, u.id) < (m.created_at, m.id)
       order by u.created_at desc, u.id desc limit 1) as question
   from messages m join conversations c on c.id = m.conversation_id
   where m.role = 'assistant' and m.status <> 'in_progress'
-    and m.created_at >= coalesce((select max(created_at) from analytics_questions), '-infinity'::timestamptz) - interval '1 hour'
+    ${all ? sql`` : sql`and m.created_at >= coalesce((select max(created_at) from analytics_questions), '-infinity'::timestamptz) - interval '1 hour'`}
     and not exists (select 1 from analytics_questions a where a.message_id = m.id)
   order by m.created_at, m.id
   limit ${limit}`;
@@ -137,11 +137,15 @@ async function copy(db: Db, reply: Pending, now: Date): Promise<void> {
     where id = ${topic.id}`);
 }
 
-/** Copies up to `max` ended replies in; returns how many it looked at (fewer than `max`: caught up). */
-export async function ingestPending(db: Db, now: number, max = 1_000): Promise<number> {
+/**
+ * Copies up to `max` ended replies in; returns how many it looked at (fewer than `max`: caught
+ * up). `all`: every reply not in yet, however old its stamp (a store whose replies were written
+ * with another clock, or loaded from elsewhere), by a scan of every reply instead of the recent ones.
+ */
+export async function ingestPending(db: Db, now: number, max = 1_000, all = false): Promise<number> {
   let seen = 0;
   while (seen < max) {
-    const batch = await rowsOf<Pending>(db, pendingSql(Math.min(BATCH, max - seen)));
+    const batch = await rowsOf<Pending>(db, pendingSql(Math.min(BATCH, max - seen), all));
     for (const reply of batch) await copy(db, reply, new Date(now));
     seen += batch.length;
     if (batch.length < BATCH) break;
