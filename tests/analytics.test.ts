@@ -2,19 +2,21 @@
  * /v1/analytics: questions, topics, gaps and pages over stored turns (a question and its reply,
  * with the reply's certainty, sources and rating), as a docs team reads them. Admin keys only.
  */
-import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { forgetOldQuestions, ingestPending } from "../src/analytics/index.ts";
 import type { AnalyticsQuestion, AnalyticsTopic, Certainty, PagesReport } from "../src/contract/index.ts";
 import { messageFeedback } from "../src/db/schema.ts";
 import { createKnowledgeBase, ingestDocuments } from "../src/knowledge/index.ts";
 import { expectError, expectStatus, type Harness, harness, keyIdOf } from "./helpers/app.ts";
 import { addMessage, createConversation } from "./helpers/conversations.ts";
+import { ownStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000);
 
 let h: Harness;
-/** The test's own knowledge base: the store is shared with other files, their replies are not in it. */
+/** The test's own knowledge base, in a store of its own: analytics count every reply of a store. */
 let kb: string;
+let drop: () => Promise<void>;
 let admin: string;
 let chatKey: string;
 const DAY = 86_400_000;
@@ -56,7 +58,9 @@ const VALIDATION = "https://wren.example/docs/validation";
 const COOKIES = "https://wren.example/docs/cookies";
 
 beforeAll(async () => {
-  h = await harness({ now: () => T0 + 30 * DAY });
+  const own = await ownStore();
+  drop = own.drop;
+  h = await harness({ store: own.store, now: () => T0 + 30 * DAY });
   kb = (await createKnowledgeBase(h.store.db, { name: `analytics-${crypto.randomUUID().slice(0, 8)}` })).id;
   const fixture = await Bun.file(new URL("./fixtures/kb.jsonl", import.meta.url)).text();
   const docs = fixture
@@ -84,9 +88,12 @@ beforeAll(async () => {
     "recipe for ratatouille with aubergine",
   ].entries())
     await turn(q, { sources: [], certainty: "no_sources", at: at(20 + i) });
-  // Other files' replies may be pending too: copy everything in, not only a read's catch-up.
-  // Their stamps are months before other files' replies (a clock of the test's own): `all` finds them.
-  await ingestPending(h.store.db, T0 + 30 * DAY, 1_000_000, true);
+  await ingestPending(h.store.db, T0 + 30 * DAY, 1_000, true);
+});
+
+afterAll(async () => {
+  await h.app.parley.close();
+  await drop();
 });
 
 /** An analytics route of the test's knowledge base. */

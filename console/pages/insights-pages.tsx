@@ -4,25 +4,15 @@
  * most cited in replies rated down.
  */
 import { useEffect, useState } from "preact/hooks";
+import type { PagesReport, PageUse } from "../../src/contract/analytics.ts";
 import { api, qs } from "../api.ts";
 import { safeUrl } from "../markdown.tsx";
 import { urlLabel } from "../names.ts";
 import { Cell } from "../table.tsx";
 import type { Filters } from "./insights-questions.tsx";
 
-interface PageUse {
-  url: string;
-  title: string;
-  knowledge_base_id: string;
-  citations: number;
-  down_citations: number;
-}
-interface Report {
-  cited: PageUse[];
-  down_rated: PageUse[];
-  never_cited: PageUse[];
-  never_cited_total: number;
-}
+/** The wire types, from the contract (type-only: nothing of src/ reaches the bundle). */
+type Report = PagesReport;
 
 /** The most the API lists of each. */
 const MOST = 100;

@@ -2,6 +2,7 @@
  * Questions of the period (GET /v1/analytics/questions), newest first, filtered by how their
  * reply went (certainty, rating) or by topic: each with its conversation one click away.
  */
+import type { AnalyticsQuestion } from "../../src/contract/analytics.ts";
 import { qs } from "../api.ts";
 import { PagedState, usePaged } from "../paged.tsx";
 import { Cell, when } from "../table.tsx";
@@ -15,15 +16,8 @@ export interface Filters {
   toApi: string;
 }
 
-interface Question {
-  message_id: string;
-  conversation_id: string;
-  question: string | null;
-  certainty: "answered" | "uncertain" | "no_sources" | null;
-  rating: "up" | "down" | null;
-  sources: string[];
-  created_at: string;
-}
+/** The wire type, from the contract (type-only: nothing of src/ reaches the bundle). */
+type Question = AnalyticsQuestion;
 
 /** Replies stored before certainty was recorded have none: they say so rather than guess. */
 export const certaintyLabel = (c: Question["certainty"]) =>

@@ -4,6 +4,7 @@
  * cited most and its questions per day; its questions themselves one click further.
  */
 import { useState } from "preact/hooks";
+import type { AnalyticsTopic } from "../../src/contract/analytics.ts";
 import { qs } from "../api.ts";
 import { safeUrl } from "../markdown.tsx";
 import { urlLabel } from "../names.ts";
@@ -11,20 +12,8 @@ import { PagedState, usePaged } from "../paged.tsx";
 import { DayBars } from "./insights-days.tsx";
 import { type Filters, QuestionTable } from "./insights-questions.tsx";
 
-interface Topic {
-  id: string;
-  knowledge_base_id: string | null;
-  size: number;
-  question: string | null;
-  terms: string[];
-  answered_share: number;
-  uncertain_share: number;
-  no_sources_share: number;
-  down_share: number | null;
-  rated: number;
-  pages: { url: string; title: string | null; citations: number }[];
-  days: { date: string; questions: number }[];
-}
+/** The wire type, from the contract (type-only: nothing of src/ reaches the bundle). */
+type Topic = AnalyticsTopic;
 
 const pct = (share: number) => `${Math.round(share * 100)}%`;
 
