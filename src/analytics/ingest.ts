@@ -19,6 +19,10 @@ import { newId } from "../primitives.ts";
 import { INDEX_TERMS, nearest, phrasing, topTerms, unit, withMember } from "./vectors.ts";
 
 const BATCH = 200;
+
+/** `column` names knowledge base `kbId` (or none): plain equality when there is one, so its index answers. */
+const sameKb = (column: SQL, kbId: string | null): SQL =>
+  kbId === null ? sql`${column} is null` : sql`${column} = ${kbId}`;
 const CANDIDATES = 50;
 
 interface Pending {
@@ -58,8 +62,8 @@ async function vectorOf(db: Db, question: string, kbId: string | null): Promise<
   const counts = await rowsOf<{ term: string; df: number; n: number }>(
     db,
     sql`select t as term,
-      (select count(*) from analytics_questions a where a.kb_id is not distinct from ${kbId} and a.terms ? t) as df,
-      (select count(*) from analytics_questions a where a.kb_id is not distinct from ${kbId}) as n
+      (select count(*) from analytics_questions a where ${sameKb(sql`a.kb_id`, kbId)} and a.terms ? t) as df,
+      (select count(*) from analytics_questions a where ${sameKb(sql`a.kb_id`, kbId)}) as n
     from unnest(${textArray(unseen.map((t) => t.term))}) as t`,
   );
   const df = new Map(counts.map((c) => [c.term, Number(c.df)]));
@@ -75,7 +79,7 @@ async function placeInTopic(db: Db, kbId: string | null, vector: TermWeights, no
   if (look.length === 0) {
     const [none] = await rowsOf<{ id: string }>(
       db,
-      sql`select id from analytics_topics where kb_id is not distinct from ${kbId} and cardinality(terms) = 0
+      sql`select id from analytics_topics where ${sameKb(sql`kb_id`, kbId)} and cardinality(terms) = 0
         order by id limit 1`,
     );
     if (none) return { id: none.id, centroid: null };
@@ -84,7 +88,7 @@ async function placeInTopic(db: Db, kbId: string | null, vector: TermWeights, no
   const candidates = await rowsOf<{ id: string; centroid: TermWeights }>(
     db,
     sql`select id, centroid from analytics_topics
-      where kb_id is not distinct from ${kbId} and terms && ${textArray(look)}
+      where ${sameKb(sql`kb_id`, kbId)} and terms && ${textArray(look)}
       order by members desc, id limit ${CANDIDATES}`,
   );
   const best = nearest(vector, candidates);

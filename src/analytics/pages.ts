@@ -33,7 +33,8 @@ const cited = (scope: Scope) => sql`with ${scopedQuestions(scope)},
     group by q.kb_id, url
   )`;
 
-const titled = sql`(select d.title from documents d where d.url = c.url and d.kb_id is not distinct from c.kb_id limit 1)`;
+// Plain equality (not `is not distinct from`): the (kb_id, url) index answers it, and the anti-joins hash.
+const titled = sql`(select d.title from documents d where d.kb_id = c.kb_id and d.url = c.url limit 1)`;
 
 export async function pagesReport(db: Db, scope: Scope, limit: number): Promise<PagesReport> {
   const inScope = scope.kbId === undefined ? sql`true` : sql`d.kb_id = ${scope.kbId}`;
@@ -52,13 +53,13 @@ export async function pagesReport(db: Db, scope: Scope, limit: number): Promise<
       db,
       sql`${cited(scope)} select d.url, d.title, d.kb_id, 0 as citations, 0 as down_citations
         from documents d where ${inScope}
-          and not exists (select 1 from c where c.url = d.url and c.kb_id is not distinct from d.kb_id)
+          and not exists (select 1 from c where c.url = d.url and c.kb_id = d.kb_id)
         order by d.updated_at, d.id limit ${limit}`,
     ),
     rowsOf<{ n: string | number }>(
       db,
       sql`${cited(scope)} select count(*) as n from documents d where ${inScope}
-          and not exists (select 1 from c where c.url = d.url and c.kb_id is not distinct from d.kb_id)`,
+          and not exists (select 1 from c where c.url = d.url and c.kb_id = d.kb_id)`,
     ),
   ]);
   return {

@@ -134,7 +134,7 @@ async function detailsOf(db: Db, scope: Scope, ids: string[]): Promise<Map<strin
     rowsOf<{ topic_id: string; url: string; title: string | null; citations: number }>(
       db,
       sql`with ${scopedQuestions(scope)}
-      select c.topic_id, c.url, (select d.title from documents d where d.url = c.url and d.kb_id is not distinct from c.kb_id limit 1) as title,
+      select c.topic_id, c.url, (select d.title from documents d where d.kb_id = c.kb_id and d.url = c.url limit 1) as title,
         c.citations
       from (select topic_id, kb_id, url, count(*) as citations
         from q cross join lateral jsonb_array_elements_text(q.sources) as url
