@@ -94,8 +94,9 @@ export function createParley(config: ParleyConfig) {
   const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)), [
     forgetIdleSubjects,
     forgetSpentProofs,
-    // A bounded batch a beat (a few seconds at most), so the sweep's other work is never late.
-    (db, now) => ingester.catchUp(now, 200).then(() => forgetOldQuestions(db, now, options.analyticsRetentionDays)),
+    // A bounded share of each beat (at most 200 replies, 2 s), so the sweep's other work is never late.
+    (db, now) =>
+      ingester.catchUp(now, 200, 2_000).then(() => forgetOldQuestions(db, now, options.analyticsRetentionDays)),
   ]);
   const syncs = createSourceSyncs({ ...deps, sources: options.sources });
   const features = [

@@ -25,8 +25,8 @@ import { listTopics } from "./topics.ts";
 
 export type AnalyticsDeps = AdmissionDeps & { logger: Logger; ingester: Ingester };
 
-/** A read catches up with at most this many new replies first (~1–3 s on PGlite); the sweep copies the rest. */
-const CATCH_UP = 200;
+/** A read first copies in new replies for at most this long (ms); the sweep copies the rest. */
+const CATCH_UP_MS = 1_000;
 
 function instant(v: string | undefined, name: string): number | undefined {
   if (v === undefined) return undefined;
@@ -48,7 +48,7 @@ async function scopeOf(
     throw new ApiError("not_found", `No knowledge base '${clip(q.knowledge_base_id)}'.`, {
       param: "knowledge_base_id",
     });
-  await deps.ingester.catchUp(deps.now(), CATCH_UP);
+  await deps.ingester.catchUp(deps.now(), Infinity, CATCH_UP_MS);
   return { kbId: q.knowledge_base_id, from: instant(q.from, "from"), to: instant(q.to, "to") };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Ended replies into analytics: each with the question it answered, that question's term vector
- * (vectors.ts) and its topic, placed once when it arrives. Runs on the sweep's beat and before
- * each analytics read (so a read sees every reply that had ended), in batches; instances doing
+ * (vectors.ts) and its topic, placed once when it arrives. Runs on the sweep's beat and for up to
+ * a second before each analytics read (bounded: a backlog is the sweep's), in batches; instances doing
  * it at once each copy a reply at most once (INSERT … ON CONFLICT DO NOTHING on the reply's id,
  * the topic moved only by the instance whose insert won).
  *
@@ -146,12 +146,23 @@ async function copy(db: Db, reply: Pending, now: Date): Promise<void> {
  * up). `all`: every reply not in yet, however old its stamp (a store whose replies were written
  * with another clock, or loaded from elsewhere), by a scan of every reply instead of the recent ones.
  */
-export async function ingestPending(db: Db, now: number, max = 1_000, all = false): Promise<number> {
+export async function ingestPending(
+  db: Db,
+  now: number,
+  max = 1_000,
+  all = false,
+  /** Stop after this long (real time, ms), whatever is left: a read does not wait on a backlog. */
+  budgetMs = Infinity,
+): Promise<number> {
+  const until = performance.now() + budgetMs;
   let seen = 0;
   while (seen < max) {
     const batch = await rowsOf<Pending>(db, pendingSql(Math.min(BATCH, max - seen), all));
-    for (const reply of batch) await copy(db, reply, new Date(now));
-    seen += batch.length;
+    for (const reply of batch) {
+      if (performance.now() > until) return seen;
+      await copy(db, reply, new Date(now));
+      seen++;
+    }
     if (batch.length < BATCH) break;
   }
   return seen;
@@ -159,7 +170,7 @@ export async function ingestPending(db: Db, now: number, max = 1_000, all = fals
 
 export interface Ingester {
   /** `ingestPending`, after any copy-in this ingester is already running. */
-  catchUp(now: number, max: number): Promise<number>;
+  catchUp(now: number, max: number, budgetMs?: number): Promise<number>;
 }
 
 /**
@@ -170,8 +181,8 @@ export interface Ingester {
 export function createIngester(db: Db): Ingester {
   let running: Promise<unknown> = Promise.resolve();
   return {
-    catchUp(now, max) {
-      const next = running.then(() => ingestPending(db, now, max));
+    catchUp(now, max, budgetMs) {
+      const next = running.then(() => ingestPending(db, now, max, false, budgetMs));
       running = next.catch(() => {});
       return next;
     },
