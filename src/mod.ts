@@ -94,9 +94,10 @@ export function createParley(config: ParleyConfig) {
   const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)), [
     forgetIdleSubjects,
     forgetSpentProofs,
-    // A bounded share of each beat (at most 200 replies, 2 s), so the sweep's other work is never late.
+    // A small share of each beat (at most 200 replies or 250 ms of statements), so the sweep's other
+    // work is never late and instances sharing a database do not crowd its pool with copy-ins.
     (db, now) =>
-      ingester.catchUp(now, 200, 2_000).then(() => forgetOldQuestions(db, now, options.analyticsRetentionDays)),
+      ingester.catchUp(now, 200, 250).then(() => forgetOldQuestions(db, now, options.analyticsRetentionDays)),
   ]);
   const syncs = createSourceSyncs({ ...deps, sources: options.sources });
   const features = [
