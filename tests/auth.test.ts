@@ -3,11 +3,10 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Agent } from "../src/agent/types.ts";
-import { createApp } from "../src/app/app.ts";
 import { generateSecret } from "../src/auth/keys.ts";
 import { listKeys, revokeKey } from "../src/auth/keys-admin.ts";
 import { apiKeys } from "../src/db/schema.ts";
-import { expectError, expectStatus, harness, keyIdOf, send } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, keyIdOf, send, testApp } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -96,7 +95,7 @@ describe("auth", () => {
         throw new Error("boom");
       },
     };
-    const app = createApp({ store: h.store, logger, agent: failing });
+    const app = testApp({ store: h.store, logger, agent: failing });
     const key = await h.key();
     const r = await send(app, "POST", "/v1/chat", { key, json: { message: "hello" } });
     expectError(r, 500, "generation_failed");

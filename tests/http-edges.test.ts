@@ -2,8 +2,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Elysia } from "elysia";
 import type { Agent } from "../src/agent/types.ts";
-import { createParley } from "../src/mod.ts";
-import { expectError, expectStatus, harness, listen, send } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, listen, send, testPlugin } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -51,7 +50,7 @@ describe("HTTP edges", () => {
   });
 
   test("mounted under a prefix, the fallback judges the path within the API", async () => {
-    const host = new Elysia().group("/api", (app) => app.use(createParley({ store: h.store })));
+    const host = new Elysia().group("/api", (app) => app.use(testPlugin({ store: h.store })));
     expectError(await send(host, "GET", "/api/v1/chat", { key }), 405, "method_not_allowed");
     expectError(await send(host, "GET", "/api/v1/v1/conversations", { key }), 404, "not_found");
     expectStatus(await send(host, "GET", "/api/v1/conversations", { key }), 200);

@@ -8,7 +8,7 @@ import { loadEnv, optionsFromEnv } from "../src/config/env.ts";
 import { createLogger } from "../src/config/logger.ts";
 import type { Store } from "../src/db/client.ts";
 import { scriptedAgent, stuckAgent } from "./helpers/agents.ts";
-import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, send, testApp } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";
 
 setDefaultTimeout(30_000);
@@ -50,7 +50,7 @@ describe("CORS (CORS_ORIGINS)", () => {
   });
 
   test("a preflight is answered before auth and limits, and is not counted", async () => {
-    const app = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [ORIGIN] } });
+    const app = testApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [ORIGIN] } });
     const key = await h.key("free");
     const before = await send(app, "GET", "/v1/conversations", { key, headers: { origin: ORIGIN } });
     expectStatus(before, 200);
@@ -90,13 +90,13 @@ describe("CORS (CORS_ORIGINS)", () => {
   });
 
   test("another origin gets no CORS headers; without CORS_ORIGINS there is no CORS at all", async () => {
-    const app = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [ORIGIN] } });
+    const app = testApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [ORIGIN] } });
     const other = await send(app, "OPTIONS", "/v1/chat", { headers: preflight("https://evil.example") });
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
     const plain = await h.call("OPTIONS", "/v1/chat", { headers: preflight(ORIGIN) });
     expect(plain.headers.get("access-control-allow-origin")).toBeNull();
     expectError(plain, 405, "method_not_allowed");
-    const star = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: "*" } });
+    const star = testApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: "*" } });
     expect(
       (await send(star, "OPTIONS", "/v1/chat", { headers: preflight("https://any.example") })).headers.get(
         "access-control-allow-origin",
@@ -105,7 +105,7 @@ describe("CORS (CORS_ORIGINS)", () => {
   });
 
   test("Vary: Origin on every answer under a list: listed, unlisted and absent origins, success and errors", async () => {
-    const app = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [ORIGIN] } });
+    const app = testApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: [ORIGIN] } });
     const key = await h.key();
     let answers = 0;
     for (const origin of [ORIGIN, "https://evil.example", undefined])
@@ -123,7 +123,7 @@ describe("CORS (CORS_ORIGINS)", () => {
     const origins = optionsFromEnv(loadEnv({ CORS_ORIGINS: "https://*.example.com, http://*.local.test:8080" }))
       .corsOrigins!;
     expect(origins).toEqual(["https://*.example.com", "http://*.local.test:8080"]);
-    const app = createApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: origins } });
+    const app = testApp({ store: h.store, logger: createLogger("silent"), options: { corsOrigins: origins } });
     const allowed = ["https://app.example.com", "https://a.b.example.com", "http://x.local.test:8080"];
     const refused = [
       "https://example.com",
@@ -158,7 +158,7 @@ describe("CORS (CORS_ORIGINS)", () => {
 describe("access log", () => {
   test("one info line per request: method, route pattern, status, duration, request id, key id — never the secret", async () => {
     const log = captureLog();
-    const app = createApp({ store: h.store, logger: log.logger, agent: scriptedAgent(["hi"]) });
+    const app = testApp({ store: h.store, logger: log.logger, agent: scriptedAgent(["hi"]) });
     const key = await h.key();
     const chat = await send(app, "POST", "/v1/chat", { key, json: { message: "hello" } });
     expectStatus(chat, 200);
@@ -200,7 +200,7 @@ describe("access log", () => {
 
   test("a JSON chat cut by shutdown logs at warn, without a stack", async () => {
     const log = captureLog();
-    const app = createApp({ store: h.store, logger: log.logger, agent: stuckAgent(["half"]) });
+    const app = testApp({ store: h.store, logger: log.logger, agent: stuckAgent(["half"]) });
     const runs = app.parley.replies;
     const key = await h.key();
     const pending = send(app, "POST", "/v1/chat", { key, json: { message: "hello" } });

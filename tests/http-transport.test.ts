@@ -7,14 +7,13 @@
  * version other than 1.0/1.1 gets Bun's plain 505.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createApp } from "../src/app/app.ts";
 import { createLogger } from "../src/config/logger.ts";
-import { harness, listen } from "./helpers/app.ts";
+import { harness, listen, testApp } from "./helpers/app.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const h = await harness();
-const server = listen(createApp({ store: h.store, logger: createLogger("silent") }));
+const server = listen(testApp({ store: h.store, logger: createLogger("silent") }));
 
 /** One raw request; the whole answer as text, or "" when the server closed without one. */
 function raw(requestLine: string): Promise<string> {

@@ -13,6 +13,7 @@ import { createReplyStore } from "../src/replies/statements.ts";
 const replyStore = (db: Db) => createReplyStore(db, createNotifier(null));
 
 import { scriptedAgent } from "./helpers/agents.ts";
+import { testPlugin } from "./helpers/app.ts";
 import { conversation, eventually, get, post, readEvents, twoInstances, twoSlow } from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -138,6 +139,6 @@ describe("lease options", () => {
         /options\.reply(Lease|Flush)Ms must be an integer/,
       );
     }
-    expect(() => createParley({ store: a.h.store, options: { replyLeaseMs: 1_000, replyFlushMs: 10 } })).not.toThrow();
+    expect(() => testPlugin({ store: a.h.store, options: { replyLeaseMs: 1_000, replyFlushMs: 10 } })).not.toThrow();
   });
 });

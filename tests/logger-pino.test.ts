@@ -1,9 +1,8 @@
 /** A host app's pino instance works as Parley's logger: same `(fields, msg)` order, no secrets. */
 import { expect, setDefaultTimeout, test } from "bun:test";
 import pino from "pino";
-import { createApp } from "../src/app/app.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
-import { expectStatus, harness, send } from "./helpers/app.ts";
+import { expectStatus, harness, send, testApp } from "./helpers/app.ts";
 import { lineSink } from "./helpers/log.ts";
 
 setDefaultTimeout(30_000);
@@ -12,7 +11,7 @@ const h = await harness();
 test("pino as the logger: access lines with fields, never the key", async () => {
   const sink = lineSink();
   const logger = pino({ level: "info" }, { write: (s: string) => sink.write(s) });
-  const app = createApp({ store: h.store, logger, agent: scriptedAgent(["hi"]) });
+  const app = testApp({ store: h.store, logger, agent: scriptedAgent(["hi"]) });
   const key = await h.key();
   expectStatus(await send(app, "POST", "/v1/chat", { key, json: { message: "hello" } }), 200);
   await sink.waitFor((e) => e.msg === "request"); // the after-response hook runs on the next turn

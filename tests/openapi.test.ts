@@ -5,10 +5,9 @@ import { createConfig, lintFromString } from "@redocly/openapi-core";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { Elysia } from "elysia";
-import { createApp } from "../src/app/app.ts";
 import { createLogger } from "../src/config/logger.ts";
-import { buildOpenApi, createParley } from "../src/mod.ts";
-import { expectError, expectStatus, harness, listen, type Reply, send } from "./helpers/app.ts";
+import { buildOpenApi } from "../src/mod.ts";
+import { expectError, expectStatus, harness, listen, type Reply, send, testApp, testPlugin } from "./helpers/app.ts";
 import { readSse } from "./helpers/sse.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -164,7 +163,7 @@ describe("OpenAPI document", () => {
   });
 
   test("/docs is our own page: titled Parley API, its script from this server, nothing from a CDN", async () => {
-    const withUi = createApp({ store: h.store, logger: createLogger("silent"), docsScript: () => "/* the UI */" });
+    const withUi = testApp({ store: h.store, logger: createLogger("silent"), docsScript: () => "/* the UI */" });
     const r = await send(withUi, "GET", "/docs");
     expectStatus(r, 200);
     expect(r.headers.get("content-type")).toContain("text/html");
@@ -190,7 +189,7 @@ describe("OpenAPI document", () => {
   });
 
   test("an app embedding the plugin gets its document from buildOpenApi", async () => {
-    const host = new Elysia().get("/", () => "mine").group("/chat-api", (a) => a.use(createParley({ store: h.store })));
+    const host = new Elysia().get("/", () => "mine").group("/chat-api", (a) => a.use(testPlugin({ store: h.store })));
     const embedded: any = buildOpenApi(host, { servers: [{ url: "https://example.org" }], maxMessageChars: 100 });
     expect(Object.keys(embedded.paths)).toEqual(
       expect.arrayContaining(["/chat-api/v1/chat", "/chat-api/v1/conversations/{id}"]),

@@ -1,9 +1,8 @@
 /** GET /metrics (Prometheus text, token-gated, bounded labels) and the access log's fields and stream line. */
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Agent, AgentChunk } from "../src/agent/types.ts";
-import { createApp } from "../src/app/app.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
-import { expectStatus, listen, read, send } from "./helpers/app.ts";
+import { expectStatus, listen, read, send, testApp } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";
 import { testStore } from "./helpers/store.ts";
 
@@ -23,7 +22,7 @@ const metered: Agent = {
 async function app(opts: { metricsToken?: string; trustProxy?: number } = {}) {
   const store = await testStore();
   const log = captureLog();
-  const a = createApp({
+  const a = testApp({
     store,
     agent: metered,
     logger: log.logger,

@@ -14,7 +14,7 @@ import { isStoreUnavailable, isTooManyParameters } from "../src/db/errors.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { toApiError } from "../src/http/error-handler.ts";
 import { scriptedAgent } from "./helpers/agents.ts";
-import { expectError, expectStatus, harness, send } from "./helpers/app.ts";
+import { expectError, expectStatus, harness, send, testApp } from "./helpers/app.ts";
 import { captureLog } from "./helpers/log.ts";
 import { onPostgres } from "./helpers/store.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
@@ -54,7 +54,7 @@ const countConversations = async (keyHash: string) => {
 describe("a failing statement", () => {
   test("is logged with its SQLSTATE and the driver's message, never the message text or the key hash", async () => {
     const log = captureLog();
-    const app = createApp({ store: h.store, logger: log.logger, agent: scriptedAgent(["ok"]) });
+    const app = testApp({ store: h.store, logger: log.logger, agent: scriptedAgent(["ok"]) });
     const key = await h.key();
     const secretText = `my private words ${MARKER} ${crypto.randomUUID()}`;
     const r = await send(app, "POST", "/v1/chat", { key, json: { message: secretText } });

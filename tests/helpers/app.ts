@@ -8,7 +8,7 @@ import { createLogger } from "../../src/config/logger.ts";
 import type { ErrorBody, ErrorCode } from "../../src/contract/errors.ts";
 import type { Plan } from "../../src/contract/plans.ts";
 import type { Store } from "../../src/db/client.ts";
-import type { ParleyConfig } from "../../src/mod.ts";
+import { createParley, type ParleyConfig } from "../../src/mod.ts";
 import type { Replies } from "../../src/replies/index.ts";
 import type { Tracing } from "../../src/tracing/index.ts";
 import type { ResponseOf } from "./routes.ts";
@@ -109,6 +109,24 @@ export async function harness(
 }
 
 const opened: { file: string; close: () => Promise<void> }[] = [];
+
+/**
+ * `createApp` for a test that builds its own app: closed with the file's other apps, so its
+ * sweeper never outlives the file (and never ends, or crowds out, a later file's replies).
+ */
+export function testApp(config: AppConfig): ReturnType<typeof createApp> {
+  const app = createApp({ logger: createLogger("silent"), ...config });
+  opened.push({ file: Bun.main, close: () => app.parley.close() });
+  return app;
+}
+
+/** `createParley` for a test, closed like `testApp`'s apps. */
+export function testPlugin(config: ParleyConfig): ReturnType<typeof createParley> {
+  const plugin = createParley(config);
+  opened.push({ file: Bun.main, close: () => plugin.close() });
+  return plugin;
+}
+
 /** Closes every app `harness` built (tests/helpers/setup.ts runs it once, at the end of the run). */
 export async function closeApps(): Promise<void> {
   await Promise.all(opened.splice(0).map((app) => app.close().catch(() => {})));
