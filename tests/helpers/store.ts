@@ -71,12 +71,13 @@ export async function secondStore(): Promise<Store> {
 /**
  * A store of the test's own, migrated and empty (no key, no document), for state that is the
  * whole store's (e.g. whether an admin key exists): a fresh PGlite, or on PostgreSQL a database
- * created for it. `drop()` closes it and drops that database.
+ * created for it. `drop()` closes it and drops that database. `migrated: false` leaves it as a
+ * new store is before anything opened it (no table at all).
  */
-export async function ownStore(): Promise<{ store: Store; drop(): Promise<void> }> {
+export async function ownStore({ migrated = true } = {}): Promise<{ store: Store; drop(): Promise<void> }> {
   if (!onPostgres) {
     const store = await freshPglite();
-    await migrate(store);
+    if (migrated) await migrate(store);
     return { store, drop: () => store.close() };
   }
   const url = new URL(process.env.DATABASE_URL!);
@@ -86,7 +87,7 @@ export async function ownStore(): Promise<{ store: Store; drop(): Promise<void> 
   await admin.unsafe(`create database ${name}`);
   url.pathname = `/${name}`;
   const store = openPostgres(url.toString(), { max: 10 });
-  await migrate(store);
+  if (migrated) await migrate(store);
   return {
     store,
     async drop() {
