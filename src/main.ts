@@ -7,7 +7,8 @@ import { resolve } from "node:path";
 // A JSON import: `bun build --compile` puts the value in the binary, which has no package.json beside it.
 import pkg from "../package.json" with { type: "json" };
 import { type Env, loadEnv, optionsFromEnv } from "./config/env.ts";
-import { ADMIN_SOCKET, adminAnswers, forward, socketPathProblem } from "./runtime/admin.ts";
+import { ADMIN_SOCKET, adminAnswers, exportFrom, forward, socketPathProblem } from "./runtime/admin.ts";
+import { writeArchive } from "./runtime/cli/archive.ts";
 import { runStoreCommand } from "./runtime/cli/commands.ts";
 import { consoleIo } from "./runtime/cli/io.ts";
 import { describeHolder, LockBusy, serverHolding } from "./runtime/lock.ts";
@@ -25,6 +26,9 @@ const USAGE = `usage: parley <command>
                         a knowledge base's web sources (parley sources help: the flags); add and
                         sync run the sync here and wait for it, or on the running server (--wait)
                         (migrate, keys, ingest and sources run on the running server when it holds DATA_DIR)
+  export|backup [--out FILE]   an archive of the whole store (to stdout without --out), also
+                        while a server runs on it
+  import FILE [--dry-run]      load an archive into a new, empty store (README: Backups)
   healthcheck           exit 0 when the server on PORT answers /healthz (for containers)
   --version, -v         print the version`;
 
@@ -38,7 +42,9 @@ async function main(argv: string[]): Promise<number> {
     console.log(`parley ${pkg.version}`);
     return 0;
   }
-  if (!["serve", "migrate", "keys", "ingest", "sources", "healthcheck"].includes(command)) {
+  if (
+    !["serve", "migrate", "keys", "ingest", "sources", "export", "backup", "import", "healthcheck"].includes(command)
+  ) {
     console.error(`unknown command '${command}'\n${USAGE}`);
     return 2;
   }
@@ -86,7 +92,14 @@ async function storeCommand(env: Env, command: string, rest: string[]): Promise<
       throw new Error(
         `The data folder ${dir} is held by a Parley server (${describeHolder(server)}) that cannot take commands: ${problem}.`,
       );
-    if (await adminAnswers(dir)) return forwarded(dir, [command, ...rest]);
+    if (command === "import")
+      throw new Error(
+        `The data folder ${dir} is held by a Parley server (${describeHolder(server)}): an import goes into a new, empty store; stop the server or choose another DATA_DIR.`,
+      );
+    if (await adminAnswers(dir))
+      return command === "export" || command === "backup"
+        ? writeArchive(await exportFrom(dir, state.stop.signal), rest, consoleIo)
+        : forwarded(dir, [command, ...rest]);
     if (Date.now() > deadline) {
       throw new Error(
         `The data folder ${dir} is held by a Parley server (${describeHolder(server)}) that does not answer on ${resolve(dir, ADMIN_SOCKET)} ` +

@@ -7,6 +7,7 @@ import type { Agent } from "./agent/index.ts";
 import { retrievalAgent } from "./agent/index.ts";
 import { analyticsRoutes, createIngester, forgetOldQuestions } from "./analytics/index.ts";
 import { keyRoutes, setupRoutes } from "./auth/index.ts";
+import { backupRoutes } from "./backup/index.ts";
 import { chatRoutes, startSweeper } from "./chat/index.ts";
 import { createLogger, type Logger } from "./config/logger.ts";
 import { checkOptions, DEFAULT_OPTIONS, type ParleyOptions, type SourceOptions } from "./config/options.ts";
@@ -115,6 +116,7 @@ export function createParley(config: ParleyConfig) {
     sourceRoutes({ ...deps, syncs }),
     widgetRoutes(deps),
     analyticsRoutes({ ...deps, ingester }),
+    backupRoutes({ ...deps, store: config.store }),
   ] as const;
   // The fallback is built last, from the routes the features already declare (405 vs 404).
   const routes: RouteRef[] = features.flatMap((f) => f.routes.map((r) => ({ method: r.method, path: r.path })));
@@ -133,6 +135,7 @@ export function createParley(config: ParleyConfig) {
     .use(features[11])
     .use(features[12])
     .use(features[13])
+    .use(features[14])
     .use(fallback(deps.logger, routes));
   let closing: Promise<void> | undefined;
   const handle: ParleyHandle = {

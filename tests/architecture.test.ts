@@ -20,6 +20,7 @@ type Layer = (typeof LAYERS)[number] | "client";
 const FEATURES = [
   "agent",
   "analytics",
+  "backup",
   "auth",
   "chat",
   "conversations",

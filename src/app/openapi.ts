@@ -207,6 +207,15 @@ function decorate(path: string, op: Operation, schemas: Record<string, unknown>)
   if (doc.eventsOnly && op.responses["204"])
     (op.responses["204"] as Response).description =
       "At or past the terminal event of an ended reply: nothing more will come (an EventSource stops reconnecting).";
+  if (doc.file) {
+    const headers = (op.responses["204"] as Response | undefined)?.headers;
+    delete op.responses["204"];
+    op.responses["200"] = {
+      description: doc.file.description,
+      headers,
+      content: { [doc.file.mediaType]: { schema: { type: "string", format: "binary" } } },
+    };
+  }
   if (doc.events) {
     const events = { "text/event-stream": { schema: schemas[doc.events] } };
     const ok = op.responses["200"] as Response | undefined;

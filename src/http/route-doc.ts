@@ -15,6 +15,8 @@ export interface RouteDoc {
   events?: string;
   /** The event stream is the only success answer (otherwise it is an alternative to the JSON one). */
   eventsOnly?: boolean;
+  /** The 200 answer is a file of this media type (a download), not JSON. */
+  file?: { mediaType: string; description: string };
   /** Name of the component schema of the JSON request body. */
   body?: string;
   /** No key: no Bearer scheme, no key's rate-limit headers. */

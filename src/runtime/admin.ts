@@ -13,6 +13,7 @@
  */
 import { chmodSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { exportArchive } from "../db/archive/index.ts";
 import { forServer } from "./cli/args.ts";
 import { runStoreCommand, type SourcesContext, STORE_COMMANDS } from "./cli/commands.ts";
 import { bufferIo } from "./cli/io.ts";
@@ -69,6 +70,11 @@ export function startAdmin(
       srv.timeout(req, 0);
       const url = new URL(req.url);
       if (req.method === "GET" && url.pathname === "/ping") return new Response("ok");
+      // `parley export|backup` while the server holds the folder: the archive, streamed.
+      if (req.method === "GET" && url.pathname === "/export") {
+        log("export", 0);
+        return new Response(exportArchive(store), { headers: { "content-type": "application/gzip" } });
+      }
       if (req.method !== "POST" || url.pathname !== "/run") return new Response("not found", { status: 404 });
       let body: unknown;
       try {
@@ -111,6 +117,17 @@ export function startAdmin(
       rmSync(path, { force: true });
     },
   };
+}
+
+/** The archive of the store the server behind `dir`'s socket holds, as it streams it. */
+export async function exportFrom(dir: string, signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const res = await fetch("http://parley/export", {
+    unix: join(dir, ADMIN_SOCKET),
+    signal,
+    timeout: false,
+  } as RequestInit);
+  if (!res.ok || !res.body) throw new Error(`the server refused the export: ${await res.text()}`);
+  return res.body;
 }
 
 /** Whether the server behind `dir`'s socket answers within `ms`. */

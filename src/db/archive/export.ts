@@ -20,13 +20,13 @@ import { archiveTables, VECTORS_TABLE } from "./tables.ts";
 const PAGE_ROWS = 500;
 
 /** The store's archive, gzip-compressed; its header is built from the snapshot it reads. */
-export function exportArchive(store: Store): ReadableStream<Uint8Array> {
+export function exportArchive(store: Pick<Store, "db" | "kind">): ReadableStream<Uint8Array> {
   const lines = new TransformStream<string, string>();
   void write(store, lines.writable.getWriter()).catch(() => {});
   return lines.readable.pipeThrough(new TextEncoderStream()).pipeThrough(new CompressionStream("gzip"));
 }
 
-async function write(store: Store, out: WritableStreamDefaultWriter<string>): Promise<void> {
+async function write(store: Pick<Store, "db" | "kind">, out: WritableStreamDefaultWriter<string>): Promise<void> {
   const hash = createHash("sha256");
   const rowsHash = createHash("sha256");
   const emit = async (line: string, hashed: "all" | "rows" | "none" = "rows") => {

@@ -45,7 +45,7 @@ export async function importArchive(
   const at = migrations.findIndex((m) => m.hash === header.schema.hash);
   const problems = [...schemaProblems(header, at), ...(await targetProblems(store.db, at))];
   if (dryRun) {
-    const counts: Record<string, number> = {};
+    const counts: Record<string, number> = Object.fromEntries(header.tables.map((t) => [t, 0]));
     try {
       for await (const part of parts) if (part.kind === "row") counts[part.table] = (counts[part.table] ?? 0) + 1;
     } catch (error) {

@@ -1,17 +1,20 @@
 /**
- * The store commands (`migrate`, `keys …`, `ingest …`, `sources …`), run the same way by the CLI on a store
+ * The store commands (`migrate`, `keys …`, `ingest …`, `sources …`, `export`, `import`), run the same way by the CLI on a store
  * it opened itself and by a running server for a CLI that forwarded them (admin.ts): output
  * goes through `Io`, so both print exactly the same lines. Bun/Node-only: CLI and server only.
  */
 import { DEFAULT_OPTIONS } from "../../config/options.ts";
+import { exportArchive } from "../../db/archive/index.ts";
 import type { Store } from "../../db/client.ts";
 import { causes, isUnstorableText, sqlState } from "../../db/errors.ts";
 import { migrate } from "../../db/migrate.ts";
+import { importCommand, writeArchive } from "./archive.ts";
 import { ingestCommand } from "./ingest.ts";
 import type { Io } from "./io.ts";
 import { keysCommand } from "./keys.ts";
 import { type SourcesContext, sourcesCommand } from "./sources.ts";
 
+/** The commands a CLI forwards to the server holding the folder (admin.ts); archives have their own ways. */
 export const STORE_COMMANDS = ["migrate", "keys", "ingest", "sources"] as const;
 
 export type { SourcesContext };
@@ -33,7 +36,10 @@ export async function runStoreCommand(
   context: SourcesContext = { sources: DEFAULT_OPTIONS.sources },
 ): Promise<number> {
   try {
+    // An import migrates the store itself: first to the archive's schema, then to this release's.
+    if (command === "import") return await importCommand(store, rest, io);
     await migrate(store);
+    if (command === "export" || command === "backup") return await writeArchive(exportArchive(store), rest, io);
     if (command === "migrate") {
       io.out(`migrations applied (${store.describe})`);
       return 0;
