@@ -34,12 +34,14 @@ export interface ImportOptions {
   dryRun?: boolean;
   /** Makes what the archive needs that no migration makes (the vectors' table), before the load. */
   prepare?: (header: ArchiveHeader, db: Db) => Promise<void>;
+  /** Told as each table starts loading (a long import's progress). */
+  onTable?: (table: string) => void;
 }
 
 export async function importArchive(
   store: Store,
   source: ReadableStream<Uint8Array>,
-  { dryRun = false, prepare }: ImportOptions = {},
+  { dryRun = false, prepare, onTable }: ImportOptions = {},
 ): Promise<ImportReport> {
   const { header, parts } = await openArchive(source);
   const at = migrations.findIndex((m) => m.hash === header.schema.hash);
@@ -57,7 +59,7 @@ export async function importArchive(
   if (problems.length) throw new ArchiveError(problems.join("; "));
   await migrate(store, { upTo: at + 1 });
   await prepare?.(header, store.db);
-  const counts = await store.db.transaction(async (tx) => load(tx as Db, header, parts));
+  const counts = await store.db.transaction(async (tx) => load(tx as Db, header, parts, onTable));
   await migrate(store);
   return { header, counts, problems };
 }
@@ -103,6 +105,7 @@ async function load(
   tx: Db,
   header: ArchiveHeader,
   parts: AsyncGenerator<ArchivePart>,
+  onTable?: (table: string) => void,
 ): Promise<Record<string, number>> {
   const problems = await targetProblems(
     tx,
@@ -136,6 +139,7 @@ async function load(
       const unknown = columns.filter((c) => typeof c !== "string" || !IDENTIFIER.test(c) || !known.has(c));
       if (unknown.length) throw new ArchiveError(`the archive's ${table} has columns this store lacks: ${unknown}`);
       batch = { table, columns, lines: [], chars: 0 };
+      onTable?.(table);
       counts[table] = 0;
     } else if (part.kind === "row") {
       batch!.lines.push(part.line);

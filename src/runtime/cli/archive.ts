@@ -50,7 +50,11 @@ export async function importCommand(store: Store, rest: string[], io: Io): Promi
     return 2;
   }
   const source = files[0] === "-" ? Bun.stdin.stream() : Bun.file(files[0]!).stream();
-  const report = await importArchive(store, source, { dryRun, prepare: prepareVectors });
+  const report = await importArchive(store, source, {
+    dryRun,
+    prepare: prepareVectors,
+    onTable: (table) => io.err(`loading ${table}…`),
+  });
   const { header } = report;
   io.out(
     `archive of Parley ${header.parley_version} (${header.store}, schema ${header.schema.last}, ${header.created_at})${
