@@ -72,6 +72,21 @@ export function checkOperate(out: string) {
   check(fromSamples(rated?.sources), "the reply rated down is an answer with sources, not a refusal", rated);
 }
 
+/** What README's backups recipe promises: both backups whole, the restore serving the same conversation. */
+export function checkBackups(out: string) {
+  log("checks");
+  expectIn(
+    out,
+    /archive written: backup\.parley \(\d+\.\d MB in \d+\.\d s\)/,
+    "the HTTP backup is a whole gzip stream",
+    "dry run: it would load",
+    /conversations: [1-9]\d* rows/,
+    "imported",
+  );
+  const [list] = answersStarting(out, '{"data":[');
+  check(list?.data?.length >= 1, "the restored store lists the key's conversation", list);
+}
+
 /** What README's knowledge-base walkthrough promises, step by step. */
 export function checkKbWalkthrough(out: string) {
   log("checks");

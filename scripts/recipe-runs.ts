@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
+  checkBackups,
   checkClientNode,
   checkFirstSession,
   checkKbWalkthrough,
@@ -64,6 +65,9 @@ export const RUNS: Record<string, (blocks: Block[], ws: Workspace) => Promise<vo
 
   /** Metrics, usage, feedback and traces as promised. */
   operate: (blocks, ws) => selfServed(blocks, ws, checkOperate),
+
+  /** A backup while serving (CLI and HTTP), a dry run, a restore into a new folder that serves it. */
+  backups: (blocks, ws) => selfServed(blocks, ws, checkBackups),
 
   /** The knowledge-base walkthrough: each promised step, checked in its answer. */
   "kb-walkthrough": (blocks, ws) => selfServed(blocks, ws, checkKbWalkthrough),
