@@ -5,13 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync } from "node:fs";
+import { sql } from "drizzle-orm";
 import { ArchiveError, exportArchive, importArchive, openArchive } from "../src/db/archive/index.ts";
-import type { Store } from "../src/db/client.ts";
+import { openPostgres, type Store } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
 import { expectStatus, type Harness, harness } from "./helpers/app.ts";
-import { CORPUS, ownStore, pgliteImage } from "./helpers/store.ts";
+import { CORPUS, onPostgres, ownStore, pgliteImage } from "./helpers/store.ts";
 
 setDefaultTimeout(60_000);
 
@@ -93,6 +94,21 @@ describe("archive round trip", () => {
     const refused = await importArchive(source.store, streamOf(archive), { dryRun: true });
     expect(refused.problems.join()).toContain("the target store is not empty");
     expect(importArchive(source.store, streamOf(archive))).rejects.toThrow(ArchiveError);
+  });
+});
+
+describe.skipIf(!onPostgres)("an archive outlasts the pool's bound on a statement", () => {
+  test("an export taking longer than DB_WAIT_MS runs on its own connection, and the pool still answers", async () => {
+    const bounded = openPostgres(process.env.DATABASE_URL!, { waitMs: 100 });
+    try {
+      // Slower than the bound: each page waits a little (the reader reads a page at a time).
+      const reader = exportArchive(bounded).getReader();
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        await new Promise((r) => setTimeout(r, 20));
+      expect((await bounded.db.execute(sql`select 1 as one`)) as unknown).toBeDefined();
+    } finally {
+      await bounded.close();
+    }
   });
 });
 

@@ -13,7 +13,7 @@ import { requestIdsAndErrors } from "../http/core.ts";
 import { ErrorBody, ErrorResponses } from "../http/model.ts";
 import { routeDoc } from "../http/route-doc.ts";
 
-export type BackupDeps = AdmissionDeps & { logger: Logger; store: Pick<Store, "db" | "kind"> };
+export type BackupDeps = AdmissionDeps & { logger: Logger; store: Pick<Store, "kind" | "withLock"> };
 
 export const backupRoutes = (deps: BackupDeps) =>
   new Elysia({ tags: ["Backups"] })

@@ -13,20 +13,27 @@ import type { Db, Store } from "../client.ts";
 import { appliedMigrations } from "../migrate.ts";
 import { migrations } from "../migrations.gen.ts";
 import { rowsOf } from "../rows.ts";
-import { ARCHIVE_FORMAT, ArchiveError, type ArchiveHeader, type ArchiveTrailer, type TableMarker } from "./format.ts";
+import {
+  ARCHIVE_FORMAT,
+  ARCHIVE_LOCK,
+  ArchiveError,
+  type ArchiveHeader,
+  type ArchiveTrailer,
+  type TableMarker,
+} from "./format.ts";
 import { archiveTables, VECTORS_TABLE } from "./tables.ts";
 
 /** Rows read per statement: a page of passages is a few hundred kilobytes. */
 const PAGE_ROWS = 500;
 
 /** The store's archive, gzip-compressed; its header is built from the snapshot it reads. */
-export function exportArchive(store: Pick<Store, "db" | "kind">): ReadableStream<Uint8Array> {
+export function exportArchive(store: Pick<Store, "kind" | "withLock">): ReadableStream<Uint8Array> {
   const lines = new TransformStream<string, string>();
   void write(store, lines.writable.getWriter()).catch(() => {});
   return lines.readable.pipeThrough(new TextEncoderStream()).pipeThrough(new CompressionStream("gzip"));
 }
 
-async function write(store: Pick<Store, "db" | "kind">, out: WritableStreamDefaultWriter<string>): Promise<void> {
+async function write(store: Pick<Store, "kind" | "withLock">, out: WritableStreamDefaultWriter<string>): Promise<void> {
   const hash = createHash("sha256");
   const rowsHash = createHash("sha256");
   const emit = async (line: string, hashed: "all" | "rows" | "none" = "rows") => {
@@ -36,40 +43,42 @@ async function write(store: Pick<Store, "db" | "kind">, out: WritableStreamDefau
     await out.write(`${line}\n`);
   };
   try {
-    await store.db.transaction(
-      async (tx) => {
-        const embeddings = await embeddingsOf(tx as Db);
-        // Vectors are carried with their model; a table without any is left out.
-        const tables = (await archiveTables(tx as Db)).filter((t) => t.name !== VECTORS_TABLE || embeddings);
-        const header: ArchiveHeader = {
-          parley_archive: ARCHIVE_FORMAT,
-          parley_version: PARLEY_VERSION,
-          schema: await schemaOf(tx as Db),
-          store: store.kind,
-          created_at: new Date().toISOString(),
-          embeddings,
-          tables: tables.map((t) => t.name),
-        };
-        await emit(JSON.stringify(header), "all");
-        const counts: Record<string, number> = {};
-        for (const table of tables) {
-          const marker: TableMarker = { parley_table: table.name, columns: table.columns };
-          await emit(JSON.stringify(marker));
-          counts[table.name] = 0;
-          for await (const row of rowsOfTable(tx as Db, table.name, table.columns)) {
-            await emit(row);
-            counts[table.name]!++;
+    await store.withLock(ARCHIVE_LOCK, (db) =>
+      db.transaction(
+        async (tx) => {
+          const embeddings = await embeddingsOf(tx as Db);
+          // Vectors are carried with their model; a table without any is left out.
+          const tables = (await archiveTables(tx as Db)).filter((t) => t.name !== VECTORS_TABLE || embeddings);
+          const header: ArchiveHeader = {
+            parley_archive: ARCHIVE_FORMAT,
+            parley_version: PARLEY_VERSION,
+            schema: await schemaOf(tx as Db),
+            store: store.kind,
+            created_at: new Date().toISOString(),
+            embeddings,
+            tables: tables.map((t) => t.name),
+          };
+          await emit(JSON.stringify(header), "all");
+          const counts: Record<string, number> = {};
+          for (const table of tables) {
+            const marker: TableMarker = { parley_table: table.name, columns: table.columns };
+            await emit(JSON.stringify(marker));
+            counts[table.name] = 0;
+            for await (const row of rowsOfTable(tx as Db, table.name, table.columns)) {
+              await emit(row);
+              counts[table.name]!++;
+            }
           }
-        }
-        const trailer: ArchiveTrailer = {
-          parley_archive_end: true,
-          counts,
-          sha256: hash.digest("hex"),
-          rows_sha256: rowsHash.digest("hex"),
-        };
-        await emit(JSON.stringify(trailer), "none");
-      },
-      { isolationLevel: "repeatable read", accessMode: "read only" },
+          const trailer: ArchiveTrailer = {
+            parley_archive_end: true,
+            counts,
+            sha256: hash.digest("hex"),
+            rows_sha256: rowsHash.digest("hex"),
+          };
+          await emit(JSON.stringify(trailer), "none");
+        },
+        { isolationLevel: "repeatable read", accessMode: "read only" },
+      ),
     );
     await out.close();
   } catch (error) {

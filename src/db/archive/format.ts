@@ -13,6 +13,13 @@
 
 export const ARCHIVE_FORMAT = 1;
 
+/**
+ * Held while an archive is written or loaded: on PostgreSQL `withLock` runs it on a connection of
+ * its own, outside the pool's per-statement bound (an archive takes longer than any request may),
+ * and two imports into one database run one after the other (the second finds it full).
+ */
+export const ARCHIVE_LOCK = 0x50415243; // "PARC"
+
 export interface ArchiveHeader {
   parley_archive: typeof ARCHIVE_FORMAT;
   parley_version: string;

@@ -11,7 +11,7 @@ import type { Db, Store } from "../client.ts";
 import { appliedMigrations, migrate, SCHEMA } from "../migrate.ts";
 import { migrations } from "../migrations.gen.ts";
 import { rowsOf } from "../rows.ts";
-import { ArchiveError, type ArchiveHeader, IDENTIFIER } from "./format.ts";
+import { ARCHIVE_LOCK, ArchiveError, type ArchiveHeader, IDENTIFIER } from "./format.ts";
 import { type ArchivePart, openArchive } from "./read.ts";
 import { archiveTables, DERIVED_TABLES, OWNED_TABLES } from "./tables.ts";
 
@@ -59,7 +59,9 @@ export async function importArchive(
   if (problems.length) throw new ArchiveError(problems.join("; "));
   await migrate(store, { upTo: at + 1 });
   await prepare?.(header, store.db);
-  const counts = await store.db.transaction(async (tx) => load(tx as Db, header, parts, onTable));
+  const counts = await store.withLock(ARCHIVE_LOCK, (db) =>
+    db.transaction(async (tx) => load(tx as Db, header, parts, onTable)),
+  );
   await migrate(store);
   return { header, counts, problems };
 }
