@@ -1,12 +1,13 @@
 /**
  * The console: sign-in (or, on a server without an admin key, the first-run page), then pages
- * chosen by the URL's hash: #/playground, #/knowledge[/kb[/doc]], #/keys, #/usage, #/insights and
+ * chosen by the URL's hash: #/playground, #/knowledge[/kb[/doc]], #/keys, #/usage, #/insights, #/backups and
  * #/conversation/<id>[/insights] (the page it was opened from, for its way back). Admin pages appear for admin keys only; a chat key sees the playground.
  */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { isAdmin, session } from "./api.ts";
 import { forgetNames } from "./names.ts";
+import { Backups } from "./pages/backups.tsx";
 import { ConversationView } from "./pages/conversation.tsx";
 import { DocumentView } from "./pages/document.tsx";
 import { FirstRun, type SetupState, setupState } from "./pages/first-run.tsx";
@@ -23,6 +24,7 @@ const PAGES = [
   { path: "keys", title: "Keys", admin: true, nav: true },
   { path: "usage", title: "Usage and feedback", admin: true, nav: true },
   { path: "insights", title: "Insights", admin: true, nav: true },
+  { path: "backups", title: "Backups", admin: true, nav: true },
   { path: "conversation", title: "Conversation", admin: true, nav: false },
 ] as const;
 
@@ -109,6 +111,7 @@ function App() {
         {current.path === "keys" && <Keys />}
         {current.path === "usage" && <Usage />}
         {current.path === "insights" && <Insights />}
+        {current.path === "backups" && <Backups />}
         {current.path === "conversation" && args[0] && <ConversationView id={args[0]} from={args[1]} />}
       </main>
     </>
