@@ -15,7 +15,7 @@ import { conversationRoutes, lastQuestionOf, replyRoutes, touchConversation } fr
 import type { Store } from "./db/client.ts";
 import { feedbackListRoutes, feedbackRoutes } from "./feedback/index.ts";
 import { fallback, type RouteRef } from "./http/fallback.ts";
-import { knowledgeRoutes } from "./knowledge/index.ts";
+import { type Embedder, knowledgeRoutes } from "./knowledge/index.ts";
 import { mcpRoutes } from "./mcp/index.ts";
 import { createMetrics, type Metrics } from "./metrics/index.ts";
 import { openAiRoutes, responsesRoutes } from "./openai-compat/index.ts";
@@ -45,6 +45,11 @@ export interface ParleyConfig {
    * recorded. `close()` flushes and shuts it down (it becomes this instance's).
    */
   tracing?: Tracing;
+  /**
+   * The embedding model hybrid search uses (`createEmbedder`; the server passes EMBEDDINGS_*):
+   * analytics then groups questions into topics by meaning too (docs/analytics.md).
+   */
+  embedder?: Embedder;
 }
 
 /** What `createParley` adds to its plugin: the replies (shutdown drains them) and `close()`. */
@@ -89,7 +94,7 @@ export function createParley(config: ParleyConfig) {
     writesRefused: config.store.writesRefused?.bind(config.store),
   };
   const replies = createReplies({ ...base, touchConversation });
-  const ingester = createIngester(base.db);
+  const ingester = createIngester(base.db, config.embedder);
   const deps = { ...base, replies };
   // Replies whose instance died end as failed within a lease and a half (docs/reliability.md).
   const sweeper = startSweeper(deps, Math.max(500, Math.floor(options.replyLeaseMs / 2)), [

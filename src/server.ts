@@ -176,6 +176,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
         agentFromEnv(env, store.db, logger, embeddings?.semantic) ??
         retrievalAgent(store.db, { semantic: embeddings?.semantic }),
       options: optionsFromEnv(env),
+      embedder: embeddings?.semantic?.embedder,
       docsScript,
       metricsToken: env.METRICS_TOKEN,
       tracing,

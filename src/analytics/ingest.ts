@@ -14,16 +14,12 @@ import type { Certainty } from "../contract/analytics.ts";
 import type { Db } from "../db/client.ts";
 import { rowsOf } from "../db/rows.ts";
 import type { TermWeights } from "../db/schema-analytics.ts";
+import type { Embedder } from "../knowledge/index.ts";
 import { queryTerms } from "../knowledge/index.ts";
-import { newId } from "../primitives.ts";
-import { INDEX_TERMS, nearest, phrasing, topTerms, unit, withMember } from "./vectors.ts";
+import { embedQuestions, joinTopic, type Meaning, placeInTopic, sameKb, textArray } from "./place.ts";
+import { phrasing, unit } from "./vectors.ts";
 
 const BATCH = 200;
-
-/** `column` names knowledge base `kbId` (or none): plain equality when there is one, so its index answers. */
-const sameKb = (column: SQL, kbId: string | null): SQL =>
-  kbId === null ? sql`${column} is null` : sql`${column} = ${kbId}`;
-const CANDIDATES = 50;
 
 interface Pending {
   id: string;
@@ -72,58 +68,9 @@ async function vectorOf(db: Db, question: string, kbId: string | null): Promise<
   return unit(Object.fromEntries(terms.map((t) => [t.term, weight(t)])));
 }
 
-/** The topic the question joins (its centroid moved), or a new one; questions without terms ("hi", "?") share one per knowledge base. */
-async function placeInTopic(db: Db, kbId: string | null, vector: TermWeights, now: Date): Promise<Placement> {
-  const at = now.toISOString();
-  const look = topTerms(vector, INDEX_TERMS);
-  if (look.length === 0) {
-    const [none] = await rowsOf<{ id: string }>(
-      db,
-      sql`select id from analytics_topics where ${sameKb(sql`kb_id`, kbId)} and cardinality(terms) = 0
-        order by id limit 1`,
-    );
-    if (none) return { id: none.id, centroid: null };
-    return { id: await newTopic(db, kbId, {}, at), centroid: null };
-  }
-  const candidates = await rowsOf<{ id: string; centroid: TermWeights }>(
-    db,
-    sql`select id, centroid from analytics_topics
-      where ${sameKb(sql`kb_id`, kbId)} and terms && ${textArray(look)}
-      order by members desc, id limit ${CANDIDATES}`,
-  );
-  const best = nearest(vector, candidates);
-  if (best) return { id: best.topic.id, centroid: withMember(best.topic.centroid, vector) };
-  const centroid = withMember({}, vector);
-  return { id: await newTopic(db, kbId, centroid, at), centroid };
-}
-
-async function newTopic(db: Db, kbId: string | null, centroid: TermWeights, at: string): Promise<string> {
-  const id = newId("topic");
-  await db.execute(sql`
-    insert into analytics_topics (id, kb_id, centroid, terms, members, created_at, updated_at)
-    values (${id}, ${kbId}, ${JSON.stringify(centroid)}::jsonb, ${textArray(topTerms(centroid, INDEX_TERMS))},
-      0, ${at}::timestamptz, ${at}::timestamptz)`);
-  return id;
-}
-
-interface Placement {
-  id: string;
-  /** The topic's centroid with this question in it; null for the topic of questions without terms. */
-  centroid: TermWeights | null;
-}
-
-/** The terms as a text[] of parameters. */
-const textArray = (terms: string[]): SQL =>
-  terms.length
-    ? sql`array[${sql.join(
-        terms.map((t) => sql`${t}`),
-        sql`, `,
-      )}]::text[]`
-    : sql`'{}'::text[]`;
-
-async function copy(db: Db, reply: Pending, now: Date): Promise<void> {
+async function copy(db: Db, reply: Pending, now: Date, meaning: Meaning | undefined): Promise<void> {
   const vector = await vectorOf(db, reply.question ?? "", reply.kb_id);
-  const topic = await placeInTopic(db, reply.kb_id, vector, now);
+  const topic = await placeInTopic(db, reply.kb_id, vector, now, meaning);
   const inserted = await rowsOf<{ message_id: string }>(
     db,
     sql`insert into analytics_questions
@@ -134,11 +81,7 @@ async function copy(db: Db, reply: Pending, now: Date): Promise<void> {
       on conflict (message_id) do nothing returning message_id`,
   );
   if (inserted.length === 0) return;
-  const centroid = topic.centroid;
-  await db.execute(sql`
-    update analytics_topics set members = members + 1, updated_at = ${now.toISOString()}::timestamptz
-      ${centroid ? sql`, centroid = ${JSON.stringify(centroid)}::jsonb, terms = ${textArray(topTerms(centroid, INDEX_TERMS))}` : sql``}
-    where id = ${topic.id}`);
+  await joinTopic(db, topic, now, meaning);
 }
 
 /**
@@ -153,14 +96,17 @@ export async function ingestPending(
   all = false,
   /** Stop after this long (real time, ms), whatever is left: a read does not wait on a backlog. */
   budgetMs = Infinity,
+  /** Hybrid search's model: questions are grouped by meaning too (meaning.ts). */
+  embedder?: Embedder,
 ): Promise<number> {
   const until = performance.now() + budgetMs;
   let seen = 0;
   while (seen < max) {
     const batch = await rowsOf<Pending>(db, pendingSql(Math.min(BATCH, max - seen), all));
-    for (const reply of batch) {
+    const meanings = embedder ? await embedQuestions(db, embedder, batch) : undefined;
+    for (const [i, reply] of batch.entries()) {
       if (performance.now() > until) return seen;
-      await copy(db, reply, new Date(now));
+      await copy(db, reply, new Date(now), meanings?.[i]);
       seen++;
     }
     if (batch.length < BATCH) break;
@@ -178,11 +124,11 @@ export interface Ingester {
  * start a new topic for near-twin questions that arrived together. Instances still copy in side
  * by side; the worst that does is split such a pair between two topics.
  */
-export function createIngester(db: Db): Ingester {
+export function createIngester(db: Db, embedder?: Embedder): Ingester {
   let running: Promise<unknown> = Promise.resolve();
   return {
     catchUp(now, max, budgetMs) {
-      const next = running.then(() => ingestPending(db, now, max, false, budgetMs));
+      const next = running.then(() => ingestPending(db, now, max, false, budgetMs, embedder));
       running = next.catch(() => {});
       return next;
     },

@@ -5,7 +5,7 @@
  * term vectors. analytics/ writes both (a sweep step copies ended replies in).
  */
 import { sql } from "drizzle-orm";
-import { check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { check, index, integer, jsonb, pgTable, real, text, timestamp } from "drizzle-orm/pg-core";
 import { CERTAINTIES } from "../contract/analytics.ts";
 // A cycle, but only through `references` callbacks, which run after both modules have loaded.
 import { messages } from "./schema.ts";
@@ -26,6 +26,12 @@ export const analyticsTopics = pgTable(
     centroid: jsonb("centroid").$type<TermWeights>().notNull(),
     /** The centroid's heaviest terms: the GIN-indexed way a new question finds its candidate topics. */
     terms: text("terms").array().notNull(),
+    /**
+     * With hybrid search on: the sum of its questions' unit embeddings, and their model (a
+     * question is compared only with topics of its own model: analytics/meaning.ts).
+     */
+    embedding: real("embedding").array(),
+    embeddingModel: text("embedding_model"),
     /** Questions assigned to it, ever (the period's size is counted from analytics_questions). */
     members: integer("members").notNull().default(0),
     createdAt: ts("created_at").notNull(),

@@ -78,6 +78,7 @@ export {
   backfillEmbeddings,
   createEmbedder,
   createSemanticSearch,
+  type Embedder,
   type EmbeddingsConfig,
   MissingVectorExtension,
   prepareVectorStore,
