@@ -111,8 +111,7 @@ all[e.TAG] = {
     title: detail.title,
     messages: detail.messages.map((m) => ({ id: m.id, role: m.role, content: m.content, sources: m.sources, feedback: m.feedback ? { rating: m.feedback.rating, comment: m.feedback.comment } : null })),
   },
-  document: "Patching an inner tube",
-  ask: { question: "Where should rim brake pads meet the rim?", cites: "https://brindle.example/brakes" },
+  ask: { question: "Where should rim brake pads meet the rim?", cites: "https://brindle.example/brakes", title: "Adjusting rim brakes" },
   usage: usage && { date: e.DAY, requests: usage.data[0].totals.requests, chat_turns: usage.data[0].totals.chat_turns },
 };
 await Bun.write(path, `${JSON.stringify(Object.fromEntries(Object.entries(all).sort()), null, 2)}\n`);

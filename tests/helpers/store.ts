@@ -71,12 +71,13 @@ export async function secondStore(): Promise<Store> {
 /**
  * A store of the test's own, migrated and empty (no key, no document), for state that is the
  * whole store's (e.g. whether an admin key exists): a fresh PGlite, or on PostgreSQL a database
- * created for it. `drop()` closes it and drops that database.
+ * created for it. `drop()` closes it and drops that database. `upTo`: migrated to its first
+ * `upTo` migrations only (the schema of an earlier release).
  */
-export async function ownStore(): Promise<{ store: Store; drop(): Promise<void> }> {
+export async function ownStore({ upTo }: { upTo?: number } = {}): Promise<{ store: Store; drop(): Promise<void> }> {
   if (!onPostgres) {
     const store = await freshPglite();
-    await migrate(store);
+    await migrate(store, { upTo });
     return { store, drop: () => store.close() };
   }
   const url = new URL(process.env.DATABASE_URL!);
@@ -86,7 +87,7 @@ export async function ownStore(): Promise<{ store: Store; drop(): Promise<void> 
   await admin.unsafe(`create database ${name}`);
   url.pathname = `/${name}`;
   const store = openPostgres(url.toString(), { max: 10 });
-  await migrate(store);
+  await migrate(store, { upTo });
   return {
     store,
     async drop() {
