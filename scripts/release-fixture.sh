@@ -72,7 +72,11 @@ get "/v1/conversations/$conv" > "$scratch/detail.json"
 day=$(date -u +%F)
 usage=$(curl -s -w '\n%{http_code}' "localhost:$port/v1/usage?from=$day&to=$day" -H "Authorization: Bearer $key")
 echo "${usage%$'\n'*}" > "$scratch/usage.json"
-[ "${usage##*$'\n'}" = 200 ] || echo null > "$scratch/usage.json"
+# A release without GET /v1/usage: what this one reports for the day is the limiter's day count
+# of admitted requests (rate_limits.day_count) and no chat turns (none were counted then).
+[ "${usage##*$'\n'}" = 200 ] || psql -tA "$url" -c "select json_build_object('data', json_build_array(
+  json_build_object('totals', json_build_object('requests', coalesce(sum(day_count), 0), 'chat_turns', 0))))
+  from rate_limits where day = '$day'" > "$scratch/usage.json"
 kill "$server" && wait "$server" 2>/dev/null || true
 server=""
 

@@ -31,7 +31,7 @@ export interface ReleaseExpectations {
   };
   /** A question the fixture's corpus answers from one page. */
   ask: { question: string; cites: string; title: string };
-  /** GET /v1/usage of the key for the day it was used; null where the release had no such route. */
+  /** GET /v1/usage of the key for the day it was used (before that route: the limiter's day count, no turns). */
   usage: { date: string; requests: number; chat_turns: number } | null;
 }
 
