@@ -72,12 +72,16 @@ export async function secondStore(): Promise<Store> {
  * A store of the test's own, migrated and empty (no key, no document), for state that is the
  * whole store's (e.g. whether an admin key exists): a fresh PGlite, or on PostgreSQL a database
  * created for it. `drop()` closes it and drops that database. `migrated: false` leaves it as a
- * new store is before anything opened it (no table at all).
+ * new store is before anything opened it (no table at all); `upTo`: migrated to its first
+ * `upTo` migrations only (the schema of an earlier release).
  */
-export async function ownStore({ migrated = true } = {}): Promise<{ store: Store; drop(): Promise<void> }> {
+export async function ownStore({ migrated = true, upTo }: { migrated?: boolean; upTo?: number } = {}): Promise<{
+  store: Store;
+  drop(): Promise<void>;
+}> {
   if (!onPostgres) {
     const store = await freshPglite();
-    if (migrated) await migrate(store);
+    if (migrated) await migrate(store, { upTo });
     return { store, drop: () => store.close() };
   }
   const url = new URL(process.env.DATABASE_URL!);
@@ -87,7 +91,7 @@ export async function ownStore({ migrated = true } = {}): Promise<{ store: Store
   await admin.unsafe(`create database ${name}`);
   url.pathname = `/${name}`;
   const store = openPostgres(url.toString(), { max: 10 });
-  if (migrated) await migrate(store);
+  if (migrated) await migrate(store, { upTo });
   return {
     store,
     async drop() {
