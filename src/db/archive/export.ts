@@ -4,7 +4,8 @@
  * Rows are read in pages by their physical position (ctid: stable within the snapshot, and the
  * same statement for every table, whatever its key), so memory holds one page at a time and the
  * stream waits for its reader (backpressure). A reader that leaves ends the transaction.
- * On PGlite the store has one connection: requests wait while an export runs (README, Backups).
+ * On PGlite the store has one connection: requests wait while the rows are read, never while a
+ * slow reader downloads them (spool.ts; README, Backups).
  */
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
@@ -21,16 +22,21 @@ import {
   type ArchiveTrailer,
   type TableMarker,
 } from "./format.ts";
+import { spooled } from "./spool.ts";
 import { archiveTables, VECTORS_TABLE } from "./tables.ts";
 
 /** Rows read per statement: a page of passages is a few hundred kilobytes. */
 const PAGE_ROWS = 500;
 
-/** The store's archive, gzip-compressed; its header is built from the snapshot it reads. */
+/**
+ * The store's archive, gzip-compressed; its header is built from the snapshot it reads. On
+ * PGlite it is spooled (spool.ts): its one connection is held only while the rows are read.
+ */
 export function exportArchive(store: Pick<Store, "kind" | "withLock">): ReadableStream<Uint8Array> {
   const lines = new TransformStream<string, string>();
   void write(store, lines.writable.getWriter()).catch(() => {});
-  return lines.readable.pipeThrough(new TextEncoderStream()).pipeThrough(new CompressionStream("gzip"));
+  const archive = lines.readable.pipeThrough(new TextEncoderStream()).pipeThrough(new CompressionStream("gzip"));
+  return store.kind === "pglite" ? spooled(archive) : archive;
 }
 
 async function write(store: Pick<Store, "kind" | "withLock">, out: WritableStreamDefaultWriter<string>): Promise<void> {
