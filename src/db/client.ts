@@ -21,6 +21,12 @@ export interface Store {
   /** Runs `fn` holding an exclusive lock across instances (PostgreSQL advisory lock). */
   withLock<T>(lockId: number, fn: (db: Db) => Promise<T>): Promise<T>;
   /**
+   * Runs `fn` on a connection of its own, without the pool's deadline (`waitMs`, which bounds a
+   * whole transaction too): for work that runs as long as the data is large, an archive's export
+   * or import. Absent (PGlite): `fn(db)`.
+   */
+  session?<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /**
    * Whether the store can write now: a cheap, rate-limited probe /readyz adds to its `select 1`
    * (the server's PGlite on a data folder checks the folder; see runtime/recovering-pglite.ts).
    */
@@ -116,6 +122,14 @@ export function openPostgres(url: string, options: { max?: number; waitMs?: numb
         return await fn(drizzlePostgres({ client: single, schema }) as unknown as Db);
       } finally {
         await single.end({ timeout: 5 }); // closing the session releases the lock
+      }
+    },
+    async session(fn) {
+      const single = postgres(url, { ...CONNECTION_OPTIONS, max: 1 });
+      try {
+        return await fn(drizzlePostgres({ client: single, schema }) as unknown as Db);
+      } finally {
+        await single.end({ timeout: 5 });
       }
     },
     close: () => pool.end(),

@@ -74,7 +74,9 @@ export async function secondStore(): Promise<Store> {
  * created for it. `drop()` closes it and drops that database. `migrated: false` leaves it as a
  * new store is before anything opened it (no table at all).
  */
-export async function ownStore({ migrated = true } = {}): Promise<{ store: Store; drop(): Promise<void> }> {
+export async function ownStore({
+  migrated = true,
+} = {}): Promise<{ store: Store; drop(): Promise<void> /** PostgreSQL: the database's URL. */; url?: string }> {
   if (!onPostgres) {
     const store = await freshPglite();
     if (migrated) await migrate(store);
@@ -90,6 +92,7 @@ export async function ownStore({ migrated = true } = {}): Promise<{ store: Store
   if (migrated) await migrate(store);
   return {
     store,
+    url: url.toString(),
     async drop() {
       await store.close();
       await admin.unsafe(`drop database if exists ${name} with (force)`);

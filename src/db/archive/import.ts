@@ -57,7 +57,10 @@ export async function importArchive(
   if (problems.length) throw new ArchiveError(problems.join("; "));
   await migrate(store, { upTo: at + 1 });
   await prepare?.(header, store.db);
-  const counts = await store.db.transaction(async (tx) => load(tx as Db, header, parts));
+  // Its own connection on PostgreSQL: the pool's deadline bounds a whole transaction, and a
+  // load runs as long as the archive is large.
+  const session = store.session?.bind(store) ?? ((fn: (db: Db) => Promise<Record<string, number>>) => fn(store.db));
+  const counts = await session((db) => db.transaction(async (tx) => load(tx as Db, header, parts)));
   await migrate(store);
   return { header, counts, problems };
 }
