@@ -1,6 +1,7 @@
 /**
  * Archives: a store's export loads into an empty store and everything works as before (keys,
- * conversations and their order, signed cursors, search, usage); a cut, edited or foreign
+ * conversations and their order, signed cursors, search, usage); two stores holding the same
+ * rows write the same lines (rows in key order, timestamps in UTC); a cut, edited or foreign
  * archive is refused and leaves the target empty; a dry run changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -12,7 +13,7 @@ import { migrate } from "../src/db/migrate.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { parseJsonl } from "../src/knowledge/parse.ts";
 import { expectStatus, type Harness, harness } from "./helpers/app.ts";
-import { CORPUS, onPostgres, ownStore, pgliteImage } from "./helpers/store.ts";
+import { CORPUS, freshPglite, onPostgres, ownStore, pgliteImage } from "./helpers/store.ts";
 
 setDefaultTimeout(60_000);
 
@@ -85,6 +86,52 @@ describe("archive round trip", () => {
     const usage = (s: Harness) => s.call("GET", "/v1/usage", { key });
     expect((await usage(copy)).json).toEqual((await usage(source)).json);
   });
+
+  test("the same rows write the same lines, whatever the rows' physical order or the session's TimeZone", async () => {
+    // A PGlite on every run (one connection: the session's TimeZone is the export's).
+    const target = await freshPglite();
+    drops.push(() => target.close());
+    await importArchive(target, streamOf(archive));
+    // An update moves a row to a new physical position (its ctid) without changing what it holds.
+    await target.db.execute(
+      sql`update conversations set title = title where id = (select id from conversations order by ctid limit 1)`,
+    );
+    // A server set up in a local time zone prints timestamps in it (initdb takes the system's).
+    await target.db.execute(sql`set timezone = 'America/New_York'`);
+    const again = await bytesOf(exportArchive(target));
+    expect((await trailerOf(again)).rows_sha256).toBe((await trailerOf(archive)).rows_sha256);
+    const rowsOf = async (bytes: Uint8Array) => (await textOf(bytes)).split("\n").slice(1, -2);
+    expect(await rowsOf(again)).toEqual(await rowsOf(archive));
+    expect((await textOf(again)).match(/"created_at": "[^"]*"/)![0]).toEndWith('+00:00"');
+  });
+
+  test.skipIf(!onPostgres)(
+    "PostgreSQL: an import that outlasts the pool's deadline (an archive that arrives slowly) completes",
+    async () => {
+      const own = await ownStore({ migrated: false });
+      drops.push(own.drop);
+      // The pool's deadline bounds a whole transaction: 300 ms here; the load takes over a second.
+      const store = openPostgres(own.url!, { max: 2, waitMs: 300 });
+      drops.push(() => store.close());
+      const size = Math.ceil(archive.length / 20);
+      const chunks = Array.from({ length: 20 }, (_, i) => archive.slice(i * size, (i + 1) * size));
+      const slowArchive = new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            const next = chunks.shift();
+            if (chunks.length < 19) await Bun.sleep(80);
+            if (next) controller.enqueue(next);
+            else controller.close();
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const report = await importArchive(store, slowArchive);
+      expect(report.counts).toEqual((await trailerOf(archive)).counts);
+      const again = await bytesOf(exportArchive(store));
+      expect((await trailerOf(again)).rows_sha256).toBe((await trailerOf(archive)).rows_sha256);
+    },
+  );
 
   test("a dry run reports the counts and changes nothing; a store holding data is refused", async () => {
     const target = await store(false);

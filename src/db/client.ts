@@ -18,7 +18,10 @@ export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface Store {
   readonly kind: "pglite" | "postgres";
   readonly db: Db;
-  /** Runs `fn` holding an exclusive lock across instances (PostgreSQL advisory lock). */
+  /**
+   * Runs `fn` holding an exclusive lock across instances (PostgreSQL advisory lock), on a
+   * connection of its own outside the pool's per-statement bound (migrations, archives).
+   */
   withLock<T>(lockId: number, fn: (db: Db) => Promise<T>): Promise<T>;
   /**
    * Whether the store can write now: a cheap, rate-limited probe /readyz adds to its `select 1`

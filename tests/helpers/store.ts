@@ -78,6 +78,8 @@ export async function secondStore(): Promise<Store> {
 export async function ownStore({ migrated = true, upTo }: { migrated?: boolean; upTo?: number } = {}): Promise<{
   store: Store;
   drop(): Promise<void>;
+  /** PostgreSQL: the database's URL. */
+  url?: string;
 }> {
   if (!onPostgres) {
     const store = await freshPglite();
@@ -94,6 +96,7 @@ export async function ownStore({ migrated = true, upTo }: { migrated?: boolean; 
   if (migrated) await migrate(store, { upTo });
   return {
     store,
+    url: url.toString(),
     async drop() {
       await store.close();
       await admin.unsafe(`drop database if exists ${name} with (force)`);

@@ -1,11 +1,14 @@
 /**
  * Writes a store's archive (format.ts) as a stream, from one consistent snapshot: a read-only
  * REPEATABLE READ transaction, so a store that serves meanwhile gives the state of one moment.
- * Rows are read in pages by their physical position (ctid: stable within the snapshot, and the
- * same statement for every table, whatever its key), so memory holds one page at a time and the
- * stream waits for its reader (backpressure). A reader that leaves ends the transaction.
+ * Rows are written in primary-key order (text compared byte by byte) and timestamps in UTC, so
+ * two stores holding the same rows write the same lines, whatever their physical layout, server
+ * collation or TimeZone (the trailer's `rows_sha256` is then equal). They are read through a
+ * cursor a page at a time, so memory holds one page and the stream waits for its reader
+ * (backpressure). A reader that leaves ends the transaction.
  * On PGlite the store has one connection: requests wait while the rows are read, never while a
- * slow reader downloads them (spool.ts; README, Backups).
+ * slow reader downloads them (spool.ts; README, Backups). On PostgreSQL it runs on a connection of
+ * its own (`withLock`, format.ts ARCHIVE_LOCK), outside the pool's bound on a transaction.
  */
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
@@ -23,7 +26,7 @@ import {
   type TableMarker,
 } from "./format.ts";
 import { spooled } from "./spool.ts";
-import { archiveTables, VECTORS_TABLE } from "./tables.ts";
+import { archiveTables, type TablePlan, VECTORS_TABLE } from "./tables.ts";
 
 /** Rows read per statement: a page of passages is a few hundred kilobytes. */
 const PAGE_ROWS = 500;
@@ -52,6 +55,8 @@ async function write(store: Pick<Store, "kind" | "withLock">, out: WritableStrea
     await store.withLock(ARCHIVE_LOCK, (db) =>
       db.transaction(
         async (tx) => {
+          // Timestamps with time zone print in the session's zone: UTC, whatever the server's default.
+          await tx.execute(sql`set local timezone = 'UTC'`);
           const embeddings = await embeddingsOf(tx as Db);
           // Vectors are carried with their model; a table without any is left out.
           const tables = (await archiveTables(tx as Db)).filter((t) => t.name !== VECTORS_TABLE || embeddings);
@@ -70,7 +75,7 @@ async function write(store: Pick<Store, "kind" | "withLock">, out: WritableStrea
             const marker: TableMarker = { parley_table: table.name, columns: table.columns };
             await emit(JSON.stringify(marker));
             counts[table.name] = 0;
-            for await (const row of rowsOfTable(tx as Db, table.name, table.columns)) {
+            for await (const row of rowsOfTable(tx as Db, table)) {
               await emit(row);
               counts[table.name]!++;
             }
@@ -93,20 +98,25 @@ async function write(store: Pick<Store, "kind" | "withLock">, out: WritableStrea
   }
 }
 
-/** The rows of `table` as JSON text (generated columns left out), a page at a time. */
-async function* rowsOfTable(db: Db, table: string, columns: string[]): AsyncGenerator<string> {
-  const row = sql.raw(jsonObjectOf(columns));
-  let after = "(0,0)";
+/**
+ * The rows of `table` as JSON text (generated columns left out), in its key's order, a page at a
+ * time from a cursor (one sort, not one per page). A table without a key: by physical position.
+ */
+async function* rowsOfTable(db: Db, table: TablePlan): AsyncGenerator<string> {
+  const order = table.key.length
+    ? table.key.map((k) => `"${k.column}"${k.collatable ? ' collate "C"' : ""}`).join(", ")
+    : "ctid";
+  const cursor = sql.identifier("parley_archive_rows");
+  await db.execute(
+    sql`declare ${cursor} no scroll cursor for select (${sql.raw(jsonObjectOf(table.columns))})::text as row
+      from ${sql.identifier(table.name)} order by ${sql.raw(order)}`,
+  );
   for (;;) {
-    const page = await rowsOf<{ at: string; row: string }>(
-      db,
-      sql`select ctid::text as at, (${row})::text as row from ${sql.identifier(table)}
-        where ctid > ${after}::tid order by ctid limit ${PAGE_ROWS}`,
-    );
+    const page = await rowsOf<{ row: string }>(db, sql`fetch forward ${sql.raw(String(PAGE_ROWS))} from ${cursor}`);
     for (const r of page) yield r.row;
-    if (page.length < PAGE_ROWS) return;
-    after = page.at(-1)!.at;
+    if (page.length < PAGE_ROWS) break;
   }
+  await db.execute(sql`close ${cursor}`);
 }
 
 /** `jsonb_build_object` of the columns (names checked by archiveTables), 40 a call: it takes 100 arguments. */

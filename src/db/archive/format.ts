@@ -4,7 +4,8 @@
  * - the header (`ArchiveHeader`): what wrote it and at which schema;
  * - for each table, a marker `{"parley_table": name, "columns": […]}`, then one line per row: the
  *   row as PostgreSQL's `to_jsonb` prints it (every type round-trips through its text form, and
- *   numbers are never re-read as JavaScript numbers on the way);
+ *   numbers are never re-read as JavaScript numbers on the way), in primary-key order (text keys
+ *   byte by byte), timestamps in UTC;
  * - the trailer (`ArchiveTrailer`): rows per table, the SHA-256 of every line before it, and the
  *   SHA-256 of the tables' lines alone (`rows_sha256`: equal for two stores holding the same rows).
  * Tables kept by triggers from others (the search statistics, rebuilt as passages are loaded)

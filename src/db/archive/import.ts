@@ -59,6 +59,8 @@ export async function importArchive(
   if (problems.length) throw new ArchiveError(problems.join("; "));
   await migrate(store, { upTo: at + 1 });
   await prepare?.(header, store.db);
+  // Its own connection on PostgreSQL (the pool's deadline bounds a whole transaction, and a load
+  // runs as long as the archive is large); two imports into one database, one after the other.
   const counts = await store.withLock(ARCHIVE_LOCK, (db) =>
     db.transaction(async (tx) => load(tx as Db, header, parts, onTable)),
   );

@@ -35,6 +35,11 @@ export interface TablePlan {
   name: string;
   /** Columns written and loaded: every column but generated ones (the database computes them). */
   columns: string[];
+  /**
+   * The primary key's columns, text ones compared byte by byte (`collate "C"`): the order rows
+   * are written in, the same on every store holding the same rows (empty: the table has none).
+   */
+  key: { column: string; collatable: boolean }[];
 }
 
 /** The store's archivable tables with their columns, referenced tables first. */
@@ -64,7 +69,24 @@ export async function archiveTables(db: Db): Promise<TablePlan[]> {
     if (child !== parent && byTable.has(child) && byTable.has(parent))
       parents.set(child, (parents.get(child) ?? new Set()).add(parent));
   }
-  return topological([...byTable.keys()].sort(), parents).map((name) => ({ name, columns: byTable.get(name)! }));
+  const keys = await rowsOf<{ table_name: string; column_name: string; collatable: boolean }>(
+    db,
+    sql`select c.relname::text as table_name, a.attname::text as column_name, a.attcollation <> 0 as collatable
+      from pg_constraint p join pg_class c on c.oid = p.conrelid join pg_namespace n on n.oid = c.relnamespace
+      cross join lateral unnest(p.conkey) with ordinality k(attnum, position)
+      join pg_attribute a on a.attrelid = c.oid and a.attnum = k.attnum
+      where p.contype = 'p' and n.nspname = 'public' order by c.relname, k.position`,
+  );
+  const keyOf = new Map<string, TablePlan["key"]>();
+  for (const k of keys) {
+    if (!byTable.has(k.table_name) || !IDENTIFIER.test(k.column_name)) continue;
+    keyOf.set(k.table_name, [...(keyOf.get(k.table_name) ?? []), { column: k.column_name, collatable: k.collatable }]);
+  }
+  return topological([...byTable.keys()].sort(), parents).map((name) => ({
+    name,
+    columns: byTable.get(name)!,
+    key: keyOf.get(name) ?? [],
+  }));
 }
 
 const unquote = (name: string) => name.replace(/^public\./, "").replace(/^"(.*)"$/, "$1");
