@@ -249,6 +249,8 @@ describe("query strings", () => {
 describe("one sync at a time", () => {
   test("asking twice while a sync runs answers the running sync", async () => {
     const kbId = await newKnowledgeBase("lumen-twice");
+    // The site answers nothing until both asks are in: the first sync is still running for them.
+    const release = site.hold();
     const created = await h.call("POST", `/v1/knowledge_bases/${kbId}/sources`, {
       key: admin,
       json: { url: `${site.origin}/` },
@@ -261,6 +263,7 @@ describe("one sync at a time", () => {
     expectStatus(b!, 202);
     expect(a!.json.id).toBe(created.json.last_sync!.id);
     expect(b!.json.id).toBe(created.json.last_sync!.id);
+    release();
     await h.app.parley.sources.idle();
   });
 });

@@ -14,6 +14,8 @@ export interface DocsSite {
   /** Requests per path, and how many were answered 304. */
   requests: Map<string, number>;
   notModified: number;
+  /** Holds every page request until the returned function is called: a sync that stays running. */
+  hold(): () => void;
   reset(): void;
   stop(): void;
 }
@@ -37,10 +39,12 @@ export function serveDocsSite(initial: Record<string, string>, options: { robots
   const broken = new Set<string>();
   const requests = new Map<string, number>();
   let notModified = 0;
+  let held: Promise<void> | undefined;
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    fetch(request) {
+    async fetch(request) {
+      if (held) await held;
       const { pathname: path, search } = new URL(request.url);
       requests.set(path, (requests.get(path) ?? 0) + 1);
       if (path === "/robots.txt")
@@ -75,6 +79,16 @@ export function serveDocsSite(initial: Record<string, string>, options: { robots
     },
     set notModified(v) {
       notModified = v;
+    },
+    hold() {
+      let release = () => {};
+      held = new Promise<void>((resolve) => {
+        release = () => {
+          held = undefined;
+          resolve();
+        };
+      });
+      return release;
     },
     reset() {
       requests.clear();
