@@ -57,6 +57,19 @@ describe("keys over HTTP", () => {
     expect(new Set(seen).size).toBe(seen.length);
     const patched = await h.call("PATCH", `/v1/keys/${k.id}`, { key: admin, json: { name: "renamed", plan: "free" } });
     expect(patched.json).toMatchObject({ name: "renamed", plan: "free", rpm: null });
+    // A grant naming a knowledge base that does not exist refuses the whole change.
+    expectError(
+      await h.call("PATCH", `/v1/keys/${k.id}`, {
+        key: admin,
+        json: { name: "half-changed", plan: "pro", knowledge_base_ids: ["kb_00000000000000000000000000"] },
+      }),
+      400,
+      "invalid_request",
+    );
+    expect((await h.call("GET", `/v1/keys/${k.id}`, { key: admin })).json).toMatchObject({
+      name: "renamed",
+      plan: "free",
+    });
     const revoked = await h.call("POST", `/v1/keys/${k.id}/revoke`, { key: admin });
     expectStatus(revoked, 200);
     expect(typeof revoked.json.revoked_at).toBe("string");

@@ -6,6 +6,7 @@
  */
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
+import { parsePgArray } from "../db/pg-arrays.ts";
 import { rowsOf } from "../db/rows.ts";
 import type { TermWeights } from "../db/schema-analytics.ts";
 import type { Embedder } from "../knowledge/index.ts";
@@ -45,8 +46,7 @@ export interface Placement {
   sum?: number[] | null;
 }
 
-const parseReals = (text: string | null): number[] | null =>
-  text ? text.replace(/[{}]/g, "").split(",").filter(Boolean).map(Number) : null;
+const parseReals = (text: string | null): number[] | null => (text ? (parsePgArray(text, Number) as number[]) : null);
 
 /** The batch's questions embedded in one call, with their pools; all undefined when the model fails. */
 export async function embedQuestions(

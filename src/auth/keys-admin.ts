@@ -167,22 +167,22 @@ export async function updateKey(db: Db, id: string, changes: KeyChanges, now = n
     ...(changes.expiresAt !== undefined ? { expiresAt: changes.expiresAt } : {}),
   };
   const demotes = changes.role === "chat" || (changes.expiresAt != null && current.role === "admin");
-  const rows = await db
-    .update(apiKeys)
-    .set(set)
-    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), demotes ? lastAdminGuard(now) : undefined))
-    .returning({ id: apiKeys.id });
-  if (rows.length === 0) {
+  // The key's fields and its grants change together: a bad knowledge base id changes nothing.
+  const changed = await db.transaction(async (tx) => {
+    const rows = await tx
+      .update(apiKeys)
+      .set(set)
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt), demotes ? lastAdminGuard(now) : undefined))
+      .returning({ id: apiKeys.id });
+    if (rows.length === 0 || changes.knowledgeBaseIds === undefined) return rows.length > 0;
+    await tx.delete(keyKnowledgeBases).where(eq(keyKnowledgeBases.keyId, id));
+    await grant(tx as unknown as Db, id, changes.knowledgeBaseIds);
+    return true;
+  });
+  if (!changed) {
     const still = await getKey(db, id);
     if (demotes && still && !still.revokedAt) throw lastAdmin(still, changes.role === "chat" ? "demoting" : "expiring");
     return false;
-  }
-  if (changes.knowledgeBaseIds !== undefined) {
-    // Replaced in one transaction: never a moment with no grants, nor a partial set.
-    await db.transaction(async (tx) => {
-      await tx.delete(keyKnowledgeBases).where(eq(keyKnowledgeBases.keyId, id));
-      await grant(tx as unknown as Db, id, changes.knowledgeBaseIds!);
-    });
   }
   return true;
 }

@@ -21,7 +21,7 @@ import { PARLEY_VERSION } from "../config/version.ts";
 import type { Db, Store } from "./client.ts";
 import { claimMark } from "./instance-values.ts";
 import { migrations } from "./migrations.gen.ts";
-import { rowsOf } from "./rows.ts";
+import { rowsOf, tableExists } from "./rows.ts";
 
 const MIGRATION_LOCK = 0x5041524c; // "PARL"
 
@@ -41,11 +41,7 @@ export class NewerSchemaError extends Error {
 
 /** How far a store's schema is: the migrations applied, in order (none on a new store). */
 export async function appliedMigrations(db: Db): Promise<{ hash: string; createdAt: number }[]> {
-  const [exists] = await rowsOf<{ t: string | null }>(
-    db,
-    sql`select to_regclass('drizzle.__drizzle_migrations')::text as t`,
-  );
-  if (!exists?.t) return [];
+  if (!(await tableExists(db, "drizzle.__drizzle_migrations"))) return [];
   return (
     await rowsOf<{ hash: string; created_at: string }>(
       db,
@@ -87,8 +83,7 @@ const RELEASE_MARK = "opened_by:";
 
 /** The releases recorded as having opened the store (their marks). */
 async function releasesOf(db: Db): Promise<string[]> {
-  const [exists] = await rowsOf<{ t: string | null }>(db, sql`select to_regclass('instance_secrets')::text as t`);
-  if (!exists?.t) return [];
+  if (!(await tableExists(db, "instance_secrets"))) return [];
   const rows = await rowsOf<{ name: string }>(
     db,
     sql`select name from instance_secrets where name like ${`${RELEASE_MARK}%`} order by value`,

@@ -4,7 +4,7 @@
  * per-database HMAC keys every instance shares (`sharedHmacKey`, read through instance-values.ts
  * once: a request only finds it in the cache).
  */
-import { type Query, SQL } from "drizzle-orm";
+import { type Query, SQL, sql } from "drizzle-orm";
 import type { PgDialect, PgSession } from "drizzle-orm/pg-core";
 import { fromBase64url, toBase64url } from "../primitives.ts";
 import type { Db } from "./client.ts";
@@ -14,6 +14,12 @@ import { sharedValue } from "./instance-values.ts";
 export async function rowsOf<T>(db: Db, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as T[] | { rows: T[] };
   return Array.isArray(result) ? result : result.rows;
+}
+
+/** Whether a table (or `schema.table`) exists: older stores lack the newer tables. */
+export async function tableExists(db: Db, name: string): Promise<boolean> {
+  const [row] = await rowsOf<{ t: string | null }>(db, sql`select to_regclass(${name})::text as t`);
+  return Boolean(row?.t);
 }
 
 /** What drizzle keeps on every database and transaction object (`db.dialect` is marked internal). */

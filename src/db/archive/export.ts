@@ -16,7 +16,7 @@ import { PARLEY_VERSION } from "../../config/version.ts";
 import type { Db, Store } from "../client.ts";
 import { appliedMigrations } from "../migrate.ts";
 import { migrations } from "../migrations.gen.ts";
-import { rowsOf } from "../rows.ts";
+import { rowsOf, tableExists } from "../rows.ts";
 import {
   ARCHIVE_FORMAT,
   ARCHIVE_LOCK,
@@ -140,8 +140,7 @@ async function schemaOf(db: Db): Promise<ArchiveHeader["schema"]> {
 }
 
 async function embeddingsOf(db: Db): Promise<ArchiveHeader["embeddings"]> {
-  const [exists] = await rowsOf<{ t: string | null }>(db, sql`select to_regclass('chunk_embeddings')::text as t`);
-  if (!exists?.t) return null;
+  if (!(await tableExists(db, "chunk_embeddings"))) return null;
   const [row] = await rowsOf<{ model: string | null; dimensions: number }>(
     db,
     sql`select (select model from chunk_embeddings limit 1) as model, a.atttypmod as dimensions

@@ -10,7 +10,7 @@ import { PARLEY_VERSION } from "../../config/version.ts";
 import type { Db, Store } from "../client.ts";
 import { appliedMigrations, migrate, SCHEMA } from "../migrate.ts";
 import { migrations } from "../migrations.gen.ts";
-import { rowsOf } from "../rows.ts";
+import { rowsOf, tableExists } from "../rows.ts";
 import { ARCHIVE_LOCK, ArchiveError, type ArchiveHeader, IDENTIFIER } from "./format.ts";
 import { type ArchivePart, openArchive } from "./read.ts";
 import { archiveTables, DERIVED_TABLES, OWNED_TABLES } from "./tables.ts";
@@ -93,8 +93,7 @@ async function targetProblems(db: Db, at: number): Promise<string[]> {
 async function nonEmpty(db: Db): Promise<string[]> {
   const full: string[] = [];
   for (const table of USER_TABLES) {
-    const [exists] = await rowsOf<{ t: string | null }>(db, sql`select to_regclass(${table})::text as t`);
-    if (!exists?.t) continue;
+    if (!(await tableExists(db, table))) continue;
     const [row] = await rowsOf<{ any: boolean }>(
       db,
       sql`select exists (select 1 from ${sql.identifier(table)}) as any`,
