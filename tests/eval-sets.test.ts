@@ -1,14 +1,14 @@
 /**
  * The evaluation's inputs (eval/): every question and dialog set parses, dialog sets hold 20 or
  * more dialogs of each kind with a fact on every follow-up, the sample set's URLs and facts are
- * on the built-in sample's pages (the other corpora live outside the repository: `bun run eval
+ * on the built-in sample's pages and those of eval/corpora/ on theirs (the other corpora live outside the repository: `bun run eval
  * --check`), and the checks that keep a set honest report what they should. Also the one
  * evaluation run that needs no external corpus: the sample set through the whole agent.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { checkAgainst, DIALOG_KINDS, isDialogFile, readDialogs, readQuestions } from "../eval/load.ts";
+import { checkAgainst, DIALOG_KINDS, isDialogFile, readCorpus, readDialogs, readQuestions } from "../eval/load.ts";
 import { halves } from "../eval/measure.ts";
 import { questionFigures, runQuestions } from "../eval/questions.ts";
 import { withCorpus } from "../eval/store.ts";
@@ -40,6 +40,14 @@ describe("evaluation sets", () => {
 
   test("the sample set's URLs and facts are on the sample's pages", () => {
     expect(checkAgainst(readQuestions(`${dir("sets")}sample-en.jsonl`), SAMPLE_DOCS)).toEqual([]);
+  });
+
+  test("the sets whose corpus is in this repository (eval/corpora/) match it", () => {
+    for (const name of ["lumen-ja.jsonl", "kumo-ja.jsonl"]) {
+      const corpus = readCorpus(`${dir("corpora")}${name}`);
+      expect(corpus?.problems).toBe(0);
+      expect(checkAgainst(readQuestions(`${dir("sets")}${name}`), corpus!.docs)).toEqual([]);
+    }
   });
 
   test("the check reports unknown URLs, absent facts and facts given away by the question", () => {

@@ -55,6 +55,16 @@ describe("CJK segmentation", () => {
     expect(wordsOnlyText("Vue works")).toBe("Vue works");
   });
 
+  test("Japanese: what is all hiragana is grammar, a word's okurigana its ending, ー part of its katakana word", () => {
+    const { words, bigrams } = cjkTerms("サーバーを使い始めたいのですが");
+    expect(words).toContain("サーバー"); // not サ and バ: the prolonged sound mark has no script of its own
+    for (const w of ["たい", "ので", "ですが", "使い"]) expect(words).not.toContain(w);
+    // 使い (use, inflected) is indexed as 使, as 使う and 使える are: one character, no weight in coverage.
+    expect(segmentCjk("使う").split(" ")).toEqual(segmentCjk("使い").split(" "));
+    expect(cjkTerms("設定すれば").words).toEqual(["設定"]);
+    expect(bigrams).not.toContain("使始"); // no bigram across a dropped ending
+  });
+
   test("the same text always gives the same words (ingest and query agree)", () => {
     const s = "如何在父组件和子组件之间传递数据？";
     expect(searchableText(s)).toBe(searchableText(s));
@@ -167,6 +177,46 @@ describe("search in other languages", () => {
     );
     expect(tsv).toContain("'compos'");
     expect(tsv).not.toContain("'composant'");
+  });
+});
+
+describe("Japanese on a small knowledge base", () => {
+  test("long natural questions are answered from the page that answers them; off-topic ones refused", async () => {
+    const store = await openPglite();
+    try {
+      await migrate(store);
+      const page = (path: string, title: string, body: string) => ({
+        url: `https://ja.test/${path}`,
+        title,
+        content: `# ${title}\n\n${body}`,
+      });
+      await ingestDocuments(store.db, [
+        page("deploy", "サイトの公開", "プロジェクトのフォルダで `site deploy` を実行すると、サイトが公開されます。"),
+        page(
+          "domain",
+          "独自ドメイン",
+          "独自ドメインを使うには、DNS で CNAME レコードを設定してください。証明書は自動で発行されます。",
+        ),
+        page(
+          "rollback",
+          "ロールバック",
+          "以前のデプロイに戻すには `site rollback` を実行します。履歴は管理画面で確認できます。",
+        ),
+        page("env", "環境変数", "パスワードなどの秘密の値は、ソースコードに書かずに環境変数として設定します。"),
+      ]);
+      for (const [q, path] of [
+        ["作ったサイトをインターネットに公開したいんですが、どのコマンドを実行すればいいのでしょうか？", "deploy"],
+        ["自分で持っているドメインでサイトを表示させたいのですが、DNS はどのように設定すればいいですか？", "domain"],
+        ["昨日のデプロイで壊れてしまったので、前の状態に戻したいのですが、どうすればいいですか？", "rollback"],
+      ] as const) {
+        const hits = await searchPassages(store.db, q);
+        expect({ q, url: hits[0]?.url }).toEqual({ q, url: `https://ja.test/${path}` });
+      }
+      for (const q of ["東京でおすすめのラーメン屋さんを教えてください。", "明日の天気はどうなりそうですか？"])
+        expect({ q, hits: (await searchPassages(store.db, q)).length }).toEqual({ q, hits: 0 });
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -17,12 +17,19 @@
  * Function words (的, 了, 吗, how/what words such as 怎么 and 如何; の, は, を…) are dropped, and
  * no bigram is made across a function character: they occur everywhere and say nothing about
  * the topic, and a bigram spanning one (的组 in 的组件) would only add noise.
+ * Japanese writes its grammar in hiragana: a segment that is all hiragana (particles, auxiliaries,
+ * endings: ですが, たい, ので) is dropped like a function word, and a word's trailing hiragana
+ * (okurigana: 使い, 使う, 設定すれば) are cut off, so its inflected forms meet at its stem —
+ * as Korean words meet at theirs. Without this, a long natural Japanese question's grammar
+ * counted as words the knowledge base never saw, and the abstention refused it (eval/README.md).
  */
 
-// Scripts written without spaces between words.
-export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+// Scripts written without spaces between words, and the prolonged sound mark (ー, half-width ｰ),
+// which Unicode files under no script but which belongs inside katakana words (サーバー, ツール).
+export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ーｰ]+/gu;
 export const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 export const HANGUL = /\p{Script=Hangul}/u;
+const HIRAGANA_END = /\p{Script=Hiragana}+$/u;
 
 // Chinese function characters and words: particles, pronouns, conjunctions, question words, modals.
 const ZH_STOP_CHARS = "的了吗呢吧啊么着过我你他她它这那是在和与及或把被让给将就都也还又很";
@@ -85,6 +92,15 @@ export function cjkTerms(run: string): { words: string[]; bigrams: string[]; cha
     stretch = [];
   };
   for (const segment of segments) {
+    if (locale === "ja" && HIRAGANA_END.test(segment)) {
+      // Japanese inflects in hiragana: what is all hiragana is grammar (particles, auxiliaries,
+      // endings: ですが, たい, ので), and a word's okurigana are its ending (使い, 使う → 使).
+      const stem = segment.replace(HIRAGANA_END, "");
+      if ([...stem].length >= 2) words.push(stem);
+      stretch.push(...stem);
+      flush();
+      continue;
+    }
     const s = locale === "ko" ? koreanStem(segment) : segment;
     const letters = [...s];
     if (STOP_WORDS.has(segment) || STOP_WORDS.has(s) || (letters.length === 1 && STOP_CHARS.has(s))) {

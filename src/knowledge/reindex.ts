@@ -19,7 +19,7 @@ import { isLanguage } from "./language.ts";
 import { reindexPassages } from "./passage-index.ts";
 
 /** The mark a store gets once its CJK passages are cut the current way. */
-export const CJK_TERMS_MARK = "cjk_terms_v3";
+export const CJK_TERMS_MARK = "cjk_terms_v4";
 const PAGE = 500;
 const HAS_CJK = new RegExp(CJK_RUN.source, "u");
 
