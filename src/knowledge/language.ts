@@ -5,6 +5,7 @@
  * question is cut exactly as the passages were.
  */
 import { CJK_RUN, cjkTerms, HANGUL, KANA, segmentCjk } from "./cjk.ts";
+import { SEA_RUN, seaWords } from "./sea-words.ts";
 
 /** Language names accepted by `language` settings, and the text-search configuration of each. */
 export const LANGUAGE_CONFIGS = {
@@ -43,15 +44,22 @@ export const configCaseSql = (column: string) =>
     .map(([l, c]) => `when '${l}' then '${c}'`)
     .join(" ")} else 'english' end`;
 
-/** The text handed to `to_tsvector`: unchanged, except that CJK runs are cut into terms (cjk.ts). */
-export const searchableText = (text: string) => text.replace(CJK_RUN, (run) => ` ${segmentCjk(run)} `);
+/** Thai, Lao, Khmer and Burmese runs cut into their words, space-separated (sea-words.ts). */
+const spacedSea = (text: string) => text.replace(SEA_RUN, (run) => ` ${seaWords(run).join(" ")} `);
+
+/**
+ * The text handed to `to_tsvector`: unchanged, except that text written without spaces is cut
+ * into terms: CJK runs (cjk.ts), and Thai, Lao, Khmer and Burmese ones (sea-words.ts).
+ */
+export const searchableText = (text: string) => spacedSea(text.replace(CJK_RUN, (run) => ` ${segmentCjk(run)} `));
 
 /**
  * The same text with CJK runs cut into their dictionary words only, no bigrams: which of a
  * question's terms are words of it (a bigram spanning two words is an artefact of cutting, so
  * the abstention rule does not hold it against a passage when the knowledge base lacks it).
  */
-export const wordsOnlyText = (text: string) => text.replace(CJK_RUN, (run) => ` ${cjkTerms(run).words.join(" ")} `);
+export const wordsOnlyText = (text: string) =>
+  spacedSea(text.replace(CJK_RUN, (run) => ` ${cjkTerms(run).words.join(" ")} `));
 
 /**
  * Question words of each language whose text-search configuration keeps them (PostgreSQL's

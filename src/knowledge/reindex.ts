@@ -1,7 +1,8 @@
 /**
- * Re-cutting stored passages after the way CJK text is cut into terms changed (cjk.ts: words,
- * bigrams and characters, function words dropped; before, dictionary words and bigrams of the
- * characters left alone). Questions are cut the new way at once, so passages indexed the old way
+ * Re-cutting stored passages after the way text written without spaces is cut into terms changed
+ * (cjk.ts: words, bigrams and characters, function words dropped, Japanese endings cut off;
+ * sea-words.ts: Thai, Lao, Khmer and Burmese words, once indexed as whole phrases). Questions
+ * are cut the new way at once, so passages indexed the old way
  * would match them less well until re-cut. A SQL migration cannot do it (the cutting is
  * `Intl.Segmenter`'s), so the server does it once per store at start, recorded in
  * instance_secrets.
@@ -17,11 +18,12 @@ import { claimMark, hasMark } from "../db/instance-values.ts";
 import { CJK_RUN } from "./cjk.ts";
 import { isLanguage } from "./language.ts";
 import { reindexPassages } from "./passage-index.ts";
+import { SEA_RUN } from "./sea-words.ts";
 
-/** The mark a store gets once its CJK passages are cut the current way. */
+/** The mark a store gets once its CJK (and Thai…) passages are cut the current way. */
 export const CJK_TERMS_MARK = "cjk_terms_v4";
 const PAGE = 500;
-const HAS_CJK = new RegExp(CJK_RUN.source, "u");
+const UNSPACED = new RegExp(`${CJK_RUN.source}|${SEA_RUN.source}`, "u");
 
 type Row = {
   id: string;
@@ -42,21 +44,22 @@ export async function recutCjkPassagesOnce(db: Db): Promise<number> {
   let recut = 0;
   let after = "";
   for (;;) {
-    // Only passages that may hold a CJK character are read: a superset of cjk.ts's scripts (CJK
+    // Only passages that may hold such a character are read: a superset of cjk.ts's scripts (CJK
     // radicals and symbols through the unified ideographs, compatibility ideographs, Hangul
-    // syllables and jamo, half-width katakana, the supplementary ideograph planes); HAS_CJK decides.
+    // syllables and jamo, half-width katakana, the supplementary ideograph planes) and of
+    // sea-words.ts's (Thai and Lao, Myanmar, Khmer and their extensions); UNSPACED decides.
     const rows = rowsOf<Row>(
       await db.execute(sql`
         select c.id, c.document_id, c.kb_id, d.title, c.heading, c.content, d.language
         from chunks c join documents d on d.id = c.document_id
-        where c.id > ${after} and (d.title || c.heading || c.content) ~ '[ᄀ-ᇿ⺀-鿿ꥠ-꥿가-퟿豈-﫿｡-ￜ𖿠-𖿿𚿰-𛅿🈀𠀀-𳑿]'
+        where c.id > ${after} and (d.title || c.heading || c.content) ~ '[฀-໿က-႟ក-៿᧠-᧿ꧠ-꧿ꩠ-ꩿᄀ-ᇿ⺀-鿿ꥠ-꥿가-퟿豈-﫿｡-ￜ𖿠-𖿿𚿰-𛅿🈀𠀀-𳑿]'
         order by c.id limit ${PAGE}`),
     );
     if (rows.length === 0) break;
     after = rows.at(-1)!.id;
     const byKb = new Map<string, Row[]>();
     for (const r of rows)
-      if (HAS_CJK.test(`${r.title}${r.heading}${r.content}`)) byKb.set(r.kb_id, [...(byKb.get(r.kb_id) ?? []), r]);
+      if (UNSPACED.test(`${r.title}${r.heading}${r.content}`)) byKb.set(r.kb_id, [...(byKb.get(r.kb_id) ?? []), r]);
     for (const [kbId, list] of byKb) {
       await reindexPassages(
         db,
