@@ -159,10 +159,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
       logger.info({ documents: seeded }, "new store: loaded the sample documents about Parley into 'default'");
     const recut = signalled ? 0 : await recutCjkPassagesOnce(store.db);
     if (recut)
-      logger.info(
-        { passages: recut },
-        "re-cut the stored passages written without spaces (CJK, Thai…) into the current terms (once per store)",
-      );
+      logger.info({ passages: recut }, "re-cut the stored passages written without spaces into the current terms");
     // A store without an admin key gets a one-time setup code for the console's first run (auth/setup.ts).
     setup = signalled ? null : await issueSetupCode(store.db);
     if (!signalled) embeddings = await startEmbeddings(env, store.db, logger);
