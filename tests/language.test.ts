@@ -88,7 +88,14 @@ describe("language detection", () => {
     ["Die Komponenten sind die Bausteine der Oberfläche und sie können mit dem Zustand arbeiten.", "german"],
     ["Los componentes son la base de la interfaz y se pueden reutilizar en una página para el usuario.", "spanish"],
     ["Components are the building blocks of the interface, and you can reuse them in the page.", "english"],
-    ["Компоненты — это строительные блоки интерфейса.", "simple"],
+    ["Компоненты — это строительные блоки интерфейса, и их можно использовать на странице.", "russian"],
+    ["Komponenterna är byggstenarna i gränssnittet och du kan använda dem med tillståndet.", "swedish"],
+    ["Komponentit ovat käyttöliittymän rakennuspalikoita, ja niitä voi käyttää myös sivulla.", "finnish"],
+    ["Bileşenler arayüzün yapı taşlarıdır ve bir sayfada daha çok kullanılabilir.", "turkish"],
+    ["Komponen adalah blok dasar dari antarmuka dan dapat digunakan di halaman ini.", "indonesian"],
+    ["Τα στοιχεία είναι τα δομικά υλικά της διεπαφής και μπορείτε να τα χρησιμοποιήσετε.", "greek"],
+    ["المكونات هي اللبنات الأساسية في الواجهة ويمكن استخدامها على هذه الصفحة.", "arabic"],
+    ["Інтерфейс складається з компонентів.", "simple"], // Ukrainian: no stemmer, no guess
   ] as const)("%s → %s", (text, language) => {
     expect(detectLanguage(text)).toBe(language);
   });

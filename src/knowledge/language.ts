@@ -73,6 +73,7 @@ export const QUESTION_WORDS: Partial<Record<Language, string>> = {
   italian: "come cosa perché quando dove quale quali chi quanto quanta",
   portuguese: "como que porque quando onde qual quais quem quanto quanta",
   dutch: "hoe wat waarom wanneer waar welke wie",
+  russian: "почему какой какая какое какие сколько зачем",
 };
 
 /** A SQL CASE body mapping a configuration name to its question words (constants only). */
@@ -81,7 +82,8 @@ export const questionWordsCaseSql = (column: string) =>
     .map(([l, w]) => `when '${LANGUAGE_CONFIGS[l as Language]}' then '${w}'`)
     .join(" ")} else '' end`;
 
-// The commonest function words of each language the detector tells apart (Latin script).
+// The commonest function words of each language with a stemmer the detector tells apart (any
+// script but CJK): a word shared by several languages counts for each, the most hits win.
 const FUNCTION_WORDS: Partial<Record<Language, string>> = {
   english: "the and of to is in that it for you with are this on be as can your by from",
   french: "le la les des est et un une du pour que qui dans vous pas sur avec ce au",
@@ -90,6 +92,17 @@ const FUNCTION_WORDS: Partial<Record<Language, string>> = {
   italian: "il di che è la e per un una non con del della sono gli le si da al",
   portuguese: "o de que e do da em um para é com não uma os no se na por mais",
   dutch: "de het een en van is dat op te in voor niet met zijn er je die ook",
+  swedish: "och att det som en på är av för med till den har inte om ett var jag men kan",
+  danish: "og at det er en til på som de med for af den ikke der har var jeg et kan",
+  norwegian: "og det som er på en til av for med at de den ikke har jeg var seg et kan",
+  finnish: "ja on ei se että oli hän mutta kun tai jos myös ovat kuin mitä niin tämä voi sekä",
+  romanian: "și în de la cu pe care nu este o un din pentru să se mai ce sau dar sunt",
+  hungarian: "az és hogy nem egy meg de van csak ez mint ha már vagy kell sem volt lesz még azt",
+  turkish: "ve bir bu da de için ile ne gibi çok daha olarak ama ya en kadar sonra değil olan",
+  indonesian: "yang dan di ke dari ini itu untuk dengan tidak ada pada akan dalam juga atau bisa",
+  russian: "и в не на что с по это как к но он из у за от же то все так для вы мы если или",
+  greek: "και το να η ο της του σε με για δεν είναι τα την που από θα στο στην οι",
+  arabic: "في من على إلى أن عن مع هذا التي الذي ما لا كان هو هذه أو ثم قد كل بين",
 };
 const FUNCTION_LANGUAGES = Object.keys(FUNCTION_WORDS) as Language[];
 /** Each function word with the languages (their indexes in FUNCTION_LANGUAGES) it belongs to: one lookup a word. */

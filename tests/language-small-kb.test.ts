@@ -1,7 +1,8 @@
 /**
- * Languages written without spaces, asked the way people ask, on small knowledge bases of their
- * own: Japanese (grammar in hiragana, inflected verbs) and Thai (no spaces at all, an alphabet).
- * Long natural questions are answered from the page that answers them; off-topic ones refused.
+ * Languages asked the way people ask, each on a small knowledge base of its own: Japanese
+ * (grammar in hiragana, inflected verbs), Thai (no spaces at all, an alphabet) and Russian
+ * (inflected, detected and stemmed). Long natural questions are answered from the page that
+ * answers them; off-topic ones are refused.
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { openPglite } from "../src/db/client.ts";
@@ -74,6 +75,49 @@ describe("Thai on a small knowledge base", () => {
         expect({ q, url: hits[0]?.url }).toEqual({ q, url: `https://th.test/${path}` });
       }
       for (const q of ["วิธีทำต้มยำกุ้งให้อร่อย", "พรุ่งนี้อากาศเป็นอย่างไร"])
+        expect({ q, hits: (await searchPassages(store.db, q)).length }).toEqual({ q, hits: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("Russian on a small knowledge base", () => {
+  test("detected and stemmed: inflected questions are answered from their page; off-topic ones refused", async () => {
+    const store = await openPglite();
+    try {
+      await migrate(store);
+      const page = (path: string, title: string, body: string) => ({
+        url: `https://ru.test/${path}`,
+        title,
+        content: `# ${title}\n\n${body}`,
+      });
+      await ingestDocuments(store.db, [
+        page(
+          "install",
+          "Установка",
+          "Инструмент командной строки устанавливается через npm: выполните команду npm install -g site-cli. Для работы нужен Node.js.",
+        ),
+        page(
+          "domain",
+          "Собственный домен",
+          "Чтобы использовать собственный домен, создайте в DNS запись CNAME. Сертификат HTTPS выпускается автоматически.",
+        ),
+        page(
+          "rollback",
+          "Откат",
+          "Чтобы вернуться к предыдущей версии сайта, выполните site rollback. Откат занимает несколько секунд и не требует сборки.",
+        ),
+      ]);
+      for (const [q, path] of [
+        ["Как мне установить инструменты для командной строки на новом компьютере?", "install"],
+        ["Хочу, чтобы сайт открывался по моему собственному домену, как настроить DNS?", "domain"],
+        ["Обновление сломало сайт, можно ли быстро вернуть предыдущую версию?", "rollback"],
+      ] as const) {
+        const hits = await searchPassages(store.db, q);
+        expect({ q, url: hits[0]?.url }).toEqual({ q, url: `https://ru.test/${path}` });
+      }
+      for (const q of ["Какая погода будет завтра в Москве?", "Как приготовить вкусный борщ?"])
         expect({ q, hits: (await searchPassages(store.db, q)).length }).toEqual({ q, hits: 0 });
     } finally {
       await store.close();
