@@ -4,7 +4,7 @@
  * (inflected, detected and stemmed). Long natural questions are answered from the page that
  * answers them; off-topic ones are refused.
  */
-import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { openPglite } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
@@ -12,115 +12,90 @@ import { searchPassages } from "../src/knowledge/retrieve.ts";
 
 setDefaultTimeout(120_000); // a cold PGlite per test takes seconds, more on a busy machine
 
-describe("Japanese on a small knowledge base", () => {
-  test("long natural questions are answered from the page that answers them; off-topic ones refused", async () => {
-    const store = await openPglite();
-    try {
-      await migrate(store);
-      const page = (path: string, title: string, body: string) => ({
-        url: `https://ja.test/${path}`,
-        title,
-        content: `# ${title}\n\n${body}`,
-      });
-      await ingestDocuments(store.db, [
-        page("deploy", "サイトの公開", "プロジェクトのフォルダで `site deploy` を実行すると、サイトが公開されます。"),
-        page(
-          "domain",
-          "独自ドメイン",
-          "独自ドメインを使うには、DNS で CNAME レコードを設定してください。証明書は自動で発行されます。",
-        ),
-        page(
-          "rollback",
-          "ロールバック",
-          "以前のデプロイに戻すには `site rollback` を実行します。履歴は管理画面で確認できます。",
-        ),
-        page("env", "環境変数", "パスワードなどの秘密の値は、ソースコードに書かずに環境変数として設定します。"),
-      ]);
-      for (const [q, path] of [
-        ["作ったサイトをインターネットに公開したいんですが、どのコマンドを実行すればいいのでしょうか？", "deploy"],
-        ["自分で持っているドメインでサイトを表示させたいのですが、DNS はどのように設定すればいいですか？", "domain"],
-        ["昨日のデプロイで壊れてしまったので、前の状態に戻したいのですが、どうすればいいですか？", "rollback"],
-      ] as const) {
-        const hits = await searchPassages(store.db, q);
-        expect({ q, url: hits[0]?.url }).toEqual({ q, url: `https://ja.test/${path}` });
-      }
-      for (const q of ["東京でおすすめのラーメン屋さんを教えてください。", "明日の天気はどうなりそうですか？"])
-        expect({ q, hits: (await searchPassages(store.db, q)).length }).toEqual({ q, hits: 0 });
-    } finally {
-      await store.close();
-    }
-  });
-});
+interface SmallBase {
+  /** path → [title, body]; the language is detected, as for a document that names none. */
+  pages: Record<string, [string, string]>;
+  /** Each question with the path of the page that answers it. */
+  answered: [string, string][];
+  offTopic: string[];
+}
 
-describe("Thai on a small knowledge base", () => {
-  test("questions are answered from the page that answers them; off-topic ones refused", async () => {
-    const store = await openPglite();
-    try {
-      await migrate(store);
-      const page = (path: string, title: string, body: string) => ({
-        url: `https://th.test/${path}`,
-        title,
-        content: `# ${title}\n\n${body}`,
-      });
-      await ingestDocuments(store.db, [
-        page("install", "การติดตั้ง", "ติดตั้งเครื่องมือบรรทัดคำสั่งด้วยคำสั่ง npm install -g site-cli ต้องใช้ Node.js เวอร์ชัน 18 ขึ้นไป"),
-        page("deploy", "การเผยแพร่เว็บไซต์", "เรียกใช้ site deploy ในโฟลเดอร์ของโปรเจกต์เพื่อเผยแพร่เว็บไซต์ของคุณ"),
-        page("domain", "โดเมนของคุณเอง", "หากต้องการใช้โดเมนของคุณเอง ให้ตั้งค่าระเบียน CNAME ให้ชี้ไปที่เซิร์ฟเวอร์ของเรา"),
-      ]);
-      for (const [q, path] of [
-        ["ฉันจะติดตั้งเครื่องมือบรรทัดคำสั่งได้อย่างไร", "install"],
-        ["อยากใช้โดเมนของตัวเองกับเว็บไซต์ ต้องตั้งค่า DNS อย่างไรบ้าง", "domain"],
-      ] as const) {
-        const hits = await searchPassages(store.db, q);
-        expect({ q, url: hits[0]?.url }).toEqual({ q, url: `https://th.test/${path}` });
-      }
-      for (const q of ["วิธีทำต้มยำกุ้งให้อร่อย", "พรุ่งนี้อากาศเป็นอย่างไร"])
-        expect({ q, hits: (await searchPassages(store.db, q)).length }).toEqual({ q, hits: 0 });
-    } finally {
-      await store.close();
+async function expectAnswers({ pages, answered, offTopic }: SmallBase): Promise<void> {
+  const store = await openPglite();
+  try {
+    await migrate(store);
+    const docs = Object.entries(pages).map(([path, [title, body]]) => ({
+      url: `https://small.test/${path}`,
+      title,
+      content: `# ${title}\n\n${body}`,
+    }));
+    await ingestDocuments(store.db, docs);
+    for (const [q, path] of answered) {
+      const hits = await searchPassages(store.db, q);
+      expect({ q, url: hits[0]?.url }).toEqual({ q, url: `https://small.test/${path}` });
     }
-  });
-});
+    for (const q of offTopic) expect({ q, hits: (await searchPassages(store.db, q)).length }).toEqual({ q, hits: 0 });
+  } finally {
+    await store.close();
+  }
+}
 
-describe("Russian on a small knowledge base", () => {
-  test("detected and stemmed: inflected questions are answered from their page; off-topic ones refused", async () => {
-    const store = await openPglite();
-    try {
-      await migrate(store);
-      const page = (path: string, title: string, body: string) => ({
-        url: `https://ru.test/${path}`,
-        title,
-        content: `# ${title}\n\n${body}`,
-      });
-      await ingestDocuments(store.db, [
-        page(
-          "install",
-          "Установка",
-          "Инструмент командной строки устанавливается через npm: выполните команду npm install -g site-cli. Для работы нужен Node.js.",
-        ),
-        page(
-          "domain",
-          "Собственный домен",
-          "Чтобы использовать собственный домен, создайте в DNS запись CNAME. Сертификат HTTPS выпускается автоматически.",
-        ),
-        page(
-          "rollback",
-          "Откат",
-          "Чтобы вернуться к предыдущей версии сайта, выполните site rollback. Откат занимает несколько секунд и не требует сборки.",
-        ),
-      ]);
-      for (const [q, path] of [
-        ["Как мне установить инструменты для командной строки на новом компьютере?", "install"],
-        ["Хочу, чтобы сайт открывался по моему собственному домену, как настроить DNS?", "domain"],
-        ["Обновление сломало сайт, можно ли быстро вернуть предыдущую версию?", "rollback"],
-      ] as const) {
-        const hits = await searchPassages(store.db, q);
-        expect({ q, url: hits[0]?.url }).toEqual({ q, url: `https://ru.test/${path}` });
-      }
-      for (const q of ["Какая погода будет завтра в Москве?", "Как приготовить вкусный борщ?"])
-        expect({ q, hits: (await searchPassages(store.db, q)).length }).toEqual({ q, hits: 0 });
-    } finally {
-      await store.close();
-    }
-  });
-});
+test("Japanese: long natural questions are answered from their page; off-topic ones refused", () =>
+  expectAnswers({
+    pages: {
+      deploy: ["サイトの公開", "プロジェクトのフォルダで `site deploy` を実行すると、サイトが公開されます。"],
+      domain: [
+        "独自ドメイン",
+        "独自ドメインを使うには、DNS で CNAME レコードを設定してください。証明書は自動で発行されます。",
+      ],
+      rollback: [
+        "ロールバック",
+        "以前のデプロイに戻すには `site rollback` を実行します。履歴は管理画面で確認できます。",
+      ],
+      env: ["環境変数", "パスワードなどの秘密の値は、ソースコードに書かずに環境変数として設定します。"],
+    },
+    answered: [
+      ["作ったサイトをインターネットに公開したいんですが、どのコマンドを実行すればいいのでしょうか？", "deploy"],
+      ["自分で持っているドメインでサイトを表示させたいのですが、DNS はどのように設定すればいいですか？", "domain"],
+      ["昨日のデプロイで壊れてしまったので、前の状態に戻したいのですが、どうすればいいですか？", "rollback"],
+    ],
+    offTopic: ["東京でおすすめのラーメン屋さんを教えてください。", "明日の天気はどうなりそうですか？"],
+  }));
+
+test("Thai: questions are answered from their page; off-topic ones refused", () =>
+  expectAnswers({
+    pages: {
+      install: ["การติดตั้ง", "ติดตั้งเครื่องมือบรรทัดคำสั่งด้วยคำสั่ง npm install -g site-cli ต้องใช้ Node.js เวอร์ชัน 18 ขึ้นไป"],
+      deploy: ["การเผยแพร่เว็บไซต์", "เรียกใช้ site deploy ในโฟลเดอร์ของโปรเจกต์เพื่อเผยแพร่เว็บไซต์ของคุณ"],
+      domain: ["โดเมนของคุณเอง", "หากต้องการใช้โดเมนของคุณเอง ให้ตั้งค่าระเบียน CNAME ให้ชี้ไปที่เซิร์ฟเวอร์ของเรา"],
+    },
+    answered: [
+      ["ฉันจะติดตั้งเครื่องมือบรรทัดคำสั่งได้อย่างไร", "install"],
+      ["อยากใช้โดเมนของตัวเองกับเว็บไซต์ ต้องตั้งค่า DNS อย่างไรบ้าง", "domain"],
+    ],
+    offTopic: ["วิธีทำต้มยำกุ้งให้อร่อย", "พรุ่งนี้อากาศเป็นอย่างไร"],
+  }));
+
+test("Russian: detected and stemmed, inflected questions are answered from their page; off-topic ones refused", () =>
+  expectAnswers({
+    pages: {
+      install: [
+        "Установка",
+        "Инструмент командной строки устанавливается через npm: выполните команду npm install -g site-cli. Для работы нужен Node.js.",
+      ],
+      domain: [
+        "Собственный домен",
+        "Чтобы использовать собственный домен, создайте в DNS запись CNAME. Сертификат HTTPS выпускается автоматически.",
+      ],
+      rollback: [
+        "Откат",
+        "Чтобы вернуться к предыдущей версии сайта, выполните site rollback. Откат занимает несколько секунд и не требует сборки.",
+      ],
+    },
+    answered: [
+      ["Как мне установить инструменты для командной строки на новом компьютере?", "install"],
+      ["Хочу, чтобы сайт открывался по моему собственному домену, как настроить DNS?", "domain"],
+      ["Обновление сломало сайт, можно ли быстро вернуть предыдущую версию?", "rollback"],
+    ],
+    offTopic: ["Какая погода будет завтра в Москве?", "Как приготовить вкусный борщ?"],
+  }));
