@@ -89,13 +89,20 @@ function choose(extracts: Extract[]): Extract[][] {
   ].slice(0, MAX_PAGES);
 }
 
-/** The best page's first code block (a page's usage: install, import, minimal example) joins a quote without code. */
+/**
+ * The best page's first code block (a page's usage: install, import, minimal example) joins its
+ * quote, unless quoted already: the code a quote brings is the one sharing the question's words,
+ * and the install command rarely does ("How do I install the Eden client?" quoted the type
+ * definitions' `bun add -d @types/bun`, not the page's `bun add @elysia/eden`).
+ */
 function withUsage(chosen: Extract[][], hits: SearchHit[]): Extract[][] {
   const [first, ...rest] = chosen;
-  if (!first || first.some((e) => e.pieces.some((p) => p.code))) return chosen;
+  if (!first) return chosen;
   for (const hit of hits.filter((h) => h.url === first[0]!.hit.url)) {
     const code = piecesOf(hit.content).find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
-    if (code) return [[...first, { hit, pieces: [code], score: 0 }], ...rest];
+    if (!code) continue;
+    if (first.some((e) => e.pieces.some((p) => p.text === code.text))) return chosen;
+    return [[...first, { hit, pieces: [code], score: 0 }], ...rest];
   }
   return chosen;
 }
