@@ -121,8 +121,9 @@ function compose(chosen: Extract[][]): [string, number][] {
       const blocks = new Map<number, string[]>();
       for (const p of [...pieces].sort((x, y) => x.block - y.block))
         blocks.set(p.block, [...(blocks.get(p.block) ?? []), p.text]);
-      const text = (texts: string[]) =>
-        texts.reduce((out, t) => (out ? `${out}${t.includes("\n") ? "\n" : " "}${t}` : t), "");
+      // CJK sentences follow one another without a space, as they were written.
+      const gap = (out: string, t: string) => (t.includes("\n") ? "\n" : /[。！？]$/.test(out) ? "" : " ");
+      const text = (texts: string[]) => texts.reduce((out, t) => (out ? `${out}${gap(out, t)}${t}` : t), "");
       return [[`[${i + 1}] ${label}:`, ...[...blocks.values()].map(text)].join("\n\n"), i];
     });
 }
