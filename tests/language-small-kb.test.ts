@@ -5,12 +5,12 @@
  * answers them; off-topic ones are refused.
  */
 import { expect, setDefaultTimeout, test } from "bun:test";
-import { openPglite } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
+import { freshPglite } from "./helpers/store.ts";
 
-setDefaultTimeout(120_000); // a cold PGlite per test takes seconds, more on a busy machine
+setDefaultTimeout(120_000); // a PGlite per test: seconds on a busy machine
 
 interface SmallBase {
   /** path → [title, body]; the language is detected, as for a document that names none. */
@@ -21,7 +21,7 @@ interface SmallBase {
 }
 
 async function expectAnswers({ pages, answered, offTopic }: SmallBase): Promise<void> {
-  const store = await openPglite();
+  const store = await freshPglite();
   try {
     await migrate(store);
     const docs = Object.entries(pages).map(([path, [title, body]]) => ({
