@@ -16,7 +16,7 @@ import { issueSetupCode, withdrawSetupCode } from "./auth/index.ts";
 import { type Env, optionsFromEnv, tracingFromEnv } from "./config/env.ts";
 import { createLogger } from "./config/logger.ts";
 import { migrate } from "./db/migrate.ts";
-import { recutCjkPassagesOnce, seedSampleOnce } from "./knowledge/index.ts";
+import { reindexOnce, seedSampleOnce } from "./knowledge/index.ts";
 import type { ParleyHandle } from "./mod.ts";
 import { type AdminServer, startAdmin } from "./runtime/admin.ts";
 import { consoleAssets } from "./runtime/console-assets.ts";
@@ -157,9 +157,9 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     const seeded = signalled ? 0 : await seedSampleOnce(store.db);
     if (seeded)
       logger.info({ documents: seeded }, "new store: loaded the sample documents about Parley into 'default'");
-    const recut = signalled ? 0 : await recutCjkPassagesOnce(store.db);
-    if (recut)
-      logger.info({ passages: recut }, "re-cut the stored passages written without spaces into the current terms");
+    const reindexed = signalled ? null : await reindexOnce(store.db);
+    if (reindexed?.recut || reindexed?.redetected)
+      logger.info({ ...reindexed }, "re-indexed stored documents for this release's language detection and cutting");
     // A store without an admin key gets a one-time setup code for the console's first run (auth/setup.ts).
     setup = signalled ? null : await issueSetupCode(store.db);
     if (!signalled) embeddings = await startEmbeddings(env, store.db, logger);

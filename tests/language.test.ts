@@ -62,6 +62,9 @@ describe("CJK segmentation", () => {
     expect(segmentCjk("使う").split(" ")).toEqual(segmentCjk("使い").split(" "));
     expect(cjkTerms("設定すれば").words).toEqual(["設定"]);
     expect(bigrams).not.toContain("使始"); // no bigram across a dropped ending
+    // Half-width katakana is the text it stands for; a long vowel mark alone is nothing.
+    expect(searchableText("ﾃﾞｰﾀをﾀﾞｳﾝﾛｰﾄﾞ")).toBe(searchableText("データをダウンロード"));
+    for (const t of ["ー", "ーーー", "すごーい", "何でも"]) expect(wordsOnlyText(t).trim()).toBe("");
   });
 
   test("Thai (and Lao, Khmer, Burmese): a run is cut into the segmenter's words, its function words dropped", () => {
@@ -94,7 +97,8 @@ describe("language detection", () => {
     ["Komponen adalah blok dasar dari antarmuka dan dapat digunakan di halaman ini.", "indonesian"],
     ["Τα στοιχεία είναι τα δομικά υλικά της διεπαφής και μπορείτε να τα χρησιμοποιήσετε.", "greek"],
     ["المكونات هي اللبنات الأساسية في الواجهة ويمكن استخدامها على هذه الصفحة.", "arabic"],
-    ["Інтерфейс складається з компонентів.", "simple"], // Ukrainian: no stemmer, no guess
+    ["Щоб встановити пакет, виконайте команду в терміналі, і налаштування буде на місці.", "simple"], // Ukrainian: no stemmer
+    ["Men at work: look at the logs.\n\n```js\nvar a = 1;\nfor (var i = 0; i < 3; i++) { var b = i; }\n```", "english"], // code is not Danish
   ] as const)("%s → %s", (text, language) => {
     expect(detectLanguage(text)).toBe(language);
   });

@@ -102,6 +102,9 @@ function withUsage(chosen: Extract[][], hits: SearchHit[]): Extract[][] {
     const code = piecesOf(hit.content).find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
     if (!code) continue;
     if (first.some((e) => e.pieces.some((p) => p.text === code.text))) return chosen;
+    // Within a passage already quoted, the code joins that quote (one heading, in page order).
+    const same = first.findIndex((e) => e.hit.id === hit.id);
+    if (same >= 0) return [first.map((e, i) => (i === same ? { ...e, pieces: [...e.pieces, code] } : e)), ...rest];
     return [[...first, { hit, pieces: [code], score: 0 }], ...rest];
   }
   return chosen;

@@ -29,7 +29,14 @@
 export const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}ーｰ]+/gu;
 export const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 export const HANGUL = /\p{Script=Hangul}/u;
-const HIRAGANA_END = /\p{Script=Hiragana}+$/u;
+// Hiragana (and a long vowel mark among them: すごーい) at the end of a segment; a segment of marks alone.
+const HIRAGANA_END = /[\p{Script=Hiragana}ーｰ]*\p{Script=Hiragana}[\p{Script=Hiragana}ーｰ]*$/u;
+const LONG_MARKS = /^[ーｰ]*$/u;
+const LONG_MARK = /[ーｰ]/u;
+const HALF_WIDTH_KANA = /[\uFF61-\uFF9F]+/g;
+
+/** Half-width katakana (ﾃﾞｰﾀ) as the full-width text it stands for (データ), before any cutting. */
+export const fullWidthKana = (text: string) => text.replace(HALF_WIDTH_KANA, (run) => run.normalize("NFKC"));
 
 // Chinese function characters and words: particles, pronouns, conjunctions, question words, modals.
 const ZH_STOP_CHARS = "的了吗呢吧啊么着过我你他她它这那是在和与及或把被让给将就都也还又很";
@@ -77,7 +84,7 @@ function segmenter(locale: string): Intl.Segmenter | null {
 
 /** The terms of one CJK run, split by kind (see the module comment). */
 export function cjkTerms(run: string): { words: string[]; bigrams: string[]; chars: string[] } {
-  const locale = KANA.test(run) ? "ja" : HANGUL.test(run) ? "ko" : "zh";
+  const locale = KANA.test(run) || LONG_MARK.test(run) ? "ja" : HANGUL.test(run) ? "ko" : "zh";
   const seg = segmenter(locale);
   // Without a segmenter every character is a segment: bigrams alone.
   const segments = seg ? [...seg.segment(run)].map((s) => s.segment) : [...run];
@@ -92,12 +99,14 @@ export function cjkTerms(run: string): { words: string[]; bigrams: string[]; cha
     stretch = [];
   };
   for (const segment of segments) {
-    if (locale === "ja" && HIRAGANA_END.test(segment)) {
+    if (locale === "ja" && (HIRAGANA_END.test(segment) || LONG_MARKS.test(segment))) {
       // Japanese inflects in hiragana: what is all hiragana is grammar (particles, auxiliaries,
       // endings: ですが, たい, ので), and a word's okurigana are its ending (使い, 使う → 使).
       const stem = segment.replace(HIRAGANA_END, "");
-      if ([...stem].length >= 2) words.push(stem);
-      stretch.push(...stem);
+      if (!LONG_MARKS.test(stem) && !STOP_WORDS.has(stem) && !STOP_CHARS.has(stem)) {
+        if ([...stem].length >= 2) words.push(stem);
+        stretch.push(...stem);
+      }
       flush();
       continue;
     }

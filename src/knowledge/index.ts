@@ -52,7 +52,7 @@ export {
   parseMarkdown,
 } from "./parse.ts";
 export { formatOf, MAX_OPENAPI_BYTES, type Parsed, parseOpenApi, parsePdf } from "./parse-formats.ts";
-export { recutCjkPassagesOnce } from "./reindex.ts";
+export { reindexOnce } from "./reindex.ts";
 export {
   defaultKnowledgeBaseFor,
   knowledgeBaseIdsByName,

@@ -39,6 +39,8 @@ type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 const DETECT_BATCH = 400;
 const REINDEX_DOCS = 400;
 const REINDEX_PASSAGES = 2_000;
+// What detection reads of a document (language.ts reads at most this much of its start).
+const DETECTED_CHARS = 20_000;
 
 const rowsOf = <T>(r: unknown): T[] => (Array.isArray(r) ? r : (r as { rows: T[] }).rows) as T[];
 
@@ -80,7 +82,7 @@ async function detectInherited(tx: Tx, kbId: string): Promise<string[]> {
     // Each batch leaves `knowledge_base`, so the next one is the next DETECT_BATCH still in it.
     const docs = rowsOf<{ id: string; title: string; head: string; language: string }>(
       await tx.execute(sql`
-        select id, title, left(content, 5000) as head, language from documents
+        select id, title, left(content, ${DETECTED_CHARS}) as head, language from documents
         where kb_id = ${kbId} and language_source = 'knowledge_base'
         order by id limit ${DETECT_BATCH}`),
     );
@@ -96,6 +98,37 @@ async function detectInherited(tx: Tx, kbId: string): Promise<string[]> {
       where d.id = x.id and d.kb_id = ${kbId} and d.language_source = 'knowledge_base'`);
     for (const d of detected) if (d.language !== d.was) changed.push(d.id);
   }
+}
+
+/**
+ * Detects again the documents of knowledge base `kbId` whose language was detected, as ingest
+ * would now detect them (a release that detects more languages, or leaves code out), and
+ * re-indexes those whose language changed: inside a transaction with the knowledge base's row
+ * locked, like a change of its setting. How many changed.
+ */
+export async function redetectDocuments(tx: Tx, kbId: string): Promise<number> {
+  const changed: string[] = [];
+  for (let after = ""; ; ) {
+    const docs = rowsOf<{ id: string; title: string; head: string; language: string }>(
+      await tx.execute(sql`
+        select id, title, left(content, ${DETECTED_CHARS}) as head, language from documents
+        where kb_id = ${kbId} and language_source = 'detected' and id > ${after}
+        order by id limit ${DETECT_BATCH}`),
+    );
+    if (!docs.length) break;
+    after = docs.at(-1)!.id;
+    const moved = docs
+      .map((d) => ({ id: d.id, language: detectLanguage(`${d.title}\n${d.head}`), was: d.language }))
+      .filter((d) => d.language !== d.was);
+    if (moved.length)
+      await tx.execute(sql`
+        update documents d set language = x.language
+        from json_to_recordset(${JSON.stringify(moved)}::json) as x(id text, language text)
+        where d.id = x.id and d.kb_id = ${kbId} and d.language_source = 'detected'`);
+    changed.push(...moved.map((d) => d.id));
+  }
+  for (let i = 0; i < changed.length; i += REINDEX_DOCS) await reindex(tx, kbId, changed.slice(i, i + REINDEX_DOCS));
+  return changed.length;
 }
 
 /** Re-indexes the passages of documents `ids` (their language already changed), in pages. */

@@ -4,30 +4,30 @@
  * guessed when none is given. Ingest and search both go through `searchableText`, so a
  * question is cut exactly as the passages were.
  */
-import { CJK_RUN, cjkTerms, HANGUL, KANA, segmentCjk } from "./cjk.ts";
+import { CJK_RUN, cjkTerms, fullWidthKana, HANGUL, KANA, segmentCjk } from "./cjk.ts";
 import { SEA_RUN, seaWords } from "./sea-words.ts";
 
 /** Language names accepted by `language` settings, and the text-search configuration of each. */
 export const LANGUAGE_CONFIGS = {
   simple: "simple",
   arabic: "arabic",
-  danish: "danish",
+  danish: "og det til på som med af ikke jeg også skal være efter eller hvis når kun",
   dutch: "dutch",
   english: "english",
-  finnish: "finnish",
+  finnish: "ja ei että oli hän mutta kun tai jos myös ovat kuin mitä niin tämä voi sekä joka jotka",
   french: "french",
   german: "german",
   greek: "greek",
-  hungarian: "hungarian",
-  indonesian: "indonesian",
+  hungarian: "az és hogy nem egy meg csak ez mint már vagy kell sem volt lesz még azt ami",
+  indonesian: "yang dan ke dari ini itu untuk dengan tidak pada akan dalam juga atau bisa adalah",
   italian: "italian",
-  norwegian: "norwegian",
+  norwegian: "og det som på til av med ikke jeg seg også skal være etter eller hvis når",
   portuguese: "portuguese",
-  romanian: "romanian",
+  romanian: "și în cu pe care nu este din pentru să mai sau dar sunt fost acest această poate fi",
   russian: "russian",
   spanish: "spanish",
-  swedish: "swedish",
-  turkish: "turkish",
+  swedish: "och att det som på är av för med till inte ett jag också ska vara efter eller när",
+  turkish: "ve bir bu için ile gibi çok daha olarak ama kadar sonra değil olan ise veya şu",
   // No stemmer exists for these: words come from the segmenter and are kept as they are.
   chinese: "simple",
   japanese: "simple",
@@ -51,7 +51,8 @@ const spacedSea = (text: string) => text.replace(SEA_RUN, (run) => ` ${seaWords(
  * The text handed to `to_tsvector`: unchanged, except that text written without spaces is cut
  * into terms: CJK runs (cjk.ts), and Thai, Lao, Khmer and Burmese ones (sea-words.ts).
  */
-export const searchableText = (text: string) => spacedSea(text.replace(CJK_RUN, (run) => ` ${segmentCjk(run)} `));
+export const searchableText = (text: string) =>
+  spacedSea(fullWidthKana(text).replace(CJK_RUN, (run) => ` ${segmentCjk(run)} `));
 
 /**
  * The same text with CJK runs cut into their dictionary words only, no bigrams: which of a
@@ -59,7 +60,7 @@ export const searchableText = (text: string) => spacedSea(text.replace(CJK_RUN, 
  * the abstention rule does not hold it against a passage when the knowledge base lacks it).
  */
 export const wordsOnlyText = (text: string) =>
-  spacedSea(text.replace(CJK_RUN, (run) => ` ${cjkTerms(run).words.join(" ")} `));
+  spacedSea(fullWidthKana(text).replace(CJK_RUN, (run) => ` ${cjkTerms(run).words.join(" ")} `));
 
 /**
  * Question words of each language whose text-search configuration keeps them (PostgreSQL's
@@ -83,7 +84,8 @@ export const questionWordsCaseSql = (column: string) =>
     .join(" ")} else '' end`;
 
 // The commonest function words of each language with a stemmer the detector tells apart (any
-// script but CJK): a word shared by several languages counts for each, the most hits win.
+// script but CJK): a word shared by several languages counts for each, the most hits win. The
+// later lists leave out words other languages or code use too (var, for, at, de, en, se, on).
 const FUNCTION_WORDS: Partial<Record<Language, string>> = {
   english: "the and of to is in that it for you with are this on be as can your by from",
   french: "le la les des est et un une du pour que qui dans vous pas sur avec ce au",
@@ -92,14 +94,14 @@ const FUNCTION_WORDS: Partial<Record<Language, string>> = {
   italian: "il di che è la e per un una non con del della sono gli le si da al",
   portuguese: "o de que e do da em um para é com não uma os no se na por mais",
   dutch: "de het een en van is dat op te in voor niet met zijn er je die ook",
-  swedish: "och att det som en på är av för med till den har inte om ett var jag men kan",
-  danish: "og at det er en til på som de med for af den ikke der har var jeg et kan",
-  norwegian: "og det som er på en til av for med at de den ikke har jeg var seg et kan",
-  finnish: "ja on ei se että oli hän mutta kun tai jos myös ovat kuin mitä niin tämä voi sekä",
-  romanian: "și în de la cu pe care nu este o un din pentru să se mai ce sau dar sunt",
-  hungarian: "az és hogy nem egy meg de van csak ez mint ha már vagy kell sem volt lesz még azt",
-  turkish: "ve bir bu da de için ile ne gibi çok daha olarak ama ya en kadar sonra değil olan",
-  indonesian: "yang dan di ke dari ini itu untuk dengan tidak ada pada akan dalam juga atau bisa",
+  swedish: "och att det som på är av för med till inte ett jag också ska vara efter eller när",
+  danish: "og det til på som med af ikke jeg også skal være efter eller hvis når kun",
+  norwegian: "og det som på til av med ikke jeg seg også skal være etter eller hvis når",
+  finnish: "ja ei että oli hän mutta kun tai jos myös ovat kuin mitä niin tämä voi sekä joka jotka",
+  romanian: "și în cu pe care nu este din pentru să mai sau dar sunt fost acest această poate fi",
+  hungarian: "az és hogy nem egy meg csak ez mint már vagy kell sem volt lesz még azt ami",
+  turkish: "ve bir bu için ile gibi çok daha olarak ama kadar sonra değil olan ise veya şu",
+  indonesian: "yang dan ke dari ini itu untuk dengan tidak pada akan dalam juga atau bisa adalah",
   russian: "и в не на что с по это как к но он из у за от же то все так для вы мы если или",
   greek: "και το να η ο της του σε με για δεν είναι τα την που από θα στο στην οι",
   arabic: "في من على إلى أن عن مع هذا التي الذي ما لا كان هو هذه أو ثم قد كل بين",
@@ -112,7 +114,7 @@ FUNCTION_LANGUAGES.forEach((language, i) => {
 });
 
 /**
- * Guesses a text's language (first 5,000 characters): a quarter or more of its letters in CJK
+ * Guesses a text's language (its first 5,000 characters of prose: code is left out): a quarter or more of its letters in CJK
  * scripts makes it Japanese (any kana), Korean (any Hangul) or Chinese; otherwise the language
  * whose commonest function words occur most often among its words wins, provided they make at
  * least 5% of them; else `english` when the text is mostly ASCII letters, `simple` when not.
@@ -120,7 +122,9 @@ FUNCTION_LANGUAGES.forEach((language, i) => {
 export function detectLanguage(text: string): Language {
   // Counted without an array of every letter or word per language: it runs for every document
   // ingested without a language, and was half of the CLI's time on a large corpus.
-  const sample = text.slice(0, 5_000);
+  // Code is not the language of the page: `var` and `for` are not Danish, nor `de` a French word.
+  const prose = text.slice(0, 20_000).replace(FENCED_CODE, " ").replace(INLINE_CODE, " ");
+  const sample = (/\p{L}/u.test(prose) ? prose : text).slice(0, 5_000);
   const letters = codePoints(sample.replace(NOT_LETTERS, ""));
   if (letters === 0) return "english";
   const cjk = sample.match(CJK_RUN)?.join("") ?? "";
@@ -133,13 +137,18 @@ export function detectLanguage(text: string): Language {
   }
   let best: Language = "english";
   let bestHits = 0;
+  // Ukrainian shares Russian's commonest words but has letters of its own: not stemmed as Russian.
+  const ukrainian = UKRAINIAN_LETTERS.test(sample);
   FUNCTION_LANGUAGES.forEach((language, i) => {
-    if (hits[i]! > bestHits) [best, bestHits] = [language, hits[i]!];
+    if (hits[i]! > bestHits && !(language === "russian" && ukrainian)) [best, bestHits] = [language, hits[i]!];
   });
   if (bestHits >= Math.max(1, words.length * 0.05)) return best;
   return sample.replace(NOT_ASCII_LETTERS, "").length / letters > 0.9 ? "english" : "simple";
 }
 
+const UKRAINIAN_LETTERS = /[іїєґ]/iu;
+const FENCED_CODE = /(```|~~~)[\s\S]*?(\1|$)/g;
+const INLINE_CODE = /`[^`\n]*`/g;
 const NOT_LETTERS = /\P{L}+/gu;
 const NOT_ASCII_LETTERS = /[^a-z]+/gi;
 

@@ -17,6 +17,7 @@ import type { Db } from "../db/client.ts";
 import { claimMark, hasMark } from "../db/instance-values.ts";
 import { CJK_RUN } from "./cjk.ts";
 import { isLanguage } from "./language.ts";
+import { redetectDocuments } from "./language-source.ts";
 import { reindexPassages } from "./passage-index.ts";
 import { SEA_RUN } from "./sea-words.ts";
 
@@ -47,12 +48,12 @@ export async function recutCjkPassagesOnce(db: Db): Promise<number> {
     // Only passages that may hold such a character are read: a superset of cjk.ts's scripts (CJK
     // radicals and symbols through the unified ideographs, compatibility ideographs, Hangul
     // syllables and jamo, half-width katakana, the supplementary ideograph planes) and of
-    // sea-words.ts's (Thai and Lao, Myanmar, Khmer and their extensions); UNSPACED decides.
+    // sea-words.ts's (Thai and Lao, Myanmar, Khmer and their extensions, Myanmar Extended-C); UNSPACED decides.
     const rows = rowsOf<Row>(
       await db.execute(sql`
         select c.id, c.document_id, c.kb_id, d.title, c.heading, c.content, d.language
         from chunks c join documents d on d.id = c.document_id
-        where c.id > ${after} and (d.title || c.heading || c.content) ~ '[฀-໿က-႟ក-៿᧠-᧿ꧠ-꧿ꩠ-ꩿᄀ-ᇿ⺀-鿿ꥠ-꥿가-퟿豈-﫿｡-ￜ𖿠-𖿿𚿰-𛅿🈀𠀀-𳑿]'
+        where c.id > ${after} and (d.title || c.heading || c.content) ~ '[𑛐-𑛿฀-໿က-႟ក-៿᧠-᧿ꧠ-꧿ꩠ-ꩿᄀ-ᇿ⺀-鿿ꥠ-꥿가-퟿豈-﫿｡-ￜ𖿠-𖿿𚿰-𛅿🈀𠀀-𳑿]'
         order by c.id limit ${PAGE}`),
     );
     if (rows.length === 0) break;
@@ -78,4 +79,29 @@ export async function recutCjkPassagesOnce(db: Db): Promise<number> {
   }
   await claimMark(db, CJK_TERMS_MARK);
   return recut;
+}
+
+/** The mark a store gets once its detected documents are detected the current way. */
+export const DETECTION_MARK = "language_detection_v2";
+
+/**
+ * Detects again, once per store, every document whose language was detected (language-source.ts),
+ * a knowledge base at a time with its row locked; how many changed language.
+ */
+export async function redetectLanguagesOnce(db: Db): Promise<number> {
+  if (await hasMark(db, DETECTION_MARK)) return 0;
+  let changed = 0;
+  for (const { id } of rowsOf<{ id: string }>(await db.execute(sql`select id from knowledge_bases order by id`)))
+    changed += await db.transaction(async (tx) => {
+      const locked = rowsOf(await tx.execute(sql`select id from knowledge_bases where id = ${id} for update`));
+      return locked.length ? redetectDocuments(tx, id) : 0;
+    });
+  await claimMark(db, DETECTION_MARK);
+  return changed;
+}
+
+/** What a new release's way of indexing asks of a store once: languages detected again, passages re-cut. */
+export async function reindexOnce(db: Db): Promise<{ redetected: number; recut: number }> {
+  const redetected = await redetectLanguagesOnce(db);
+  return { redetected, recut: await recutCjkPassagesOnce(db) };
 }

@@ -1,0 +1,46 @@
+/**
+ * A release that detects languages better detects the stored documents again, once per store:
+ * a Russian page an older release stored as `simple` (unstemmed) becomes `russian`, its passages
+ * re-indexed, so an inflected question finds it; a document whose language was given stays.
+ */
+import { expect, setDefaultTimeout, test } from "bun:test";
+import { eq, sql } from "drizzle-orm";
+import { migrate } from "../src/db/migrate.ts";
+import { documents } from "../src/db/schema.ts";
+import { ingestDocuments } from "../src/knowledge/ingest.ts";
+import { DETECTION_MARK, redetectLanguagesOnce } from "../src/knowledge/reindex.ts";
+import { rankPassages } from "../src/knowledge/search.ts";
+import { freshPglite } from "./helpers/store.ts";
+
+setDefaultTimeout(120_000); // a PGlite of its own: seconds on a busy machine
+
+test("detected documents are detected again once; their passages follow; a given language stays", async () => {
+  const store = await freshPglite();
+  try {
+    await migrate(store);
+    const { db } = store;
+    const text = "Чтобы вернуться к предыдущей версии сайта, выполните site rollback. Откат не требует сборки.";
+    await ingestDocuments(db, [
+      { url: "https://ru.test/rollback", title: "Откат", content: text },
+      { url: "https://ru.test/given", title: "Откат", content: text, language: "simple" },
+    ]);
+    // As an older release left it: detected as `simple`, indexed unstemmed, the store not marked.
+    await db.execute(sql`update documents set language = 'simple' where url = 'https://ru.test/rollback'`);
+    await db.execute(sql`update chunks c set tsv = to_tsvector('simple', c.content)
+      from documents d where d.id = c.document_id and d.url = 'https://ru.test/rollback'`);
+    await db.execute(sql`delete from instance_secrets where name = ${DETECTION_MARK}`);
+    const found = async () =>
+      (await rankPassages(db, "как вернуть предыдущую версию", { language: "russian" })).map((h) => h.url);
+    expect(await found()).not.toContain("https://ru.test/rollback");
+
+    expect(await redetectLanguagesOnce(db)).toBe(1);
+    const language = async (url: string) =>
+      (await db.select({ l: documents.language }).from(documents).where(eq(documents.url, url)))[0]?.l;
+    expect(await language("https://ru.test/rollback")).toBe("russian");
+    expect(await language("https://ru.test/given")).toBe("simple");
+    expect(await found()).toContain("https://ru.test/rollback");
+    expect(await redetectLanguagesOnce(db)).toBe(0); // once per store
+  } finally {
+    await store.close();
+  }
+});
