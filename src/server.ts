@@ -157,7 +157,7 @@ export async function serve(env: Env, { agent }: ServeOptions = {}): Promise<voi
     const seeded = signalled ? 0 : await seedSampleOnce(store.db);
     if (seeded)
       logger.info({ documents: seeded }, "new store: loaded the sample documents about Parley into 'default'");
-    const reindexed = signalled ? null : await reindexOnce(store.db);
+    const reindexed = signalled ? null : await reindexOnce(store);
     if (reindexed?.recut || reindexed?.redetected)
       logger.info({ ...reindexed }, "re-indexed stored documents for this release's language detection and cutting");
     // A store without an admin key gets a one-time setup code for the console's first run (auth/setup.ts).

@@ -23,7 +23,10 @@ test("detected documents are detected again once; their passages follow; a given
     await ingestDocuments(db, [
       { url: "https://ru.test/rollback", title: "Откат", content: text },
       { url: "https://ru.test/given", title: "Откат", content: text, language: "simple" },
+      { url: "https://ru.test/older", title: "Откат", content: text, language: "german" },
     ]);
+    // Stores from before languages' sources were recorded count some given languages as detected.
+    await db.execute(sql`update documents set language_source = 'detected' where url = 'https://ru.test/older'`);
     // As an older release left it: detected as `simple`, indexed unstemmed, the store not marked.
     await db.execute(sql`update documents set language = 'simple' where url = 'https://ru.test/rollback'`);
     await db.execute(sql`update chunks c set tsv = to_tsvector('simple', c.content)
@@ -38,6 +41,7 @@ test("detected documents are detected again once; their passages follow; a given
       (await db.select({ l: documents.language }).from(documents).where(eq(documents.url, url)))[0]?.l;
     expect(await language("https://ru.test/rollback")).toBe("russian");
     expect(await language("https://ru.test/given")).toBe("simple");
+    expect(await language("https://ru.test/older")).toBe("german"); // not a fallback of the earlier detection
     expect(await found()).toContain("https://ru.test/rollback");
     expect(await redetectLanguagesOnce(db)).toBe(0); // once per store
   } finally {

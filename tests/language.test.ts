@@ -10,7 +10,7 @@ import { migrate } from "../src/db/migrate.ts";
 import { documents } from "../src/db/schema.ts";
 import { cjkTerms, segmentCjk } from "../src/knowledge/cjk.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
-import { detectLanguage, searchableText, wordsOnlyText } from "../src/knowledge/language.ts";
+import { detectLanguage, LANGUAGE_CONFIGS, searchableText, wordsOnlyText } from "../src/knowledge/language.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
 import { CJK_TERMS_MARK, recutCjkPassagesOnce } from "../src/knowledge/reindex.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
@@ -99,9 +99,20 @@ describe("language detection", () => {
     ["المكونات هي اللبنات الأساسية في الواجهة ويمكن استخدامها على هذه الصفحة.", "arabic"],
     ["Щоб встановити пакет, виконайте команду в терміналі, і налаштування буде на місці.", "simple"], // Ukrainian: no stemmer
     ["Men at work: look at the logs.\n\n```js\nvar a = 1;\nfor (var i = 0; i < 3; i++) { var b = i; }\n```", "english"], // code is not Danish
+    ["Чтобы открыть сайт в Київ, выполните команду и проверьте, что всё работает.", "russian"], // a Ukrainian name
+    ["Tippen Sie ``` in eine Zeile, um einen Codeblock zu beginnen, und die Sprache dahinter.", "german"],
   ] as const)("%s → %s", (text, language) => {
     expect(detectLanguage(text)).toBe(language);
   });
+});
+
+test("every language's text-search configuration exists in the store", async () => {
+  const { db } = await testStore();
+  for (const [language, cfg] of Object.entries(LANGUAGE_CONFIGS))
+    expect({
+      language,
+      ok: await db.execute(sql`select to_tsvector(${cfg}::regconfig, 'word')`).then(() => true),
+    }).toEqual({ language, ok: true });
 });
 
 describe("parsing a document's language", () => {

@@ -104,7 +104,10 @@ async function detectInherited(tx: Tx, kbId: string): Promise<string[]> {
  * Detects again the documents of knowledge base `kbId` whose language was detected, as ingest
  * would now detect them (a release that detects more languages, or leaves code out), and
  * re-indexes those whose language changed: inside a transaction with the knowledge base's row
- * locked, like a change of its setting. How many changed.
+ * locked, like a change of its setting. How many changed. Only the earlier detection's two
+ * fallbacks are asked again (`english` for ASCII text, `simple` for the rest: where it knew no
+ * better): stores from before languages' sources were recorded count some documents that
+ * brought their own language as detected (migration 0020), and those keep it.
  */
 export async function redetectDocuments(tx: Tx, kbId: string): Promise<number> {
   const changed: string[] = [];
@@ -113,6 +116,7 @@ export async function redetectDocuments(tx: Tx, kbId: string): Promise<number> {
       await tx.execute(sql`
         select id, title, left(content, ${DETECTED_CHARS}) as head, language from documents
         where kb_id = ${kbId} and language_source = 'detected' and id > ${after}
+          and language in ('english', 'simple')
         order by id limit ${DETECT_BATCH}`),
     );
     if (!docs.length) break;

@@ -11,23 +11,23 @@ import { SEA_RUN, seaWords } from "./sea-words.ts";
 export const LANGUAGE_CONFIGS = {
   simple: "simple",
   arabic: "arabic",
-  danish: "og det til på som med af ikke jeg også skal være efter eller hvis når kun",
+  danish: "danish",
   dutch: "dutch",
   english: "english",
-  finnish: "ja ei että oli hän mutta kun tai jos myös ovat kuin mitä niin tämä voi sekä joka jotka",
+  finnish: "finnish",
   french: "french",
   german: "german",
   greek: "greek",
-  hungarian: "az és hogy nem egy meg csak ez mint már vagy kell sem volt lesz még azt ami",
-  indonesian: "yang dan ke dari ini itu untuk dengan tidak pada akan dalam juga atau bisa adalah",
+  hungarian: "hungarian",
+  indonesian: "indonesian",
   italian: "italian",
-  norwegian: "og det som på til av med ikke jeg seg også skal være etter eller hvis når",
+  norwegian: "norwegian",
   portuguese: "portuguese",
-  romanian: "și în cu pe care nu este din pentru să mai sau dar sunt fost acest această poate fi",
+  romanian: "romanian",
   russian: "russian",
   spanish: "spanish",
-  swedish: "och att det som på är av för med till inte ett jag också ska vara efter eller när",
-  turkish: "ve bir bu için ile gibi çok daha olarak ama kadar sonra değil olan ise veya şu",
+  swedish: "swedish",
+  turkish: "turkish",
   // No stemmer exists for these: words come from the segmenter and are kept as they are.
   chinese: "simple",
   japanese: "simple",
@@ -137,8 +137,9 @@ export function detectLanguage(text: string): Language {
   }
   let best: Language = "english";
   let bestHits = 0;
-  // Ukrainian shares Russian's commonest words but has letters of its own: not stemmed as Russian.
-  const ukrainian = UKRAINIAN_LETTERS.test(sample);
+  // Ukrainian shares Russian's commonest words but has letters of its own (not a name or two in a
+  // Russian page: Київ): not stemmed as Russian.
+  const ukrainian = (sample.match(UKRAINIAN_LETTERS)?.length ?? 0) >= Math.max(3, letters * 0.005);
   FUNCTION_LANGUAGES.forEach((language, i) => {
     if (hits[i]! > bestHits && !(language === "russian" && ukrainian)) [best, bestHits] = [language, hits[i]!];
   });
@@ -146,8 +147,9 @@ export function detectLanguage(text: string): Language {
   return sample.replace(NOT_ASCII_LETTERS, "").length / letters > 0.9 ? "english" : "simple";
 }
 
-const UKRAINIAN_LETTERS = /[іїєґ]/iu;
-const FENCED_CODE = /(```|~~~)[\s\S]*?(\1|$)/g;
+const UKRAINIAN_LETTERS = /[іїєґ]/giu;
+// A fence opens a line (up to three spaces in) and closes on a line of its own, or at the end.
+const FENCED_CODE = /^ {0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^ {0,3}\1[ \t]*$|(?![\s\S]))/gm;
 const INLINE_CODE = /`[^`\n]*`/g;
 const NOT_LETTERS = /\P{L}+/gu;
 const NOT_ASCII_LETTERS = /[^a-z]+/gi;

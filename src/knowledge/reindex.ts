@@ -13,7 +13,7 @@
  * together may both do it and reach the same rows.
  */
 import { sql } from "drizzle-orm";
-import type { Db } from "../db/client.ts";
+import type { Db, Store } from "../db/client.ts";
 import { claimMark, hasMark } from "../db/instance-values.ts";
 import { CJK_RUN } from "./cjk.ts";
 import { isLanguage } from "./language.ts";
@@ -100,8 +100,15 @@ export async function redetectLanguagesOnce(db: Db): Promise<number> {
   return changed;
 }
 
-/** What a new release's way of indexing asks of a store once: languages detected again, passages re-cut. */
-export async function reindexOnce(db: Db): Promise<{ redetected: number; recut: number }> {
-  const redetected = await redetectLanguagesOnce(db);
-  return { redetected, recut: await recutCjkPassagesOnce(db) };
+const REINDEX_LOCK = 0x50524958; // "PRIX"
+
+/**
+ * What a new release's way of indexing asks of a store once: languages detected again, passages
+ * re-cut. Under a lock: instances starting together do it once, one after the other.
+ */
+export function reindexOnce(store: Pick<Store, "withLock">): Promise<{ redetected: number; recut: number }> {
+  return store.withLock(REINDEX_LOCK, async (db) => {
+    const redetected = await redetectLanguagesOnce(db);
+    return { redetected, recut: await recutCjkPassagesOnce(db) };
+  });
 }
