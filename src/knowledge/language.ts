@@ -114,10 +114,11 @@ FUNCTION_LANGUAGES.forEach((language, i) => {
 });
 
 /**
- * Guesses a text's language (its first 5,000 characters of prose: code is left out): a quarter or more of its letters in CJK
- * scripts makes it Japanese (any kana), Korean (any Hangul) or Chinese; otherwise the language
- * whose commonest function words occur most often among its words wins, provided they make at
- * least 5% of them; else `english` when the text is mostly ASCII letters, `simple` when not.
+ * Guesses a text's language from its first 5,000 characters of prose (code left out): a quarter
+ * or more of its letters in CJK scripts makes it Japanese (any kana), Korean (any Hangul) or
+ * Chinese; otherwise the language whose commonest function words occur most often among its
+ * words wins, provided they make at least 5% of them; else `english` when the text is mostly
+ * ASCII letters, `simple` when not.
  */
 export function detectLanguage(text: string): Language {
   // Counted without an array of every letter or word per language: it runs for every document
