@@ -93,7 +93,7 @@ describe("the built-in agent's answer", () => {
     expect(text).toContain("```sh\nbun add wren-tracing\n```");
   });
 
-  test("no usage code is added when the quote already has code", async () => {
+  test("the usage code joins a quote that has other code, once, after it; never twice", async () => {
     const kbId = await baseOf([
       {
         url: "https://t.example/plugins/cache",
@@ -106,6 +106,11 @@ describe("the built-in agent's answer", () => {
     ]);
     const { text } = await ask(kbId, "How long does a cached response live, and how do I set its expiry?");
     expect(text).toContain("expiresIn: 60");
-    expect(text).not.toContain("bun add wren-cache");
+    // The quote's code shares the question's words; the page's install command rarely does.
+    expect(text.indexOf("bun add wren-cache")).toBeGreaterThan(text.indexOf("expiresIn: 60"));
+    expect(text.split("bun add wren-cache")).toHaveLength(2);
+    // Asked about installing, the usage code is the quote's own code: not repeated.
+    const install = await ask(kbId, "How do I install the cache plugin?");
+    expect(install.text.split("bun add wren-cache")).toHaveLength(2);
   });
 });
