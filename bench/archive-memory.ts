@@ -34,15 +34,12 @@ for (const copies of counts.length ? counts : [28, 112]) {
   const store = openPostgres(url.toString(), { max: 4 });
   try {
     await migrate(store);
-    let passages = 0;
     for (let i = 0; i < copies; i++) {
       const kb = await createKnowledgeBase(store.db, { name: `copy-${i}` });
       await ingestDocuments(store.db, docs, { kbId: kb.id });
     }
-    const [row] = (await store.db.execute("select count(*)::int as n from chunks" as never)) as unknown as {
-      n: number;
-    }[];
-    passages = Number(row?.n ?? 0);
+    const [row] = await rowsOf<{ n: number }>(store.db, sql`select count(*)::int as n from chunks`);
+    const passages = Number(row?.n ?? 0);
     Bun.gc(true);
     const before = process.memoryUsage().rss;
     let peak = before;

@@ -15,6 +15,7 @@
 import { sql } from "drizzle-orm";
 import type { Db, Store } from "../db/client.ts";
 import { claimMark, hasMark } from "../db/instance-values.ts";
+import { rowsOf } from "../db/rows.ts";
 import { CJK_RUN } from "./cjk.ts";
 import { isLanguage } from "./language.ts";
 import { redetectDocuments } from "./language-source.ts";
@@ -35,9 +36,6 @@ type Row = {
   content: string;
   language: string;
 };
-// PGlite returns { rows }, postgres.js the rows themselves.
-const rowsOf = <T>(result: unknown) =>
-  (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
 
 /** Re-cuts the store's CJK passages unless already done; how many were re-cut. */
 export async function recutCjkPassagesOnce(db: Db): Promise<number> {
@@ -49,12 +47,13 @@ export async function recutCjkPassagesOnce(db: Db): Promise<number> {
     // radicals and symbols through the unified ideographs, compatibility ideographs, Hangul
     // syllables and jamo, half-width katakana, the supplementary ideograph planes) and of
     // sea-words.ts's (Thai and Lao, Myanmar, Khmer and their extensions, Myanmar Extended-C); UNSPACED decides.
-    const rows = rowsOf<Row>(
-      await db.execute(sql`
+    const rows = await rowsOf<Row>(
+      db,
+      sql`
         select c.id, c.document_id, c.kb_id, d.title, c.heading, c.content, d.language
         from chunks c join documents d on d.id = c.document_id
         where c.id > ${after} and (d.title || c.heading || c.content) ~ '[𑛐-𑛿฀-໿က-႟ក-៿᧠-᧿ꧠ-꧿ꩠ-ꩿᄀ-ᇿ⺀-鿿ꥠ-꥿가-퟿豈-﫿｡-ￜ𖿠-𖿿𚿰-𛅿🈀𠀀-𳑿]'
-        order by c.id limit ${PAGE}`),
+        order by c.id limit ${PAGE}`,
     );
     if (rows.length === 0) break;
     after = rows.at(-1)!.id;
@@ -91,9 +90,9 @@ export const DETECTION_MARK = "language_detection_v2";
 export async function redetectLanguagesOnce(db: Db): Promise<number> {
   if (await hasMark(db, DETECTION_MARK)) return 0;
   let changed = 0;
-  for (const { id } of rowsOf<{ id: string }>(await db.execute(sql`select id from knowledge_bases order by id`)))
+  for (const { id } of await rowsOf<{ id: string }>(db, sql`select id from knowledge_bases order by id`))
     changed += await db.transaction(async (tx) => {
-      const locked = rowsOf(await tx.execute(sql`select id from knowledge_bases where id = ${id} for update`));
+      const locked = await rowsOf(tx as unknown as Db, sql`select id from knowledge_bases where id = ${id} for update`);
       return locked.length ? redetectDocuments(tx, id) : 0;
     });
   await claimMark(db, DETECTION_MARK);
