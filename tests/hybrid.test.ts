@@ -32,7 +32,7 @@ import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import { rankPassages } from "../src/knowledge/search.ts";
 import { type FakeEmbeddings, hashingVector, startFakeEmbeddings } from "./helpers/fake-embeddings.ts";
-import { CORPUS, onPostgres } from "./helpers/store.ts";
+import { CORPUS, onPostgres, pgliteImage } from "./helpers/store.ts";
 
 setDefaultTimeout(120_000);
 
@@ -129,12 +129,13 @@ describe.skipIf(onPostgres)("hybrid search on PGlite (pgvector)", () => {
   const embedder = () => createEmbedder({ baseUrl: fake.url, model: MODEL, apiKey: "sk-test", dimensions: DIMS });
 
   beforeAll(async () => {
-    store = await openPglite(undefined, { extensions: { vector } });
+    // From the run's initdb'd image (initdb itself takes seconds), as every test's own PGlite.
+    store = await openPglite(undefined, { loadDataDir: await pgliteImage(), extensions: { vector } });
     await migrate(store);
     const { docs } = parseJsonl(readFileSync(CORPUS, "utf8"), CORPUS);
     await ingestDocuments(store.db, [...SAMPLE_DOCS, ...docs]);
     await prepareVectorStore(store.db, DIMS);
-  });
+  }, 300_000);
   afterAll(() => store?.close());
 
   test("backfill embeds every passage once, in pages, reporting progress", async () => {
