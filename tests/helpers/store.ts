@@ -69,6 +69,11 @@ function migratedPgliteImage(): Promise<Blob> {
   return migratedImage;
 }
 
+/** A new in-memory PGlite, migrated and empty (on PostgreSQL runs too), loaded from that image. */
+export async function migratedPglite(): Promise<Store> {
+  return openPglite(undefined, { loadDataDir: await migratedPgliteImage() });
+}
+
 async function open(): Promise<Store> {
   const store = onPostgres ? openPostgres(process.env.DATABASE_URL!, { max: 20 }) : await freshPglite();
   await migrate(store);
@@ -105,7 +110,7 @@ export async function ownStore({ migrated = true, upTo }: { migrated?: boolean; 
 }> {
   if (!onPostgres) {
     if (migrated && upTo === undefined) {
-      const store = await openPglite(undefined, { loadDataDir: await migratedPgliteImage() });
+      const store = await migratedPglite();
       return { store, drop: () => store.close() };
     }
     const store = await freshPglite();
