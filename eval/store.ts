@@ -4,7 +4,7 @@
  * afterwards — so runs on one PostgreSQL database never see each other's documents, and every
  * search is scoped to that knowledge base as a chat's is.
  */
-import type { Db } from "../src/db/client.ts";
+import type { Db, Store } from "../src/db/client.ts";
 import { openPglite, openPostgres } from "../src/db/client.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { createKnowledgeBase, deleteKnowledgeBase } from "../src/knowledge/bases.ts";
@@ -17,8 +17,17 @@ export interface Base {
   store: "pglite" | "postgres";
 }
 
-export async function withCorpus<T>(corpus: Corpus, label: string, fn: (base: Base) => Promise<T>): Promise<T> {
-  const store = process.env.DATABASE_URL ? openPostgres(process.env.DATABASE_URL) : await openPglite();
+/**
+ * `shared`: a store the caller opened and keeps (a test run's own), migrated here and left open;
+ * without it, one is opened for this evaluation and closed after it.
+ */
+export async function withCorpus<T>(
+  corpus: Corpus,
+  label: string,
+  fn: (base: Base) => Promise<T>,
+  shared?: Store,
+): Promise<T> {
+  const store = shared ?? (process.env.DATABASE_URL ? openPostgres(process.env.DATABASE_URL) : await openPglite());
   try {
     await migrate(store);
     const kb = await createKnowledgeBase(store.db, { name: `eval ${label} ${Date.now()}` });
@@ -32,6 +41,6 @@ export async function withCorpus<T>(corpus: Corpus, label: string, fn: (base: Ba
       await deleteKnowledgeBase(store.db, kb.id);
     }
   } finally {
-    await store.close();
+    if (!shared) await store.close();
   }
 }

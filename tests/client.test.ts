@@ -9,6 +9,8 @@ import { createConversation } from "./helpers/conversations.ts";
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
 const stops: (() => unknown)[] = [];
+/** A retry backoff's first wait (ms) for tests counting attempts, not timing them (production: 500). */
+const FAST = 5;
 afterAll(() => {
   for (const s of stops) s();
 });
@@ -347,7 +349,8 @@ describe("client", () => {
     const h = await harness();
     const apiKey = await h.key();
     const ok = await front(h, [{ status: 503 }, { status: 429, headers: { "retry-after": "1" } }]);
-    const reply = await createClient({ baseUrl: ok.baseUrl, apiKey }).chat({ message: "hi", idempotencyKey: "k-503" });
+    const client = createClient({ baseUrl: ok.baseUrl, apiKey, retryBaseDelay: FAST }); // the 503's backoff
+    const reply = await client.chat({ message: "hi", idempotencyKey: "k-503" });
     expect(reply.id).toStartWith("msg_");
     expect(ok.arrivals).toHaveLength(3);
     expect(ok.arrivals[2]! - ok.arrivals[1]!).toBeGreaterThanOrEqual(990); // waited out Retry-After: 1
@@ -434,24 +437,30 @@ describe("client", () => {
   });
 
   test("connection errors are retried maxRetries times (default 2), then connection_error", async () => {
+    // FAST: the backoff's length is not what is tested here, how many attempts are.
     const d = dropper();
-    const e = await thrown(createClient({ baseUrl: `http://127.0.0.1:${d.port}`, apiKey: "k" }).conversations.page());
+    const e = await thrown(
+      createClient({ baseUrl: `http://127.0.0.1:${d.port}`, apiKey: "k", retryBaseDelay: FAST }).conversations.page(),
+    );
     expect(e).toMatchObject({ status: 0, code: "connection_error" });
     expect(d.count()).toBe(3);
     const once = dropper();
     await thrown(
-      createClient({ baseUrl: `http://127.0.0.1:${once.port}`, apiKey: "k" }).chat({ message: "hi", maxRetries: 0 }),
+      createClient({ baseUrl: `http://127.0.0.1:${once.port}`, apiKey: "k", retryBaseDelay: FAST }).chat({
+        message: "hi",
+        maxRetries: 0,
+      }),
     );
     expect(once.count()).toBe(1);
     // A chat's POST may have reached the server: sent again only with an Idempotency-Key.
     const unkeyed = dropper();
-    const chat = createClient({ baseUrl: `http://127.0.0.1:${unkeyed.port}`, apiKey: "k" });
+    const chat = createClient({ baseUrl: `http://127.0.0.1:${unkeyed.port}`, apiKey: "k", retryBaseDelay: FAST });
     expect(await thrown(chat.chat({ message: "hi" }))).toMatchObject({ code: "connection_error" });
     expect(await thrown(chat.chatStream({ message: "hi" }).next())).toMatchObject({ code: "connection_error" });
     expect(unkeyed.count()).toBe(2);
     const keyed = dropper();
     await thrown(
-      createClient({ baseUrl: `http://127.0.0.1:${keyed.port}`, apiKey: "k" }).chat({
+      createClient({ baseUrl: `http://127.0.0.1:${keyed.port}`, apiKey: "k", retryBaseDelay: FAST }).chat({
         message: "hi",
         idempotencyKey: "k1",
       }),
@@ -481,6 +490,7 @@ describe("client", () => {
       apiKey: "k",
       maxRetries: 0,
       maxResumes: 2,
+      retryBaseDelay: FAST,
       fetch: async (url, init) => {
         asked.push(
           `${init.method} ${new URL(url).pathname} ${(init.headers as Record<string, string>)["last-event-id"] ?? ""}`.trim(),

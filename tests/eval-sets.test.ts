@@ -13,6 +13,7 @@ import { halves } from "../eval/measure.ts";
 import { questionFigures, runQuestions } from "../eval/questions.ts";
 import { withCorpus } from "../eval/store.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
+import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -78,7 +79,13 @@ describe("evaluation sets", () => {
 
 test("the sample set through the whole agent: ranks, facts and abstentions", async () => {
   const questions = readQuestions(`${dir("sets")}sample-en.jsonl`);
-  const rows = await withCorpus({ docs: SAMPLE_DOCS, problems: 0 }, "test", (base) => runQuestions(base, questions));
+  // On the run's store (initdb costs seconds): the corpus goes into a knowledge base of its own.
+  const rows = await withCorpus(
+    { docs: SAMPLE_DOCS, problems: 0 },
+    "test",
+    (base) => runQuestions(base, questions),
+    await testStore(),
+  );
   const f = questionFigures(rows);
   expect(f.questions).toBe(30);
   // The targets of eval/README.md: top-3 ≥ 90%, at least 9 of 10 off-topic questions refused.

@@ -32,7 +32,7 @@ import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import { rankPassages } from "../src/knowledge/search.ts";
 import { type FakeEmbeddings, hashingVector, startFakeEmbeddings } from "./helpers/fake-embeddings.ts";
-import { CORPUS, onPostgres } from "./helpers/store.ts";
+import { CORPUS, onPostgres, pgliteImage } from "./helpers/store.ts";
 
 setDefaultTimeout(120_000);
 
@@ -69,7 +69,7 @@ describe("the loopback embeddings server speaks OpenAI's protocol", () => {
 });
 
 describe("embeddings client", () => {
-  const embedder = (o: { batchSize?: number; maxAttempts?: number; dimensions?: number } = {}) =>
+  const embedder = (o: { batchSize?: number; maxAttempts?: number; retryBaseMs?: number; dimensions?: number } = {}) =>
     createEmbedder({ baseUrl: fake.url, model: MODEL, apiKey: "sk-test", dimensions: DIMS, ...o });
 
   test("texts go in batches, vectors come back in order", async () => {
@@ -83,12 +83,15 @@ describe("embeddings client", () => {
   test("a failing batch is retried a bounded number of times", async () => {
     fake.failNext(2, 500);
     const before = fake.requests.length;
-    expect(await embedder({ maxAttempts: 3 }).embed(["retry me"])).toEqual([hashingVector("retry me", DIMS)]);
+    // Retries 5 ms apart (production: 250 ms, 500 ms…): what is tested is how many there are.
+    expect(await embedder({ maxAttempts: 3, retryBaseMs: 5 }).embed(["retry me"])).toEqual([
+      hashingVector("retry me", DIMS),
+    ]);
     expect(fake.requests.length - before).toBe(3);
 
     fake.failNext(10, 429);
     const start = fake.requests.length;
-    const error = await embedder({ maxAttempts: 2 })
+    const error = await embedder({ maxAttempts: 2, retryBaseMs: 5 })
       .embed(["give up"])
       .catch((e) => e);
     fake.failNext(0);
@@ -129,12 +132,13 @@ describe.skipIf(onPostgres)("hybrid search on PGlite (pgvector)", () => {
   const embedder = () => createEmbedder({ baseUrl: fake.url, model: MODEL, apiKey: "sk-test", dimensions: DIMS });
 
   beforeAll(async () => {
-    store = await openPglite(undefined, { extensions: { vector } });
+    // From the run's initdb'd image (initdb itself takes seconds), as every test's own PGlite.
+    store = await openPglite(undefined, { loadDataDir: await pgliteImage(), extensions: { vector } });
     await migrate(store);
     const { docs } = parseJsonl(readFileSync(CORPUS, "utf8"), CORPUS);
     await ingestDocuments(store.db, [...SAMPLE_DOCS, ...docs]);
     await prepareVectorStore(store.db, DIMS);
-  });
+  }, 300_000);
   afterAll(() => store?.close());
 
   test("backfill embeds every passage once, in pages, reporting progress", async () => {

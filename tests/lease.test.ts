@@ -96,8 +96,9 @@ describe("lease", () => {
   });
 
   test("a live reply keeps its lease while its agent is silent for longer than the lease", async () => {
-    // Lease 1 s on both instances (sweeping every 0.5 s); the agent says nothing for 2.5 s.
-    const pair = await twoInstances(scriptedAgent(["late", " but alive"], { silenceMs: 2_500 }), {
+    // Lease 1 s on both instances (sweeping every 0.5 s); the agent says nothing for 1.6 s: a lease
+    // left unrenewed would have passed, and B's reads (every 0.1 s) would end the reply `failed`.
+    const pair = await twoInstances(scriptedAgent(["late", " but alive"], { silenceMs: 1_600 }), {
       replyLeaseMs: 1_000,
     });
     const { a, b, key } = pair;

@@ -67,6 +67,8 @@ for (const p of providers) {
           apiKey: KEY,
           timeoutMs: 5_000,
           idleTimeoutMs: 5_000,
+          // Retries wait a moment, not production's 200 ms, 400 ms…: what is tested is that they happen.
+          retryBaseMs: 5,
           // One provider request per reply here; the query rewrite has its own tests (llm-rewrite.test.ts).
           rewrite: false,
           ...config,
@@ -374,7 +376,7 @@ for (const p of providers) {
       await closed.stop();
       const agent = llmAgent(
         (await testStore()).db,
-        { provider: p.name, model: "m", baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 1 },
+        { provider: p.name, model: "m", baseUrl: `http://127.0.0.1:${port}/v1`, maxRetries: 1, retryBaseMs: 5 },
         { logger: s.logger },
       );
       const h = await harness({ store: await testStore(), agent });

@@ -2,13 +2,14 @@
  * The data-folder locks (kernel flock): who may take them, and when, in this process. Between
  * real servers (one paused, one killed): tests/process/lock.test.ts.
  */
-import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { openPglite } from "../src/db/client.ts";
 import { lockDataDir, lockServer, STORE_LOCK, serverHolding } from "../src/runtime/lock.ts";
 import { tempDir } from "./helpers/process.ts";
+import { pgliteImage } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
@@ -48,9 +49,17 @@ describe("data folder lock", () => {
 });
 
 describe("the library's lock (openPglite on a folder)", () => {
+  // A new folder is filled from the run's initdb'd image (as a loaded store is): initdb on disk
+  // takes seconds, and what is tested here is the lock around the folder, not initdb.
+  let image: Blob;
+  beforeAll(async () => {
+    image = await pgliteImage();
+  }, 300_000);
+  const newFolder = (dir: string) => openPglite(dir, { loadDataDir: image });
+
   test("two library stores on one folder: the second is refused naming the first; close() frees it", async () => {
     const dir = join(tempDir("parley-lib-lock-"), "store");
-    const first = await openPglite(dir);
+    const first = await newFolder(dir);
     await expect(openPglite(dir)).rejects.toThrow(
       `The PGlite folder ${dir} is in use by another process (pid ${process.pid} on ${hostname()}, \`app ${process.argv[1]}\`)`,
     );
@@ -62,7 +71,7 @@ describe("the library's lock (openPglite on a folder)", () => {
 
   test("a folder named pg is locked in its parent: the lock of `parley` with DATA_DIR set to that parent", async () => {
     const dataDir = tempDir("parley-lib-lock-");
-    const app = await openPglite(join(dataDir, "pg"));
+    const app = await newFolder(join(dataDir, "pg"));
     // What a CLI command (and a server, once it holds the server lock) runs first: refused, told why.
     expect(() => lockDataDir(dataDir, "keys create")).toThrow(
       `The data folder ${dataDir} is in use by an app that embeds Parley (pid ${process.pid}`,

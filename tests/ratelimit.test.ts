@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { sql } from "drizzle-orm";
 import { updateKey } from "../src/auth/keys-admin.ts";
 import { openPostgres } from "../src/db/client.ts";
-import { migrate } from "../src/db/migrate.ts";
 import { expectError, expectStatus, harness, keyIdOf, type Reply, read } from "./helpers/app.ts";
 import { clocked, NOON } from "./helpers/clocked.ts";
-import { freshPglite, onPostgres, pgliteImage, secondStore } from "./helpers/store.ts";
+import { migratedPglite, onPostgres, pgliteImage, secondStore } from "./helpers/store.ts";
 import { TcpProxy } from "./helpers/tcp-proxy.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -243,8 +242,7 @@ describe("limiter store failure", () => {
   });
 
   test("a closed PGlite → 503", async () => {
-    const store = await freshPglite();
-    await migrate(store);
+    const store = await migratedPglite();
     const h = await harness({ store });
     const key = await h.key("free");
     expectStatus(await h.call("GET", list, { key }), 200);

@@ -4,6 +4,7 @@
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createClient } from "../src/client/index.ts";
+import { scriptedAgent } from "./helpers/agents.ts";
 import {
   conversation,
   eventsPath,
@@ -12,15 +13,24 @@ import {
   post,
   readEvents,
   tokensOf,
+  twoInstances,
   twoSlow,
   words,
 } from "./helpers/instances.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
 
+/**
+ * Two instances whose agent says `tokens` words at once but waits for `open` before word
+ * `before`: the reply is certainly still running until the test opens it (no clock involved).
+ */
+const gatedPair = (tokens: number, before: number, open: Promise<void>) =>
+  twoInstances(scriptedAgent(words(tokens), { gate: { before, open }, sources: ["https://example.com/s"] }));
+
 describe("the reply exists from its first moment", () => {
   test("in_progress on the other instance with the text so far, then completed with exactly the streamed text", async () => {
-    const { a, b, key } = await twoSlow(60, 20);
+    const gate = Promise.withResolvers<void>();
+    const { a, b, key } = await gatedPair(60, 30, gate.promise);
     const res = await post(a.base, key, "/v1/chat", { message: "go", stream: true });
     const first = await readEvents(res, 15);
     const { conversation_id: convId, message_id: msgId } = first[0]!.data;
@@ -33,6 +43,7 @@ describe("the reply exists from its first moment", () => {
     });
     expect(mid.id).toBe(msgId);
     expect(words(60).join("")).toStartWith(mid.content);
+    gate.resolve();
     const done = await eventually(async () => {
       const m = (await conversation(b.base, key, convId)).messages[1];
       return m.status === "completed" ? m : undefined;
@@ -43,11 +54,14 @@ describe("the reply exists from its first moment", () => {
 
 describe("resume", () => {
   test("on the other instance mid-reply: ids continue, tokens concatenate to exactly the stored reply", async () => {
-    const { a, b, key } = await twoSlow(80, 15);
+    const gate = Promise.withResolvers<void>();
+    const { a, b, key } = await gatedPair(80, 40, gate.promise);
     const seen = await readEvents(await post(a.base, key, "/v1/chat", { message: "go", stream: true }), 20);
     const last = seen.at(-1)!.id;
     const { conversation_id: convId, message_id: msgId } = seen[0]!.data;
-    const rest = await readEvents(await get(b.base, key, eventsPath(convId, msgId), { "last-event-id": String(last) }));
+    const following = await get(b.base, key, eventsPath(convId, msgId), { "last-event-id": String(last) });
+    gate.resolve(); // B follows before the rest is written
+    const rest = await readEvents(following);
     expect(rest[0]!.id).toBe(last + 1);
     const ids = [...seen, ...rest].map((e) => e.id);
     expect(ids).toEqual(ids.map((_, i) => i + 1));

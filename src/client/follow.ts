@@ -5,7 +5,7 @@
  */
 import { ParleyError } from "./errors.ts";
 import { readEvents } from "./stream.ts";
-import { backoffMs, type Call, type Send, sleep } from "./transport.ts";
+import { backoffMs, type Call, DEFAULTS, type Send, sleep } from "./transport.ts";
 import type { ChatEvent, RequestOptions } from "./types.ts";
 
 /** A reply and the last event id received from it. */
@@ -26,6 +26,8 @@ export interface FollowOptions {
   reopen?: boolean;
   /** Failed reconnections in a row before giving up with `stream_interrupted`. */
   maxResumes: number;
+  /** The first backoff (ms), doubling per failed reconnection; default the transport's. */
+  retryBaseDelay?: number;
   opts: RequestOptions;
 }
 
@@ -52,6 +54,7 @@ export async function* followReply(send: Send, f: FollowOptions): AsyncGenerator
   const { signal } = f.opts;
   let at = f.at ? { ...f.at } : undefined;
   let failures = 0;
+  const baseDelay = f.retryBaseDelay ?? DEFAULTS.retryBaseDelay;
   const pause = async (ms: number) => {
     await sleep(ms, signal).catch(() => {}); // an abort: the caller sees the loop end
     return !signal?.aborted;
@@ -77,7 +80,7 @@ export async function* followReply(send: Send, f: FollowOptions): AsyncGenerator
       const wait =
         error instanceof ParleyError && error.retryAfter !== undefined
           ? error.retryAfter * 1000
-          : backoffMs(failures - 1);
+          : backoffMs(failures - 1, baseDelay);
       if (!(await pause(wait))) return;
       continue;
     }
@@ -105,7 +108,7 @@ export async function* followReply(send: Send, f: FollowOptions): AsyncGenerator
       const resumable = (at || f.reopen) && error instanceof ParleyError && error.code === "stream_interrupted";
       if (!resumable || ++failures > f.maxResumes) throw error;
       // The first reconnection at once (a dropped connection, the usual case), then backing off.
-      if (failures > 1 && !(await pause(backoffMs(failures - 2)))) return;
+      if (failures > 1 && !(await pause(backoffMs(failures - 2, baseDelay)))) return;
     }
   }
 }

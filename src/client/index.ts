@@ -19,7 +19,7 @@ import { conversations } from "./conversations.ts";
 import { ParleyError } from "./errors.ts";
 import { followReply, replyPath } from "./follow.ts";
 import { type WithResponse, withResponse } from "./response.ts";
-import { type Call, sleep, type TransportOptions, transport } from "./transport.ts";
+import { type Call, DEFAULTS, sleep, type TransportOptions, transport } from "./transport.ts";
 import type { ChatEvent, ChatInput, ChatReply, ReplyRef, StoppedReply } from "./types.ts";
 import { readJson, toMessage, usage } from "./wire.ts";
 
@@ -39,6 +39,7 @@ export interface ClientOptions extends TransportOptions {
 export function createClient(options: ClientOptions) {
   const send = transport(options);
   const maxResumes = options.maxResumes ?? 3;
+  const retryBaseDelay = options.retryBaseDelay ?? DEFAULTS.retryBaseDelay;
 
   /** POST /v1/chat: a keyed request may be sent again after a connection error, an unkeyed one may not. */
   const postChat = (input: ChatInput, stream: boolean): Promise<Call> => {
@@ -103,7 +104,7 @@ export function createClient(options: ClientOptions) {
      */
     async *chatStream(input: ChatInput): AsyncGenerator<ChatEvent> {
       const reopen = input.idempotencyKey !== undefined;
-      yield* followReply(send, { open: () => postChat(input, true), reopen, maxResumes, opts: input });
+      yield* followReply(send, { open: () => postChat(input, true), reopen, maxResumes, retryBaseDelay, opts: input });
     },
 
     /**
@@ -112,7 +113,7 @@ export function createClient(options: ClientOptions) {
      */
     async *resume(ref: ReplyRef & { after?: number }): AsyncGenerator<ChatEvent> {
       const { conversationId, messageId, after = 0, ...opts } = ref;
-      yield* followReply(send, { at: { conversationId, messageId, after }, maxResumes, opts });
+      yield* followReply(send, { at: { conversationId, messageId, after }, maxResumes, retryBaseDelay, opts });
     },
 
     /**

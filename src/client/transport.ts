@@ -21,10 +21,11 @@ export interface TransportOptions {
   maxRetries?: number;
   /** A Retry-After longer than this (ms, default 60000) is not waited for: the call fails with it. */
   maxRetryDelay?: number;
+  /** The first retry's wait (ms) when the server sends no Retry-After; it doubles per retry, up to 8 s. Default 500. */
+  retryBaseDelay?: number;
 }
 
-export const DEFAULTS = { timeout: 120_000, maxRetries: 2, maxRetryDelay: 60_000 };
-const BACKOFF_BASE_MS = 500;
+export const DEFAULTS = { timeout: 120_000, maxRetries: 2, maxRetryDelay: 60_000, retryBaseDelay: 500 };
 const BACKOFF_CAP_MS = 8_000;
 
 /** A response plus the attempt it belongs to: its signal, its timer and how to read its failures. */
@@ -43,8 +44,8 @@ export interface Call {
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Exponential backoff, capped, with up to 25% jitter down (so many clients spread out). */
-export const backoffMs = (retry: number, random = Math.random()) =>
-  Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** retry) * (1 - 0.25 * random);
+export const backoffMs = (retry: number, base: number, random = Math.random()) =>
+  Math.min(BACKOFF_CAP_MS, base * 2 ** retry) * (1 - 0.25 * random);
 
 /** Waits `ms`; rejects with the signal's reason when it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -130,6 +131,7 @@ export function transport(o: TransportOptions): Send {
     const timeout = opts.timeout ?? o.timeout ?? DEFAULTS.timeout;
     const maxRetries = opts.maxRetries ?? o.maxRetries ?? DEFAULTS.maxRetries;
     const maxDelay = o.maxRetryDelay ?? DEFAULTS.maxRetryDelay;
+    const baseDelay = o.retryBaseDelay ?? DEFAULTS.retryBaseDelay;
     const headers: Record<string, string> = { ...extra.headers, authorization: `Bearer ${o.apiKey}` };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (extra.raw?.contentType) headers["content-type"] = extra.raw.contentType;
@@ -149,7 +151,7 @@ export function transport(o: TransportOptions): Send {
         // Only a connection that failed is retried: not a timeout, not the caller's abort.
         const connection = failure instanceof ParleyError && failure.code === "connection_error";
         if (!connection || extra.idempotent === false || retry >= maxRetries) throw failure;
-        await sleep(backoffMs(retry), opts.signal);
+        await sleep(backoffMs(retry, baseDelay), opts.signal);
         continue;
       }
       if (res.ok) return { res, ...a };
@@ -161,7 +163,7 @@ export function transport(o: TransportOptions): Send {
       }
       const retryable = extra.idempotent === false ? res.status === 429 : retryableStatus(res.status);
       if (retryable && retry < maxRetries) {
-        const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : backoffMs(retry);
+        const wait = error.retryAfter !== undefined ? error.retryAfter * 1000 : backoffMs(retry, baseDelay);
         if (wait <= maxDelay) {
           await sleep(wait, opts.signal);
           continue;

@@ -46,6 +46,7 @@ export function loadEnv(source: Record<string, string | undefined>) {
       PRO_RPD: planLimit(DEFAULT_OPTIONS.plans.pro.rpd),
       REPLY_LEASE_MS: option("replyLeaseMs"),
       REPLY_FLUSH_MS: option("replyFlushMs"),
+      REPLY_POLL_MS: option("replyPollMs"),
       REPLY_EVENTS_RETENTION: option("replyEventsRetentionS"),
       VISITOR_TOKEN_TTL_MS: option("visitorTokenTtlMs"),
       // Unset: analytics keep question text.
@@ -187,6 +188,7 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     corsOrigins: parseCorsOrigins(env.CORS_ORIGINS),
     replyLeaseMs: env.REPLY_LEASE_MS,
     replyFlushMs: env.REPLY_FLUSH_MS,
+    replyPollMs: env.REPLY_POLL_MS,
     trustProxy: env.TRUST_PROXY,
     replyEventsRetentionS: env.REPLY_EVENTS_RETENTION,
     visitorTokenTtlMs: env.VISITOR_TOKEN_TTL_MS,

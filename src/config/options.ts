@@ -36,6 +36,12 @@ export interface ParleyOptions {
   /** A running reply's new events and text reach the store at most this long after they happen. */
   replyFlushMs: number;
   /**
+   * How often a follower of a reply generated elsewhere reads the store even without a
+   * notification (the safety net under LISTEN/NOTIFY, and what one process's instances sharing a
+   * PGlite rely on).
+   */
+  replyPollMs: number;
+  /**
    * REPLY_EVENTS_RETENTION: seconds after a reply was created before its events are compacted
    * (once it has ended): it then keeps its text, its non-token events and one offset per token
    * event, enough to resume from any id (docs/reliability.md).
@@ -88,6 +94,7 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   trustProxy: 0,
   replyLeaseMs: 10_000,
   replyFlushMs: 100,
+  replyPollMs: 1_000,
   replyEventsRetentionS: 86_400,
   visitorTokenTtlMs: 3_600_000,
   analyticsRetentionDays: null,
@@ -118,6 +125,7 @@ export const BOUNDS = {
   keepAliveMs: { min: 100, max: 25_000 },
   replyLeaseMs: { min: 1_000, max: 600_000 },
   replyFlushMs: { min: 10, max: 1_000 },
+  replyPollMs: { min: 10, max: 60_000 },
   replyEventsRetentionS: { min: 0, max: 10 * 366 * 86_400 },
   planLimit: { min: 1, max: INT4_MAX },
   visitorTokenTtlMs: { min: 60_000, max: 86_400_000 },
@@ -145,6 +153,7 @@ export function checkOptions(options: ParleyOptions): void {
     "keepAliveMs",
     "replyLeaseMs",
     "replyFlushMs",
+    "replyPollMs",
     "replyEventsRetentionS",
     "visitorTokenTtlMs",
   ] as const)

@@ -12,7 +12,10 @@ export interface RepliesDeps {
   agent: Agent;
   logger: Logger;
   now: () => number;
-  options: Pick<ParleyOptions, "replyLeaseMs" | "replyFlushMs" | "keepAliveMs" | "replyEventsRetentionS">;
+  options: Pick<
+    ParleyOptions,
+    "replyLeaseMs" | "replyFlushMs" | "replyPollMs" | "keepAliveMs" | "replyEventsRetentionS"
+  >;
   /** The conversations' write when a reply is created or ends: moves the conversation's `updated_at`. */
   touchConversation: (at: number) => ReplyWrite;
 }

@@ -24,8 +24,11 @@ export async function twoInstances(
   agent: Agent,
   options: Partial<ParleyOptions> = {},
 ): Promise<{ a: Instance; b: Instance; key: string; stop(): void }> {
-  const ha = await harness({ agent, options });
-  const hb = await harness({ agent, options, store: await secondStore() });
+  // Followers poll every 50 ms, not production's second: on PGlite the two instances share no
+  // notifications (one store, two in-process notifiers), so following the other one is polling.
+  const fast = { replyPollMs: 50, ...options };
+  const ha = await harness({ agent, options: fast });
+  const hb = await harness({ agent, options: fast, store: await secondStore() });
   const instance = (h: Harness): Instance => {
     const { url, stop } = listen(h.app);
     return { h, base: url, stop };

@@ -24,6 +24,8 @@ export interface LlmConfig {
   idleTimeoutMs?: number;
   /** Retries of transient failures (connection refused, 429, 5xx), only before the first token. */
   maxRetries?: number;
+  /** The first retry's wait without a retry-after (ms); it doubles per retry, up to 5 s. Default 200. */
+  retryBaseMs?: number;
   /** Characters of earlier turns sent with a message; the newest turns are kept. */
   historyBudgetChars?: number;
   /**
@@ -66,6 +68,7 @@ export function resolveConfig(c: LlmConfig): ResolvedLlmConfig {
     timeoutMs: c.timeoutMs ?? 60_000,
     idleTimeoutMs: c.idleTimeoutMs ?? 30_000,
     maxRetries: c.maxRetries ?? 2,
+    retryBaseMs: c.retryBaseMs ?? 200,
     historyBudgetChars: c.historyBudgetChars ?? 24_000,
     rewrite: c.rewrite ?? true,
     rewriteTimeoutMs: c.rewriteTimeoutMs ?? 3_000,

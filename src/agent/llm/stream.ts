@@ -46,7 +46,7 @@ export async function* streamReply(
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const failure = classify(error);
-      const wait = failure.detail.retryAfterMs ?? Math.min(200 * 2 ** attempt, 5_000);
+      const wait = failure.detail.retryAfterMs ?? Math.min(c.retryBaseMs * 2 ** attempt, 5_000);
       if (state.started || !failure.retryable || attempt >= c.maxRetries || Date.now() + wait >= deadline) {
         logFailure(logger, c, failure, attempt + 1, state.started);
         throw failure;

@@ -16,6 +16,8 @@ export interface EmbeddingsConfig {
   batchSize?: number;
   /** Attempts per batch at ingest (the first one included). */
   maxAttempts?: number;
+  /** The first retry's wait without a Retry-After (ms); it doubles per retry, up to 8 s. Default 250. */
+  retryBaseMs?: number;
   /** Milliseconds one request may take. */
   timeoutMs?: number;
   /** Send `dimensions` in the request (OpenAI text-embedding-3-*); others ignore or reject it. */
@@ -47,6 +49,7 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
   const url = `${config.baseUrl.replace(/\/+$/, "")}/embeddings`;
   const batchSize = config.batchSize ?? 64;
   const timeoutMs = config.timeoutMs ?? 30_000;
+  const retryBaseMs = config.retryBaseMs ?? 250;
 
   async function request(input: string[], signal?: AbortSignal): Promise<number[][]> {
     const body: Record<string, unknown> = { model: config.model, input, encoding_format: "float" };
@@ -110,7 +113,7 @@ export function createEmbedder(config: EmbeddingsConfig): Embedder {
           } catch (error) {
             const e = error as EmbeddingsError & { retry?: boolean; retryAfterMs?: number };
             if (!e.retry || attempt >= attempts) throw error;
-            const backoff = Math.min(MAX_BACKOFF_MS, e.retryAfterMs ?? 250 * 2 ** (attempt - 1));
+            const backoff = Math.min(MAX_BACKOFF_MS, e.retryAfterMs ?? retryBaseMs * 2 ** (attempt - 1));
             await new Promise((r) => setTimeout(r, backoff));
           }
         }
