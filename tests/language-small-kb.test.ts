@@ -1,13 +1,14 @@
 /**
  * Languages asked the way people ask, each on a small knowledge base of its own: Japanese
  * (grammar in hiragana, inflected verbs), Thai (no spaces at all, an alphabet) and Russian
- * (inflected, detected and stemmed). Long natural questions are answered from the page that
- * answers them; off-topic ones are refused.
+ * (inflected, detected and stemmed), Korean (verb endings the stemmer does not know). Long natural
+ * questions are answered from the page that answers them; off-topic ones are refused.
  */
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { migrate } from "../src/db/migrate.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
+import type { SearchOptions } from "../src/knowledge/search.ts";
 import { freshPglite } from "./helpers/store.ts";
 
 setDefaultTimeout(120_000); // a PGlite per test: seconds on a busy machine
@@ -18,9 +19,11 @@ interface SmallBase {
   /** Each question with the path of the page that answers it. */
   answered: [string, string][];
   offTopic: string[];
+  /** The search's options (default: the agent's). */
+  options?: SearchOptions;
 }
 
-async function expectAnswers({ pages, answered, offTopic }: SmallBase): Promise<void> {
+async function expectAnswers({ pages, answered, offTopic, options = {} }: SmallBase): Promise<void> {
   const store = await freshPglite();
   try {
     await migrate(store);
@@ -31,10 +34,11 @@ async function expectAnswers({ pages, answered, offTopic }: SmallBase): Promise<
     }));
     await ingestDocuments(store.db, docs);
     for (const [q, path] of answered) {
-      const hits = await searchPassages(store.db, q);
+      const hits = await searchPassages(store.db, q, [], options);
       expect({ q, url: hits[0]?.url }).toEqual({ q, url: `https://small.test/${path}` });
     }
-    for (const q of offTopic) expect({ q, hits: (await searchPassages(store.db, q)).length }).toEqual({ q, hits: 0 });
+    for (const q of offTopic)
+      expect({ q, hits: (await searchPassages(store.db, q, [], options)).length }).toEqual({ q, hits: 0 });
   } finally {
     await store.close();
   }
@@ -98,4 +102,26 @@ test("Russian: detected and stemmed, inflected questions are answered from their
       ["Обновление сломало сайт, можно ли быстро вернуть предыдущую версию?", "rollback"],
     ],
     offTopic: ["Какая погода будет завтра в Москве?", "Как приготовить вкусный борщ?"],
+  }));
+
+test("Korean: a verb in a form the pages never use is no unseen word when the pages hold its syllable pairs", () =>
+  expectAnswers({
+    pages: {
+      transition: [
+        "트랜지션",
+        "요소가 나타나면 페이드 효과가 시작되고, 요소가 사라지면 효과가 끝납니다. 시간이 지나고 나면 CSS 클래스가 떨어집니다. 효과의 길이는 설정에 따라 달라질 수 있습니다.",
+      ],
+      directive: [
+        "사용자 정의 디렉티브",
+        "입력창에 자동으로 포커스를 주는 동작처럼 요소를 직접 다루는 기능은 사용자 정의 디렉티브로 만들 수 있습니다.",
+      ],
+      plugin: ["플러그인", "앱 전체에 기능을 추가하는 코드는 플러그인으로 묶어 app.use로 설치합니다."],
+      lifecycle: ["생명주기 훅", "컴포넌트가 화면에 마운트된 뒤에 코드를 실행하려면 onMounted 훅을 사용합니다."],
+    },
+    // 나타나고 and 사라질 are in no page, their pairs (나타 타나 나고, 사라 라질) are.
+    answered: [["요소가 나타나고 사라질 때 페이드 효과를 주려면 어떻게 하나요?", "transition"]],
+    // 김치찌개's pairs are in no page: still a word the knowledge base lacks.
+    offTopic: ["김치찌개를 맛있게 끓이는 방법을 알려 주세요.", "요소가 나타날 때 맛있는 김치찌개 냄새가 나나요?"],
+    // An unseen word weighs in full, as in a knowledge base of many pages (a small one weighs it less).
+    options: { unseenHalfWords: 1 },
   }));

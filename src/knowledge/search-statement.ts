@@ -37,106 +37,14 @@
  *     language's question words (French "comment", "pourquoi": QUESTION_WORDS; PostgreSQL's
  *     English stop list already drops "how" and "what"), single characters, CJK bigrams that
  *     are not words (seen or not: a long natural question's bigrams across word boundaries,
- *     "目从" in "项目从", are rare in documentation and would outweigh its subject), and unseen
- *     hyphenated compounds (whose parts are terms of their own). Bigrams still score.
+ *     "目从" in "项目从", are rare in documentation and would outweigh its subject), unseen
+ *     hyphenated compounds (whose parts are terms of their own) and unseen CJK words whose every
+ *     character pair the knowledge base holds (`knownPairs`). Bigrams still score.
  *   Off-topic questions share a common word or two with the documents and are about a word the
  *   documents lack ("recette de la ratatouille"); in-scope ones match most of their weight.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { configCaseSql, questionWordsCaseSql } from "./language.ts";
-import type { SearchOptions } from "./search-options.ts";
-
-/** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
-export const MAX_QUESTION_CHARS = 2_000;
-const MAX_TERMS = 32;
-
-const num = (n: number) => {
-  if (!Number.isFinite(n)) throw new Error(`search option must be a finite number, got ${n}`);
-  return sql.raw(String(n));
-};
-
-/** The question's values the statement takes as parameters; everything else shapes its text. */
-const Q = sql.placeholder("q");
-const WORDS = sql.placeholder("words");
-const KB = sql.placeholder("kb");
-const CFG = sql.placeholder("cfg");
-const CTX = sql.placeholder("ctx");
-const CTX_WORDS = sql.placeholder("ctxWords");
-
-/** Options with their defaults: the statement's shape. */
-type Shape = Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions;
-
-/**
- * The question's terms as common table expressions, `st` to `qt`: the statistics, the text
- * search configuration, and each term with where it comes from (message or context), its
- * document frequency and its weights. The search builds on them; so does `termsSql`.
- */
-function termsCtes(o: Shape): SQL {
-  // Unset: the knowledge base's language, else the language most of its documents are in.
-  const byDocuments =
-    o.kbId === undefined
-      ? sql`(select language from documents group by language order by count(*) desc, language limit 1)`
-      : sql`(select language from documents where kb_id = ${KB}::text group by language order by count(*) desc, language limit 1)`;
-  const cfg = o.language
-    ? sql`${CFG}::text`
-    : o.kbId === undefined
-      ? sql`(select ${sql.raw(configCaseSql("l.language"))} from ${byDocuments} l(language))`
-      : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments})) l(language))`;
-  // The statistics (IDF, average length) are the knowledge base's own, so another knowledge
-  // base's documents never move its scores or its abstention; without one, the whole store's.
-  const stats =
-    o.kbId === undefined
-      ? sql`select coalesce(sum(passages), 0) as passages, coalesce(sum(total_len), 0) as total_len from knowledge_base_stats`
-      : sql`select coalesce(k.passages, 0) as passages, coalesce(k.total_len, 0) as total_len
-    from (select 1) one left join knowledge_base_stats k on k.kb_id = ${KB}::text`;
-  // A term's `df` scores it; its `postings`, in every knowledge base (the GIN index holds them
-  // all), are what reading them from the index costs, which picks the candidate terms.
-  const df = o.kbId === undefined ? sql`sum(g.df)` : sql`sum(g.df) filter (where g.kb_id = ${KB}::text)`;
-  return sql`
-with st as (
-  select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
-  from (${stats}) s
-),
-qc as (select coalesce(${cfg}, 'english') as cfg),
--- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
--- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
--- coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
--- continues), which scores and covers at contextWeight of its weight if it is a word (a CJK
--- context's bigrams and characters would outnumber a short message's words: they weigh nothing). Over MAX_TERMS (a long CJK
--- question: words, bigrams and characters), context terms go first, then single characters,
--- then bigrams.
-qx as (
-  select distinct x.lexeme, false as ctx from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x
-),
-ql as (
-  select u.lexeme, u.ctx,
-    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
-    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing
-  from (
-    select * from qx
-    union all
-    select distinct y.lexeme, true from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
-      where y.lexeme not in (select lexeme from qx)
-  ) u
-  order by u.ctx, word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
-),
-qt as (
-  select ql.lexeme, ql.word, ql.framing, ql.ctx, t.df, t.postings, i.idf * f.w as idf,
-    case when ql.framing or char_length(ql.lexeme) = 1 or not ql.word then 0 else i.idf * f.w end as cw
-  from ql cross join st
-    cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
-      from knowledge_base_terms g where g.lexeme = ql.lexeme) t
-    cross join lateral (select ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) as idf) i
-    cross join lateral (select case when not ql.ctx then 1 when ql.word then ${num(o.contextWeight)} else 0 end as w) f
-)`;
-}
-
-/** The question's terms alone (POST …/search shows them: where each comes from, its weight). */
-export function termsSql(o: Shape): SQL {
-  return sql`
-${termsCtes(o)}
-select lexeme, ctx, df, cw from qt order by ctx, cw desc, lexeme`;
-}
+import { KB, knownPairs, num, type Shape, termsCtes } from "./search-terms.ts";
 
 /**
  * The search statement's text for a shape of options (one round trip): the question and the
@@ -171,7 +79,8 @@ qmass as (
     cross join (select ${num(o.unseenWeight)} * (select n * avglen / (n * avglen + ${num(o.unseenHalfWords)}) from st)
       * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(cw) filter (where df > 0 and cw > 0 and not ctx), 0) as unit from qt) k
     cross join (select count(*) filter (where not ctx) as in_msg, count(*) filter (where ctx) as in_ctx from qt
-      where df = 0 and word and not framing and char_length(lexeme) > 1 and strpos(lexeme, '-') = 0) u
+      where df = 0 and word and not framing and char_length(lexeme) > 1 and strpos(lexeme, '-') = 0
+        and not ${knownPairs("qt.lexeme", o)}) u
   group by u.in_msg, u.in_ctx, k.unit
 ),
 quoted as (

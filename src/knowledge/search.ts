@@ -9,7 +9,8 @@ import type { Db } from "../db/client.ts";
 import { builtRows } from "../db/rows.ts";
 import { LANGUAGE_CONFIGS, searchableText, wordsOnlyText } from "./language.ts";
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
-import { MAX_QUESTION_CHARS, searchSql, termsSql } from "./search-statement.ts";
+import { searchSql } from "./search-statement.ts";
+import { MAX_QUESTION_CHARS, termsSql } from "./search-terms.ts";
 
 export { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 

@@ -1,0 +1,117 @@
+/**
+ * The question's terms, as common table expressions the search statement (search-statement.ts)
+ * builds on: each lexeme with where it comes from (the message or the conversation's context),
+ * whether it is a word, a question word or an artefact of cutting, its document frequency and
+ * its weights in scores and in coverage. `termsSql` lists them alone (POST …/search).
+ */
+import { type SQL, sql } from "drizzle-orm";
+import { configCaseSql, questionWordsCaseSql } from "./language.ts";
+import type { SearchOptions } from "./search-options.ts";
+
+/** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
+export const MAX_QUESTION_CHARS = 2_000;
+const MAX_TERMS = 32;
+
+export const num = (n: number) => {
+  if (!Number.isFinite(n)) throw new Error(`search option must be a finite number, got ${n}`);
+  return sql.raw(String(n));
+};
+
+/** The question's values the statement takes as parameters; everything else shapes its text. */
+const Q = sql.placeholder("q");
+const WORDS = sql.placeholder("words");
+export const KB = sql.placeholder("kb");
+const CFG = sql.placeholder("cfg");
+const CTX = sql.placeholder("ctx");
+const CTX_WORDS = sql.placeholder("ctxWords");
+
+/** Options with their defaults: the statement's shape. */
+export type Shape = Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions;
+
+/**
+ * The question's terms as common table expressions, `st` to `qt`: the statistics, the text
+ * search configuration, and each term with where it comes from (message or context), its
+ * document frequency and its weights. The search builds on them; so does `termsSql`.
+ */
+export function termsCtes(o: Shape): SQL {
+  // Unset: the knowledge base's language, else the language most of its documents are in.
+  const byDocuments =
+    o.kbId === undefined
+      ? sql`(select language from documents group by language order by count(*) desc, language limit 1)`
+      : sql`(select language from documents where kb_id = ${KB}::text group by language order by count(*) desc, language limit 1)`;
+  const cfg = o.language
+    ? sql`${CFG}::text`
+    : o.kbId === undefined
+      ? sql`(select ${sql.raw(configCaseSql("l.language"))} from ${byDocuments} l(language))`
+      : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments})) l(language))`;
+  // The statistics (IDF, average length) are the knowledge base's own, so another knowledge
+  // base's documents never move its scores or its abstention; without one, the whole store's.
+  const stats =
+    o.kbId === undefined
+      ? sql`select coalesce(sum(passages), 0) as passages, coalesce(sum(total_len), 0) as total_len from knowledge_base_stats`
+      : sql`select coalesce(k.passages, 0) as passages, coalesce(k.total_len, 0) as total_len
+    from (select 1) one left join knowledge_base_stats k on k.kb_id = ${KB}::text`;
+  // A term's `df` scores it; its `postings`, in every knowledge base (the GIN index holds them
+  // all), are what reading them from the index costs, which picks the candidate terms.
+  const df = o.kbId === undefined ? sql`sum(g.df)` : sql`sum(g.df) filter (where g.kb_id = ${KB}::text)`;
+  return sql`
+with st as (
+  select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
+  from (${stats}) s
+),
+qc as (select coalesce(${cfg}, 'english') as cfg),
+-- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
+-- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
+-- coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
+-- continues), which scores and covers at contextWeight of its weight if it is a word (a CJK
+-- context's bigrams and characters would outnumber a short message's words: they weigh nothing). Over MAX_TERMS (a long CJK
+-- question: words, bigrams and characters), context terms go first, then single characters,
+-- then bigrams.
+qx as (
+  select distinct x.lexeme, false as ctx from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x
+),
+ql as (
+  select u.lexeme, u.ctx,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing
+  from (
+    select * from qx
+    union all
+    select distinct y.lexeme, true from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
+      where y.lexeme not in (select lexeme from qx)
+  ) u
+  order by u.ctx, word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
+),
+qt as (
+  select ql.lexeme, ql.word, ql.framing, ql.ctx, t.df, t.postings, i.idf * f.w as idf,
+    case when ql.framing or char_length(ql.lexeme) = 1 or not ql.word then 0 else i.idf * f.w end as cw
+  from ql cross join st
+    cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
+      from knowledge_base_terms g where g.lexeme = ql.lexeme) t
+    cross join lateral (select ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) as idf) i
+    cross join lateral (select case when not ql.ctx then 1 when ql.word then ${num(o.contextWeight)} else 0 end as w) f
+)`;
+}
+
+/**
+ * Whether an unseen CJK word of three characters or more is made of pairs the knowledge base
+ * holds (CJK text is indexed by its character pairs too, cjk.ts): then it is no word the
+ * knowledge base lacks but its words in another form — a Korean verb with an ending the stemmer
+ * does not know (나타나고, 만들어서), a compound the dictionary cut differently — and does not weigh
+ * against coverage. A word of the question's subject the documents never mention has pairs
+ * they never hold.
+ */
+export function knownPairs(lexeme: string, o: Shape): SQL {
+  const inKb = o.kbId === undefined ? sql`` : sql` and g.kb_id = ${KB}::text`;
+  const w = sql.raw(lexeme);
+  return sql`(char_length(${w}) > 2 and ${w} ~ '^[⺀-鿿가-힣豈-﫿]+$' and not exists (
+    select 1 from generate_series(1, char_length(${w}) - 1) i
+    where not exists (select 1 from knowledge_base_terms g where g.lexeme = substr(${w}, i, 2)${inKb} and g.df > 0)))`;
+}
+
+/** The question's terms alone (POST …/search shows them: where each comes from, its weight). */
+export function termsSql(o: Shape): SQL {
+  return sql`
+${termsCtes(o)}
+select lexeme, ctx, df, cw from qt order by ctx, cw desc, lexeme`;
+}
