@@ -8,7 +8,8 @@ import { type CallInit, expectError, expectStatus, harness, type Reply } from ".
 setDefaultTimeout(30_000);
 
 let clock = Date.now();
-const h = await harness({ now: () => clock, options: { trustProxy: 1 } });
+// A small proof-of-work search space: solving the default's (up to 100,000 hashes) took seconds here.
+const h = await harness({ now: () => clock, options: { trustProxy: 1, proofOfWorkMaxNumber: 1_000 } });
 const admin = await h.admin();
 const SITE = "https://docs.example.com";
 const OTHER = "https://evil.example.net";
@@ -267,6 +268,7 @@ describe("proof of work", () => {
     expectError(await session(secret, ip), 403, "proof_of_work_required");
     const c = await h.call<WidgetChallenge>("POST", "/v1/widget/challenges", fromPage(secret, ip, { json: {} }));
     expectStatus(c, 201);
+    expect(c.json.maxnumber).toBe(1_000);
     const solution = await solveChallenge(c.json.challenge, c.json.salt, c.json.algorithm, c.json.maxnumber).promise;
     expect(solution).not.toBeNull();
     const proof = btoa(JSON.stringify({ ...c.json, number: solution!.number }));

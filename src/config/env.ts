@@ -192,6 +192,8 @@ export function optionsFromEnv(env: Env): ParleyOptions {
     trustProxy: env.TRUST_PROXY,
     replyEventsRetentionS: env.REPLY_EVENTS_RETENTION,
     visitorTokenTtlMs: env.VISITOR_TOKEN_TTL_MS,
+    // No variable: the default suits a browser; a host app (or a test) may pass another.
+    proofOfWorkMaxNumber: DEFAULT_OPTIONS.proofOfWorkMaxNumber,
     analyticsRetentionDays: env.ANALYTICS_RETENTION_DAYS ?? null,
     sources: {
       allowPrivateNetworks: env.SOURCES_ALLOW_PRIVATE_NETWORKS,

@@ -58,6 +58,11 @@ export interface ParleyOptions {
   corsOrigins?: CorsOrigins;
   /** How long a visitor token (a public key's session, POST /v1/widget/sessions) is valid. */
   visitorTokenTtlMs: number;
+  /**
+   * A proof-of-work challenge's search space (ALTCHA's `maxnumber`): a browser tries about half of
+   * it on average, and so does a script for every session it opens.
+   */
+  proofOfWorkMaxNumber: number;
   /** Analytics drop question text older than this many days (counts and topics stay); null keeps it. */
   analyticsRetentionDays: number | null;
   /** Web sources; see SourceOptions. */
@@ -97,6 +102,7 @@ export const DEFAULT_OPTIONS: ParleyOptions = {
   replyPollMs: 1_000,
   replyEventsRetentionS: 86_400,
   visitorTokenTtlMs: 3_600_000,
+  proofOfWorkMaxNumber: 100_000,
   analyticsRetentionDays: null,
   sources: {
     allowPrivateNetworks: false,
@@ -129,6 +135,7 @@ export const BOUNDS = {
   replyEventsRetentionS: { min: 0, max: 10 * 366 * 86_400 },
   planLimit: { min: 1, max: INT4_MAX },
   visitorTokenTtlMs: { min: 60_000, max: 86_400_000 },
+  proofOfWorkMaxNumber: { min: 1_000, max: 100_000_000 },
   analyticsRetentionDays: { min: 1, max: 100 * 366 },
   maxInFlightPerHost: { min: 1, max: 32 },
   sourceLeaseMs: { min: 1_000, max: 3_600_000 },
@@ -156,6 +163,7 @@ export function checkOptions(options: ParleyOptions): void {
     "replyPollMs",
     "replyEventsRetentionS",
     "visitorTokenTtlMs",
+    "proofOfWorkMaxNumber",
   ] as const)
     checkBound(`options.${name}`, options[name], BOUNDS[name]);
   for (const [plan, l] of Object.entries(options.plans)) {

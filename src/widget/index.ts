@@ -34,7 +34,7 @@ export const widgetRoutes = (deps: AdmissionDeps & { logger: Logger }) =>
       "/challenges",
       async ({ apiKey, set }) => {
         set.status = 201;
-        return issueChallenge(deps.db, apiKey.id, deps.now());
+        return issueChallenge(deps.db, apiKey.id, deps.now(), deps.options.proofOfWorkMaxNumber);
       },
       {
         // No body to read (a widget may send `{}`): like the other body-less POSTs.

@@ -14,26 +14,24 @@ import { toBase64url } from "../primitives.ts";
 
 /** How long a challenge may take to solve and spend. */
 export const CHALLENGE_TTL_MS = 10 * 60_000;
-/**
- * The search space: a browser tries about half of it on average, well under a second on a phone
- * (SHA-256 in Web Crypto), while each session costs a script the same work.
- */
-export const CHALLENGE_MAX_NUMBER = 100_000;
-
 const hmacKeyOf = (db: Db) =>
   sharedValue(db, "widget_proof_hmac", toBase64url(crypto.getRandomValues(new Uint8Array(32))));
 
-export async function issueChallenge(db: Db, keyId: string, now: number): Promise<WidgetChallenge> {
+/**
+ * A challenge for key `keyId` whose solution lies in 0..`maxNumber` (the proofOfWorkMaxNumber
+ * option; its default of 100,000 is well under a second on a phone, SHA-256 in Web Crypto).
+ */
+export async function issueChallenge(db: Db, keyId: string, now: number, maxNumber: number): Promise<WidgetChallenge> {
   const challenge = await createChallenge({
     hmacKey: await hmacKeyOf(db),
-    maxnumber: CHALLENGE_MAX_NUMBER,
+    maxnumber: maxNumber,
     expires: new Date(now + CHALLENGE_TTL_MS),
     params: { key: keyId },
   });
   return {
     algorithm: "SHA-256",
     challenge: challenge.challenge,
-    maxnumber: challenge.maxnumber ?? CHALLENGE_MAX_NUMBER,
+    maxnumber: challenge.maxnumber ?? maxNumber,
     salt: challenge.salt,
     signature: challenge.signature,
   };
