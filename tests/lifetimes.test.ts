@@ -6,6 +6,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
+import type { Agent } from "../src/agent/types.ts";
 import { createApp } from "../src/app/app.ts";
 import { createKey } from "../src/auth/keys-admin.ts";
 import { createLogger } from "../src/config/logger.ts";
@@ -76,14 +77,26 @@ describe("createParley lifetimes", () => {
   test("two instances on one store work independently; after close() no timer or LISTEN is left", async () => {
     const store = await testStore();
     const { secret: key } = await createKey(store.db, { name: "lifetimes", plan: "pro" });
+    // The first two replies wait before word 20 until the test opens their gate: each is certainly
+    // running while B follows or stops it, and goes on as soon as the test lets it.
+    const gates = [Promise.withResolvers<void>(), Promise.withResolvers<void>()];
+    let replies = 0;
+    const agent: Agent = {
+      respond: (input) => {
+        const open = gates[replies++]?.promise ?? Promise.resolve();
+        return scriptedAgent(words(40), { gate: { before: 20, open } }).respond(input);
+      },
+    };
     const timers = trackTimers();
     try {
       const make = () =>
         createApp({
           store,
-          agent: scriptedAgent(words(40), { delayMs: 20 }),
+          agent,
           logger: createLogger("silent"),
-          options: { replyLeaseMs: 1_000 },
+          // Followers poll every 50 ms, as twoInstances' do: B reads A's reply (and its end, once
+          // stopped) from the store, on PGlite without A's notifications.
+          options: { replyLeaseMs: 1_000, replyPollMs: 50 },
         });
       const [a, b] = [make(), make()];
       // A generates; B follows it from the database while it runs; both see the same events.
@@ -93,13 +106,16 @@ describe("createParley lifetimes", () => {
       // the sweeper, the write batcher), so the empty list after close() means something.
       expect(timers.live().length).toBeGreaterThan(0);
       const path = `/v1/conversations/${convId}/messages/${msgId}`;
-      const followed = await readEvents(await get(b, key, `${path}/events`));
+      const following = await get(b, key, `${path}/events`);
+      gates[0]!.resolve();
+      const followed = await readEvents(following);
       expect(followed.at(-1)!.data).toMatchObject({ type: "end", status: "completed" });
       expect(followed.map((e) => e.id)).toEqual(followed.map((_, i) => i + 1));
       // B stops a reply A generates.
       const second = await readEvents(await post(a, key, "/v1/chat", { message: "two", stream: true }), 1);
       const stopPath = `/v1/conversations/${second[0]!.data.conversation_id}/messages/${second[0]!.data.message_id}/stop`;
       const stopped = await read<StoppedReply>(await post(b, key, stopPath));
+      gates[1]!.resolve(); // the stopped agent then sees its signal aborted
       expect({ status: stopped.status, reply: stopped.json?.status }).toEqual({ status: 200, reply: "stopped" });
       // Closing A leaves B serving.
       await a.parley.close();
