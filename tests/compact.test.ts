@@ -44,14 +44,19 @@ async function compactAll(store: ReturnType<typeof createReplyStore>, cutoff: nu
 async function setup() {
   const h = await harness({ agent: scriptedAgent(TOKENS, { sources: ["https://example.com/s"] }) });
   const failing = await harness({ agent: scriptedAgent(TOKENS, { failAfter: 25 }), store: h.store });
-  const slow = await harness({ agent: scriptedAgent(TOKENS, { delayMs: 200 }), store: h.store });
+  // Says its first token, then waits for the test to `release` it: certainly running until then.
+  const gate = Promise.withResolvers<void>();
+  const slow = await harness({
+    agent: scriptedAgent(TOKENS, { gate: { before: 1, open: gate.promise } }),
+    store: h.store,
+  });
   const citing = await harness({
     agent: scriptedAgent(CITING, { growing: GROWING, sources: SOURCES }),
     store: h.store,
   });
   const store = createReplyStore(h.store.db, createNotifier(null));
   const urls = { failing: listen(failing.app).url, slow: listen(slow.app).url, citing: listen(citing.app).url };
-  return { h, store, base: listen(h.app).url, ...urls };
+  return { h, store, base: listen(h.app).url, ...urls, release: gate.resolve };
 }
 
 /** Checks a resume after `after` of the compacted reply against the original events `all`. */
@@ -133,7 +138,7 @@ describe("compacted replies", () => {
   });
 
   test("a running reply and a recent one are untouched", async () => {
-    const { h, store, base, slow } = await setup();
+    const { h, store, base, slow, release } = await setup();
     const key = await h.key();
     const recent = await readEvents(await post(base, key, "/v1/chat", { message: "go", stream: true }));
     const recentId = recent[0]!.data.message_id;
@@ -152,6 +157,7 @@ describe("compacted replies", () => {
     await compactAll(store, Date.now() - 60_000);
     expect(await compacted(h.store.db, freshId)).toBe(false);
     expect(await storedEvents(h.store.db, freshId)).toBe(fresh.length);
+    release(); // the running reply ends now, not in another file's time
   });
 
   test("the periodic sweep compacts ended replies past REPLY_EVENTS_RETENTION", async () => {
