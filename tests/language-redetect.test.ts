@@ -5,19 +5,17 @@
  */
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { migrate } from "../src/db/migrate.ts";
 import { documents } from "../src/db/schema.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { DETECTION_MARK, redetectLanguagesOnce } from "../src/knowledge/reindex.ts";
 import { rankPassages } from "../src/knowledge/search.ts";
-import { freshPglite } from "./helpers/store.ts";
+import { migratedPglite } from "./helpers/store.ts";
 
 setDefaultTimeout(120_000); // a PGlite of its own: seconds on a busy machine
 
 test("detected documents are detected again once; their passages follow; a given language stays", async () => {
-  const store = await freshPglite();
+  const store = await migratedPglite();
   try {
-    await migrate(store);
     const { db } = store;
     const text = "Чтобы вернуться к предыдущей версии сайта, выполните site rollback. Откат не требует сборки.";
     await ingestDocuments(db, [

@@ -5,11 +5,10 @@
  * questions are answered from the page that answers them; off-topic ones are refused.
  */
 import { expect, setDefaultTimeout, test } from "bun:test";
-import { migrate } from "../src/db/migrate.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import type { SearchOptions } from "../src/knowledge/search.ts";
-import { freshPglite } from "./helpers/store.ts";
+import { migratedPglite } from "./helpers/store.ts";
 
 setDefaultTimeout(120_000); // a PGlite per test: seconds on a busy machine
 
@@ -24,9 +23,8 @@ interface SmallBase {
 }
 
 async function expectAnswers({ pages, answered, offTopic, options = {} }: SmallBase): Promise<void> {
-  const store = await freshPglite();
+  const store = await migratedPglite();
   try {
-    await migrate(store);
     const docs = Object.entries(pages).map(([path, [title, body]]) => ({
       url: `https://small.test/${path}`,
       title,

@@ -6,7 +6,6 @@
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { migrate } from "../src/db/migrate.ts";
 import { documents } from "../src/db/schema.ts";
 import { cjkTerms, segmentCjk } from "../src/knowledge/cjk.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
@@ -16,7 +15,7 @@ import { CJK_TERMS_MARK, recutCjkPassagesOnce } from "../src/knowledge/reindex.t
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import { rankPassages } from "../src/knowledge/search.ts";
-import { freshPglite, testStore } from "./helpers/store.ts";
+import { migratedPglite, testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(120_000); // a cold PGlite (the 6-document store) takes seconds, more on a busy machine
 
@@ -225,9 +224,8 @@ describe("search in other languages", () => {
 
 describe("abstention on the 6-document sample", () => {
   test("in-scope questions are answered (a word the sample never saw does not veto), off-topic ones refused", async () => {
-    const store = await freshPglite();
+    const store = await migratedPglite();
     try {
-      await migrate(store);
       await ingestDocuments(store.db, SAMPLE_DOCS);
       for (const [q, url] of [
         ["Tell me about streaming replies", "https://parley.example/docs/chat"],
