@@ -5,6 +5,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
 import { chunks, DEFAULT_KB_ID, documents, knowledgeBaseTerms } from "../src/db/schema.ts";
+import { createKnowledgeBase } from "../src/knowledge/bases.ts";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { BATCH_DOCS, ingestDocuments } from "../src/knowledge/ingest.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
@@ -132,6 +133,9 @@ const base = () => `https://rank.test/${crypto.randomUUID()}`;
 describe("ranking (BM25F)", () => {
   test("a rare term outweighs many occurrences of a common one (IDF over term frequency)", async () => {
     const store = await testStore();
+    // A knowledge base of its own: how far IDF lifts `rare` above `common` depends on how many
+    // documents the base holds, and the shared default base grows with every file run before this one.
+    const kbId = (await createKnowledgeBase(store.db, { name: `idf-${crypto.randomUUID()}` })).id;
     const [common, rare, u] = [word(), word(), base()];
     // `common` in ten documents, `rare` in one.
     const docs = Array.from({ length: 10 }, (_, i) => ({
@@ -145,8 +149,9 @@ describe("ranking (BM25F)", () => {
       content: `${common} ${common} ${common} ${common} ${common} ${filler(16)}`,
     });
     docs.push({ url: `${u}/idf`, title: "Note", content: `${rare} ${filler(20)}` });
-    await ingestDocuments(store.db, docs);
+    await ingestDocuments(store.db, docs, { kbId });
     const hits = await rankPassages(store.db, `${common} ${rare}`, {
+      kbId,
       limit: 20,
       minCoverage: 0,
       minPassageCoverage: 0,
