@@ -93,21 +93,27 @@ function choose(extracts: Extract[]): Extract[][] {
  * The best page's first code block (a page's usage: install, import, minimal example) joins its
  * quote, unless quoted already: the code a quote brings is the one sharing the question's words,
  * and the install command rarely does ("How do I install the Eden client?" quoted the type
- * definitions' `bun add -d @types/bun`, not the page's `bun add @elysia/eden`).
+ * definitions' `bun add -d @types/bun`, not the page's `bun add @elysia/eden`). Another cited
+ * page whose quote holds no code gets the first code block of its passages search returned.
  */
 function withUsage(chosen: Extract[][], hits: SearchHit[]): Extract[][] {
-  const [first, ...rest] = chosen;
-  if (!first) return chosen;
-  for (const hit of hits.filter((h) => h.url === first[0]!.hit.url)) {
+  return chosen.map((page, i) => {
+    if (i > 0 && page.some((e) => e.pieces.some((p) => p.code))) return page;
+    return withPageUsage(page, hits.filter((h) => h.url === page[0]!.hit.url));
+  });
+}
+
+function withPageUsage(page: Extract[], hits: SearchHit[]): Extract[] {
+  for (const hit of hits) {
     const code = piecesOf(hit.content).find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
     if (!code) continue;
-    if (first.some((e) => e.pieces.some((p) => p.text === code.text))) return chosen;
+    if (page.some((e) => e.pieces.some((p) => p.text === code.text))) return page;
     // Within a passage already quoted, the code joins that quote (one heading, in page order).
-    const same = first.findIndex((e) => e.hit.id === hit.id);
-    if (same >= 0) return [first.map((e, i) => (i === same ? { ...e, pieces: [...e.pieces, code] } : e)), ...rest];
-    return [[...first, { hit, pieces: [code], score: 0 }], ...rest];
+    const same = page.findIndex((e) => e.hit.id === hit.id);
+    if (same >= 0) return page.map((e, i) => (i === same ? { ...e, pieces: [...e.pieces, code] } : e));
+    return [...page, { hit, pieces: [code], score: 0 }];
   }
-  return chosen;
+  return page;
 }
 
 const NOTHING_FOUND =
