@@ -99,7 +99,10 @@ function choose(extracts: Extract[]): Extract[][] {
 function withUsage(chosen: Extract[][], hits: SearchHit[]): Extract[][] {
   return chosen.map((page, i) => {
     if (i > 0 && page.some((e) => e.pieces.some((p) => p.code))) return page;
-    return withPageUsage(page, hits.filter((h) => h.url === page[0]!.hit.url));
+    return withPageUsage(
+      page,
+      hits.filter((h) => h.url === page[0]!.hit.url),
+    );
   });
 }
 
