@@ -1,7 +1,8 @@
 /**
  * What the built-in agent quotes from the page that answers: the section that answers even when
  * search ranked other passages of the page higher, a sentence chosen with its section's heading,
- * and the page's usage code when the quote has none. Each test builds its own knowledge base.
+ * and the page's usage code when the quote has none (every cited page's). Each test builds its own
+ * knowledge base.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { retrievalAgent } from "../src/agent/retrieval.ts";
@@ -112,5 +113,27 @@ describe("the built-in agent's answer", () => {
     // Asked about installing, the usage code is the quote's own code: not repeated.
     const install = await ask(kbId, "How do I install the cache plugin?");
     expect(install.text.split("bun add wren-cache")).toHaveLength(2);
+  });
+
+  test("another cited page whose quote holds no code brings the first code block of its passage", async () => {
+    const kbId = await baseOf([
+      {
+        url: "https://t.example/uploads",
+        title: "Limiting the size of uploads",
+        content:
+          "To limit the size of uploaded files, set a limit on the upload route.\n\n```ts\napp.post('/up', upload())\n```",
+      },
+      {
+        url: "https://t.example/body-limit",
+        title: "Body limit",
+        content:
+          "```ts\nbodyLimit({ maxSize: 1024 })\n```\n\nThe body limit plugin can limit the size of uploaded files.",
+      },
+    ]);
+    const { text, sources } = await ask(kbId, "How do I limit the size of uploaded files?");
+    expect(sources).toEqual(["https://t.example/uploads", "https://t.example/body-limit"]);
+    // Its code shares none of the question's words and comes before the quote: the page's usage all the same.
+    expect(text).toContain("```ts\nbodyLimit({ maxSize: 1024 })\n```");
+    expect(text.split("app.post('/up', upload())")).toHaveLength(2);
   });
 });
