@@ -16,9 +16,17 @@ import { SAMPLE_DOCS } from "../../src/knowledge/sample.ts";
 export const CORPUS = fileURLToPath(new URL("../fixtures/kb.jsonl", import.meta.url));
 export const onPostgres = Boolean(process.env.DATABASE_URL);
 
-let opened: Promise<Store> | undefined;
-let image: Promise<Blob> | undefined;
-let migratedImage: Promise<Blob> | undefined;
+/** `make` run once, on first call; a failure is not kept, so the next call tries again. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make().catch((e) => {
+      made = undefined;
+      throw e;
+    });
+    return made;
+  };
+}
 
 /**
  * A new in-memory PGlite, empty (not migrated), loaded from an image of a database initdb'd once
@@ -33,41 +41,29 @@ export async function freshPglite(): Promise<Store> {
  * The run's initdb'd image, made on first use. A file whose tests need a fresh PGlite makes it in
  * `beforeAll(pgliteImage, …)` with a long timeout (on PostgreSQL runs the shared store does not).
  */
-export function pgliteImage(): Promise<Blob> {
-  image ??= (async () => {
-    const pg = await PGlite.create();
-    try {
-      return await pg.dumpDataDir("none");
-    } finally {
-      await pg.close();
-    }
-  })().catch((e) => {
-    image = undefined;
-    throw e;
-  });
-  return image;
-}
+export const pgliteImage: () => Promise<Blob> = once(async () => {
+  const pg = await PGlite.create();
+  try {
+    return await pg.dumpDataDir("none");
+  } finally {
+    await pg.close();
+  }
+});
 
 /**
  * The run's image of a store after every migration (and nothing else), made on first use from
  * the initdb'd one: loading it costs about what loading that one does, migrating half a second
  * more, for each of the many tests that want a migrated, empty store of their own.
  */
-function migratedPgliteImage(): Promise<Blob> {
-  migratedImage ??= (async () => {
-    const pg = await PGlite.create({ loadDataDir: await pgliteImage() });
-    try {
-      await migrate(pgliteStore(pg));
-      return await pg.dumpDataDir("none");
-    } finally {
-      await pg.close();
-    }
-  })().catch((e) => {
-    migratedImage = undefined;
-    throw e;
-  });
-  return migratedImage;
-}
+const migratedPgliteImage = once(async () => {
+  const pg = await PGlite.create({ loadDataDir: await pgliteImage() });
+  try {
+    await migrate(pgliteStore(pg));
+    return await pg.dumpDataDir("none");
+  } finally {
+    await pg.close();
+  }
+});
 
 /** A new in-memory PGlite, migrated and empty (on PostgreSQL runs too), loaded from that image. */
 export async function migratedPglite(): Promise<Store> {
@@ -83,10 +79,7 @@ async function open(): Promise<Store> {
 }
 
 /** The run's store, migrated and loaded with the sample docs and the fixture corpus. */
-export function testStore(): Promise<Store> {
-  opened ??= open();
-  return opened;
-}
+export const testStore: () => Promise<Store> = once(open);
 
 /** A second, independent connection to the same database (PostgreSQL), or the same store (PGlite). */
 export async function secondStore(): Promise<Store> {
