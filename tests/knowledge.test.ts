@@ -60,6 +60,23 @@ describe("parsing", () => {
     expect(ps.filter((p) => p.heading === "One").length).toBe(2);
     expect(ps.at(-1)!.content).toContain("# not a heading");
   });
+
+  test("a cut inside a code block closes it and opens the next passage with its fence line", () => {
+    const fences = (text: string) => text.split("\n").filter((l) => /^\s*```/.test(l)).length;
+    // Blank lines inside code are paragraph breaks: a cut there used to leave the next passage
+    // opening with the block's end, and its fences paired wrongly (prose quoted as code).
+    const lines = Array.from({ length: 120 }, (_, i) => `const value${i} = ${i};\n`);
+    const md = `## Setup\n${"word ".repeat(100)}\n\n\`\`\`js\n${lines.join("\n")}\`\`\`\n\n${"more ".repeat(50)}`;
+    const ps = splitIntoPassages("Doc", md);
+    const parts = ps.filter((p) => p.content.includes("const value"));
+    expect(parts.length).toBeGreaterThan(1);
+    for (const p of ps) expect(fences(p.content) % 2).toBe(0);
+    for (const p of parts.slice(1)) expect(p.content).toStartWith("```js\nconst value");
+    for (const p of parts.slice(0, -1)) expect(p.content).toEndWith("\n```");
+    // Every line of code is in exactly one passage, in order.
+    const code = parts.flatMap((p) => p.content.split("\n").filter((l) => l.startsWith("const value")));
+    expect(code).toEqual(lines.map((l) => l.trim()));
+  });
 });
 
 describe("ingest", () => {

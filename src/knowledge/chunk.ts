@@ -69,16 +69,27 @@ function headingOf(line: string): string | undefined {
   return text && !longerThan(text, MAX_TITLE_CHARS) ? text : undefined;
 }
 
+const FENCE_LINE = /^\s*(`{3,}|~{3,})/;
+
+/**
+ * A long section cut at paragraphs. A blank line inside a code block is a paragraph break too:
+ * a cut there closes the block with its fence and opens the next passage with the block's own
+ * fence line, so every passage's fences pair up (a passage opening with the end of a code block
+ * read it as the start of one, and quoted the prose after it as code).
+ */
 function cut(section: Passage): Passage[] {
   if (section.content.length <= MAX_PASSAGE_CHARS) return [section];
   const out: Passage[] = [];
   let current = "";
+  let opening: string | undefined; // the fence line of the code block the text is inside, if any
   for (const para of section.content.split(/\n{2,}/)) {
     if (current && current.length + para.length > MAX_PASSAGE_CHARS) {
-      out.push({ heading: section.heading, content: current.trim() });
-      current = "";
+      const close = opening ? `\n${FENCE_LINE.exec(opening)![1]}` : "";
+      out.push({ heading: section.heading, content: `${current.trim()}${close}` });
+      current = opening ? `${opening.trim()}\n` : "";
     }
     current += `${para}\n\n`;
+    for (const line of para.split("\n")) if (FENCE_LINE.test(line)) opening = opening ? undefined : line;
   }
   if (current.trim()) out.push({ heading: section.heading, content: current.trim() });
   return out;
