@@ -11,6 +11,8 @@ export interface Passage {
 }
 
 const MAX_PASSAGE_CHARS = 1_500;
+/** A line that opens or closes a fenced code block; its group is the fence itself. */
+const FENCE_LINE = /^\s*(`{3,}|~{3,})/;
 
 export function splitIntoPassages(title: string, markdown: string): Passage[] {
   const sections: Passage[] = [];
@@ -23,7 +25,7 @@ export function splitIntoPassages(title: string, markdown: string): Passage[] {
     lines = [];
   };
   for (const line of markdown.split("\n")) {
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    if (FENCE_LINE.test(line)) inFence = !inFence;
     const h = inFence ? undefined : headingOf(line);
     if (h !== undefined) {
       flush();
@@ -44,7 +46,7 @@ export function firstHeading(markdown: string): string | undefined {
   let inFence = false;
   let first: string | undefined;
   for (const line of markdown.split("\n")) {
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    if (FENCE_LINE.test(line)) inFence = !inFence;
     const h = inFence ? undefined : headingOf(line);
     if (h === undefined) continue;
     if (/^#\s/.test(line)) return h;
@@ -68,8 +70,6 @@ function headingOf(line: string): string | undefined {
   if (closing) text = text.slice(0, closing.index).trimEnd();
   return text && !longerThan(text, MAX_TITLE_CHARS) ? text : undefined;
 }
-
-const FENCE_LINE = /^\s*(`{3,}|~{3,})/;
 
 /**
  * A long section cut at paragraphs. A blank line inside a code block is a paragraph break too:
