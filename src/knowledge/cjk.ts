@@ -12,6 +12,8 @@
  * - characters: single-character words (传, pass; 写, write) and a last resort. They score, but
  *   search does not count them in a question's coverage (search.ts): a character says little
  *   about a topic.
+ * Pairs that are no dictionary word and characters score at a reduced weight (`pairWeight`,
+ * `charWeight` in search-options.ts): they repeat the evidence of the words they are cut from.
  * On the Vue questions' half A, words + bigrams + characters ranked best (top-1 90%, against
  * 85% without characters and 85% for bigrams alone; eval/README.md).
  * Function words (的, 了, 吗, how/what words such as 怎么 and 如何; の, は, を…) are dropped, and

@@ -79,6 +79,15 @@ export interface SearchOptions {
    */
   contextWeight?: number;
   /**
+   * Weights, in scores, of a CJK character pair that is no dictionary word and of a single CJK
+   * character (cjk.ts indexes a run as words, pairs and characters): a word's pairs and
+   * characters repeat its evidence, so at full weight a long word counted several times over and
+   * a Korean syllable shared by unrelated words (부 in 부모 and 내부) outweighed a real word.
+   * Chosen leaving one CJK language out (eval/README.md); other scripts have neither.
+   */
+  pairWeight?: number;
+  charWeight?: number;
+  /**
    * The question's language (its text-search configuration); by default the knowledge base's
    * `language`, else the language most of its documents are in.
    */
@@ -101,5 +110,7 @@ export const SEARCH_DEFAULTS: Required<Omit<SearchOptions, "kbId" | "language">>
   unseenHalfWords: 2_000,
   unseenOf: "max",
   contextWeight: 0.5,
+  pairWeight: 0.5,
+  charWeight: 0.5,
   minTerms: 5,
 };

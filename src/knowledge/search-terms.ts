@@ -89,7 +89,8 @@ qt as (
     cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
       from knowledge_base_terms g where g.lexeme = ql.lexeme) t
     cross join lateral (select ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) as idf) i
-    cross join lateral (select case when not ql.ctx then 1 when ql.word then ${num(o.contextWeight)} else 0 end as w) f
+    cross join lateral (select (case when not ql.ctx then 1 when ql.word then ${num(o.contextWeight)} else 0 end)
+      * (case when ql.word then 1 when char_length(ql.lexeme) = 1 then ${num(o.charWeight)} else ${num(o.pairWeight)} end) as w) f
 )`;
 }
 
