@@ -1,7 +1,8 @@
 /**
  * What the built-in agent quotes from the page that answers: the section that answers even when
  * search ranked other passages of the page higher, a sentence chosen with its section's heading,
- * and the page's usage code when the quote has none (every cited page's). Each test builds its own
+ * and the page's usage code when the quote has none (every cited page's: the block using what its
+ * prose names in code, with its first block while both fit). Each test builds its own
  * knowledge base.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -113,6 +114,43 @@ describe("the built-in agent's answer", () => {
     // Asked about installing, the usage code is the quote's own code: not repeated.
     const install = await ask(kbId, "How do I install the cache plugin?");
     expect(install.text.split("bun add wren-cache")).toHaveLength(2);
+  });
+
+  test("the usage is the block using what the prose names in code, with the first block while both fit", async () => {
+    // The page opens with the code it replaces, naming nothing the prose names: quotable (under
+    // 1,500 characters) but too long to join the usage in one block's room.
+    let before = "let field0 = read(0);";
+    for (let i = 1; before.length < 1_440; i++) before += `\nlet field${i} = read(${i});`;
+    before = `${before}\n//`.padEnd(1_480, "-"); // its block: 1,490 characters with its fences
+    const kbId = await baseOf([
+      {
+        url: "https://t.example/state/stores",
+        title: "Sharing state",
+        content: [
+          "Several screens often need the same values, and passing them down by hand gets tedious.",
+          `## The long way\n\nMany apps begin so:\n\n\`\`\`js\n${before}\n\`\`\``,
+          "## With a store\n\nCall `useStore` in each view: `useStore` returns one copy of the data, and `useStore` updates it for all.",
+          "```js\nconst cart = useStore('cart')\n```",
+        ].join("\n\n"),
+      },
+      {
+        url: "https://t.example/state/sync",
+        title: "Syncing state",
+        content: [
+          "Keep two tabs of the same app in agreement about what the visitor chose.",
+          "```sh\nbun add wren-sync\n```",
+          "Tabs talk over `syncChannel`; `syncChannel` sends each change to the others.",
+          "```js\nsyncChannel('prefs').send(prefs)\n```",
+        ].join("\n\n"),
+      },
+    ]);
+    const shared = await ask(kbId, "How can several screens share the same values without passing them down?");
+    expect(shared.text).toContain("const cart = useStore('cart')");
+    expect(shared.text).not.toContain("field0 ="); // the two would not fit in one block's room
+    const synced = await ask(kbId, "How do I keep two tabs in agreement about what the visitor chose?");
+    expect(synced.text).toContain("syncChannel('prefs').send(prefs)");
+    expect(synced.text.indexOf("bun add wren-sync")).toBeLessThan(synced.text.indexOf("syncChannel('prefs')"));
+    expect(synced.text.indexOf("bun add wren-sync")).toBeGreaterThan(-1);
   });
 
   test("another cited page whose quote holds no code brings the first code block of its passage", async () => {

@@ -17,6 +17,7 @@ import {
 import { certaintyOf } from "./certainty.ts";
 import { type Piece, piecesOf } from "./pieces.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
+import { MAX_CODE_CHARS, withUsage } from "./usage.ts";
 
 export { type Piece, piecesOf };
 
@@ -89,36 +90,6 @@ function choose(extracts: Extract[]): Extract[][] {
   ].slice(0, MAX_PAGES);
 }
 
-/**
- * The best page's first code block (a page's usage: install, import, minimal example) joins its
- * quote, unless quoted already: the code a quote brings is the one sharing the question's words,
- * and the install command rarely does ("How do I install the Eden client?" quoted the type
- * definitions' `bun add -d @types/bun`, not the page's `bun add @elysia/eden`). Another cited
- * page whose quote holds no code gets the first code block of its passages search returned.
- */
-function withUsage(chosen: Extract[][], hits: SearchHit[]): Extract[][] {
-  return chosen.map((page, i) => {
-    if (i > 0 && page.some((e) => e.pieces.some((p) => p.code))) return page;
-    return withPageUsage(
-      page,
-      hits.filter((h) => h.url === page[0]!.hit.url),
-    );
-  });
-}
-
-function withPageUsage(page: Extract[], hits: SearchHit[]): Extract[] {
-  for (const hit of hits) {
-    const code = piecesOf(hit.content).find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
-    if (!code) continue;
-    if (page.some((e) => e.pieces.some((p) => p.text === code.text))) return page;
-    // Within a passage already quoted, the code joins that quote (one heading, in page order).
-    const same = page.findIndex((e) => e.hit.id === hit.id);
-    if (same >= 0) return page.map((e, i) => (i === same ? { ...e, pieces: [...e.pieces, code] } : e));
-    return [...page, { hit, pieces: [code], score: 0 }];
-  }
-  return page;
-}
-
 const NOTHING_FOUND =
   "I could not find anything about that in the knowledge base, so I can't answer it from my sources. Try rephrasing the question, or ingest documents that cover it.";
 
@@ -148,7 +119,6 @@ export interface Extract {
 }
 
 const MAX_QUOTE_CHARS = 700;
-const MAX_CODE_CHARS = 1_500;
 /** What adjacency to the quoted paragraph is worth, in question-word weight (about one word). */
 const ADJACENT_BONUS = 1;
 
