@@ -1,9 +1,9 @@
 /**
- * What the built-in agent quotes from the page that answers: the section that answers even when
- * search ranked other passages of the page higher, a sentence chosen with its section's heading,
- * and the page's usage code when the quote has none (every cited page's: the block using what its
- * prose names in code, with its first block while both fit). Each test builds its own
- * knowledge base.
+ * What the built-in agent quotes from the page that answers, its words read as search reads them:
+ * the section that answers even when search ranked other passages of the page higher, a sentence
+ * chosen with its section's heading, and the page's usage code (every cited page's: the block
+ * using what its prose names in code, with its first block while both fit). Each test builds its
+ * own knowledge base.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { retrievalAgent } from "../src/agent/retrieval.ts";
@@ -12,6 +12,7 @@ import { createKnowledgeBase, deleteKnowledgeBase } from "../src/knowledge/bases
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import type { KnowledgeDoc } from "../src/knowledge/parse.ts";
 import { searchPassages, withWholeBestPage } from "../src/knowledge/retrieve.ts";
+import { SAMPLE_DOCS } from "../src/knowledge/sample.ts";
 import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -76,6 +77,17 @@ describe("the built-in agent's answer", () => {
     const { text, sources } = await ask(kbId, "How do I change the port number?");
     expect(sources).toEqual(["https://t.example/server"]);
     expect(text).toContain("listen: 4000");
+  });
+
+  test("sentences are chosen by the words search ranked with: stemmed, stop words weighing nothing", async () => {
+    const kbId = await baseOf(SAMPLE_DOCS);
+    // "does" is rare among the page's sentences ("…like one that does not exist"), but a stop word.
+    const paging = await ask(kbId, "How does pagination work?");
+    expect(paging.text).toContain("paginated with an opaque cursor");
+    expect(paging.text).not.toContain("does not exist");
+    // "revoke" meets "revoke" and "revoked" alike; the command is in the sentence that says how.
+    const revoke = await ask(kbId, "How do I revoke a key?");
+    expect(revoke.text).toContain("parley keys revoke KEY_ID");
   });
 
   test("the page's usage code joins a quote that holds no code", async () => {

@@ -3,8 +3,9 @@
  * conversation's context) and answers extractively: the sentences and code that answer, verbatim,
  * from the best page (read whole) first, each page cited by URL (sent just before its quote opens
  * with its marker: the agent knows its sources before it writes). Language-neutral throughout:
- * sentences and words from `Intl.Segmenter` (every script), a word's weight from how few of the
- * candidate sentences hold it (no stop list: a word every sentence has weighs nothing).
+ * sentences from `Intl.Segmenter` (every script), words as search reads them (the knowledge
+ * base's stemmer and stop words; CJK words from `Intl.Segmenter`), a word's weight from how few
+ * of the candidate sentences hold it (a word every sentence has weighs nothing).
  */
 import type { Db } from "../db/client.ts";
 import {
@@ -18,8 +19,9 @@ import { certaintyOf } from "./certainty.ts";
 import { type Piece, piecesOf } from "./pieces.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
 import { MAX_CODE_CHARS, withUsage } from "./usage.ts";
+import { termsAsSearched, termsOf } from "./words.ts";
 
-export { type Piece, piecesOf };
+export { type Piece, piecesOf, termsOf };
 
 /** Splits text into tokens that concatenate back to exactly the text: each word with the space before it. */
 const tokenize = (text: string): string[] => text.match(/\s*\S+/g) ?? [];
@@ -44,7 +46,9 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
         ? await searchPassages(db, message, history, { kbId: knowledgeBaseId }, options.semantic, trace)
         : [];
       const page = await withWholeBestPage(db, hits);
-      const chosen = withUsage(choose(extract(message, contextOf(history), page)), page);
+      const context = contextOf(history);
+      const terms = knowledgeBaseId ? await termsAsSearched(db, knowledgeBaseId, message, context, page) : termsOf;
+      const chosen = withUsage(choose(extract(message, context, page, terms)), page);
       const urls = chosen.map((page) => page[0]!.hit.url);
       yield {
         type: "certainty",
@@ -122,15 +126,6 @@ const MAX_QUOTE_CHARS = 700;
 /** What adjacency to the quoted paragraph is worth, in question-word weight (about one word). */
 const ADJACENT_BONUS = 1;
 
-const words = new Intl.Segmenter(undefined, { granularity: "word" });
-
-/** The words of `text`, lower-cased, reduced to a crude prefix stem for alphabetic scripts. */
-export const termsOf = (text: string): string[] =>
-  [...words.segment(text.toLowerCase())]
-    .filter((w) => w.isWordLike)
-    // Latin and other cased scripts: a 5-character prefix joins inflected forms; CJK words stay whole.
-    .map((w) => (/^[\p{Lu}\p{Ll}\p{N}_-]+$/u.test(w.segment) ? w.segment.slice(0, 5) : w.segment));
-
 /**
  * Weights of the message's words: rarer among the candidate pieces, heavier. The context chose
  * the pages; the message's own words choose what to quote (the earlier question's would pull a
@@ -157,9 +152,9 @@ const scoreOf = (terms: Set<string>, weight: Map<string, number>) =>
  * The words each piece answers with: its own and its section's heading's (a sentence under
  * "Change port number" is about the port). The page's title, every section's, tells none apart.
  */
-function termsOfPieces(hit: SearchHit, pieces: Piece[]): Set<string>[] {
-  const heading = hit.heading && hit.heading !== hit.title ? termsOf(hit.heading) : [];
-  return pieces.map((p) => new Set([...termsOf(p.text), ...heading]));
+function termsOfPieces(hit: SearchHit, pieces: Piece[], terms: (text: string) => string[]): Set<string>[] {
+  const heading = hit.heading && hit.heading !== hit.title ? terms(hit.heading) : [];
+  return pieces.map((p) => new Set([...terms(p.text), ...heading]));
 }
 
 /**
@@ -167,10 +162,15 @@ function termsOfPieces(hit: SearchHit, pieces: Piece[]): Set<string>[] {
  * while they still bear on the question (within MAX_QUOTE_CHARS), and the code block that goes
  * with them — the first one after that paragraph, or the best-scoring one — kept whole.
  */
-export function extract(question: string, context: string, hits: SearchHit[]): Extract[] {
+export function extract(
+  question: string,
+  context: string,
+  hits: SearchHit[],
+  termsOfText: (text: string) => string[] = termsOf,
+): Extract[] {
   const all = hits.map((h) => piecesOf(h.content));
-  const terms = hits.map((h, i) => termsOfPieces(h, all[i]!));
-  const weight = weightsOf(termsOf(question), termsOf(context), terms.flat());
+  const terms = hits.map((h, i) => termsOfPieces(h, all[i]!, termsOfText));
+  const weight = weightsOf(termsOfText(question), termsOfText(context), terms.flat());
   return hits.map((hit, i) => {
     const pieces = all[i]!;
     const scores = terms[i]!.map((t) => scoreOf(t, weight));

@@ -23,6 +23,7 @@ export {
   type KnowledgeBaseRow,
 } from "./bases.ts";
 export { utf8 } from "./bulk.ts";
+export { CJK_RUN } from "./cjk.ts";
 export { docsBase, isUrlStyle, URL_STYLES, type UrlStyle } from "./docs-url.ts";
 export { deleteDocument, getDocument, putDocument } from "./documents.ts";
 export { searchKnowledgeBase } from "./find.ts";
@@ -43,6 +44,7 @@ export {
   pdfToDocuments,
 } from "./formats-pdf.ts";
 export { countDocuments, type IngestOptions, ingestDocuments } from "./ingest.ts";
+export { lexemesOf } from "./lexemes.ts";
 export {
   type FileSource,
   type KnowledgeDoc,
