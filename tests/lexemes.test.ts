@@ -37,11 +37,19 @@ test("a French knowledge base reads French: inflected forms meet, its stop words
   expect(a).toContain("compos");
 });
 
-test("CJK runs are left out (the caller cuts them); nothing in, nothing out; quotes and commas are text", async () => {
+test("CJK runs are left out (the caller cuts them); nothing in, nothing out; quotes, commas, NUL and lone surrogates are text", async () => {
   const kbId = await baseIn(undefined, "Share state between components.");
   expect(await lexemesOf(db, kbId, [])).toEqual([]);
-  const [mixed, punctuation, empty] = await lexemesOf(db, kbId, ["共享状态 between components", "\"a\", {b}, 'c'", ""]);
+  const [mixed, punctuation, empty, nul, lone] = await lexemesOf(db, kbId, [
+    "共享状态 between components",
+    "\"a\", {b}, 'c'",
+    "",
+    "share\0state",
+    "lone \ud800 surrogate",
+  ]);
   expect(mixed).toEqual(["compon"]);
   expect(punctuation).toEqual([]);
   expect(empty).toEqual([]);
+  expect(nul).toEqual(["share", "state"]);
+  expect(lone).toEqual(["lone", "surrog"]);
 });

@@ -32,6 +32,13 @@ order by t.ord`);
   return statement;
 }
 
+/**
+ * A text as the statement can read it: CJK runs out, and neither NUL nor a lone surrogate (a
+ * question may hold them; PostgreSQL's text and JSON refuse them, failing the statement).
+ */
+const readable = (text: string) =>
+  searchableText(text.slice(0, MAX_TEXT_CHARS).replace(CJK_RUN, " ")).toWellFormed().replaceAll("\0", " ");
+
 /** Each text's lexemes (distinct, CJK runs left out), in the knowledge base's configuration; one round trip. */
 export async function lexemesOf(db: Db, kbId: string, list: string[]): Promise<string[][]> {
   if (list.length === 0) return [];
@@ -41,7 +48,7 @@ export async function lexemesOf(db: Db, kbId: string, list: string[]): Promise<s
     ctx: "",
     ctxWords: "",
     kb: kbId,
-    texts: JSON.stringify(list.map((t) => searchableText(t.slice(0, MAX_TEXT_CHARS).replace(CJK_RUN, " ")))),
+    texts: JSON.stringify(list.map(readable)),
   });
   // JSON, which both drivers parse (or hand over as text).
   return rows.map((r) => (typeof r.lexemes === "string" ? JSON.parse(r.lexemes) : r.lexemes));
