@@ -47,7 +47,11 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
         : [];
       const page = await withWholeBestPage(db, hits);
       const context = contextOf(history);
-      const terms = knowledgeBaseId ? await termsAsSearched(db, knowledgeBaseId, message, context, page) : termsOf;
+      // Nothing found (a refusal): nothing to quote, no words to read.
+      const terms =
+        knowledgeBaseId && page.length > 0
+          ? await termsAsSearched(db, knowledgeBaseId, message, context, page)
+          : termsOf;
       const chosen = withUsage(choose(extract(message, context, page, terms)), page);
       const urls = chosen.map((page) => page[0]!.hit.url);
       yield {
