@@ -17,6 +17,7 @@ import {
 } from "../knowledge/index.ts";
 import { certaintyOf } from "./certainty.ts";
 import { type Piece, piecesOf } from "./pieces.ts";
+import { asksForQuantity, holdsNumber } from "./quantity.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
 import { MAX_CODE_CHARS, withUsage } from "./usage.ts";
 import { termsAsSearched, termsOf } from "./words.ts";
@@ -175,6 +176,7 @@ export function extract(
   const all = hits.map((h) => piecesOf(h.content));
   const terms = hits.map((h, i) => termsOfPieces(h, all[i]!, termsOfText));
   const weight = weightsOf(termsOfText(question), termsOfText(context), terms.flat());
+  const quantity = asksForQuantity(question);
   return hits.map((hit, i) => {
     const pieces = all[i]!;
     const scores = terms[i]!.map((t) => scoreOf(t, weight));
@@ -198,6 +200,12 @@ export function extract(
     const announced = /[:：]$/.test(last.text) ? pieces.filter((p) => p.block === last.block + 1) : [];
     const fits = announced.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2;
     if (announced.length && !announced[0]!.code && fits) chosen.push(...announced);
+    // Asked how many or how long, a quote without a number brings the best sentence that has one
+    // (first among the quote's sentences of its paragraph; the answer keeps the passage's order).
+    if (quantity && !chosen.some((p) => holdsNumber(p.text))) {
+      const counted = prose.filter((x) => x.s > 0 && holdsNumber(x.p.text)).sort((a, b) => b.s - a.s)[0];
+      if (counted) chosen.unshift(counted.p);
+    }
     const introduced = announced[0]?.code && announced[0].text.length <= MAX_CODE_CHARS ? announced[0] : undefined;
     // Else the code block sharing most of the question's words (the one right after the quote: a little more).
     const code =

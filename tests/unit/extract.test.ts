@@ -1,5 +1,6 @@
 /** The built-in agent's extractive answer: what it quotes, in any language, always verbatim. */
 import { describe, expect, test } from "bun:test";
+import { asksForQuantity } from "../../src/agent/quantity.ts";
 import { extract, piecesOf, termsOf } from "../../src/agent/retrieval.ts";
 import type { SearchHit } from "../../src/knowledge/index.ts";
 
@@ -37,6 +38,41 @@ describe("extract", () => {
     const content =
       "Lumen has three plans. The Hobby plan is free and includes one project. The Pro plan costs 20 dollars a month.";
     expect(quoted("Is Lumen free?", content)[0]).toBe("The Hobby plan is free and includes one project.");
+  });
+
+  test("asked how many or how long, a quote without a number brings the sentence that has one", () => {
+    const content = "Access logs show every request to your site.\n\nLogs are deleted after 7 days.";
+    const howLong = quoted("How long are access logs kept?", content);
+    expect(howLong).toEqual(["Logs are deleted after 7 days.", "Access logs show every request to your site."]);
+    // The same in Japanese; and not when the question asks for no quantity.
+    const ja = "アクセスログはすべてのリクエストを記録します。\n\nログは 7 日間保存されます。";
+    expect(quoted("アクセスログはどれくらい残りますか？", ja)).toContain("ログは 7 日間保存されます。");
+    expect(quoted("What do access logs show?", content)).toEqual(["Access logs show every request to your site."]);
+  });
+
+  test("which questions ask for a quantity, in several languages and scripts", () => {
+    for (const q of [
+      "How many requests a minute?",
+      "Combien de requêtes ?",
+      "¿Cuántas horas dura?",
+      "Wie viele Anfragen?",
+    ])
+      expect(asksForQuantity(q)).toBe(true);
+    for (const q of [
+      "页面加载要多久？",
+      "一天能发几次？",
+      "몇 시간 걸리나요?",
+      "どのくらいかかりますか？",
+      "Сколько стоит?",
+    ])
+      expect(asksForQuantity(q)).toBe(true);
+    // "Several" is no question: 好几个 in Chinese, "many" without "how".
+    for (const q of [
+      "好几个页面都要用到它，怎么办？",
+      "Many pages need it: how do I share it?",
+      "How do I install it?",
+    ])
+      expect(asksForQuantity(q)).toBe(false);
   });
 
   test("sentences in Chinese and Japanese are cut by ICU, and the answering one is chosen", () => {
