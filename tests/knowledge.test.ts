@@ -334,8 +334,8 @@ describe("ranking (BM25F)", () => {
   test("the search statement is exported as text for drivers used directly", () => {
     const { sql: text, params } = searchQueryText("How do I sign cookies?");
     expect(text).toContain("knowledge_base_terms");
-    // The question, its dictionary words only (the same text when it has no CJK), and an empty
-    // conversation context (its words too).
-    expect(params).toEqual(["How do I sign cookies?", "How do I sign cookies?", "", ""]);
+    // The question, its dictionary words only (the same text when it has no CJK), an empty
+    // conversation context (its words too), and its CJK pairs of lone characters (none).
+    expect(params).toEqual(["How do I sign cookies?", "How do I sign cookies?", "", "", ""]);
   });
 });

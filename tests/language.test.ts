@@ -32,9 +32,11 @@ describe("CJK segmentation", () => {
   test("a run gives its dictionary words, every bigram and every character", () => {
     // ICU cuts 组件 (component) into 组 件: the bigram 组件 is indexed all the same.
     expect(segmentCjk("组件").split(" ")).toEqual(["组件", "组", "件"]);
-    const { words, bigrams, chars } = cjkTerms("父组件");
+    const { words, bigrams, chars, loose } = cjkTerms("父组件");
     expect(bigrams).toEqual(["父组", "组件"]);
     expect(chars).toEqual(["父", "组", "件"]);
+    expect(loose).toEqual(["父组", "组件"]); // characters left alone: the pairs of a word it lacks
+    expect(cjkTerms("共享状态").loose).toEqual([]); // 享状 spans two words: no word of its own
     expect(words.every((w) => [...w].length >= 2)).toBe(true);
   });
 

@@ -1,6 +1,7 @@
 /**
  * CJK pairs and characters score at their own weights (`pairWeight`, `charWeight`): they repeat
- * the evidence of the words they are cut from. Words, and every script but CJK, are unaffected.
+ * the evidence of the words they are cut from. Words, pairs of characters the segmenter left
+ * alone (words its dictionary lacks), and every script but CJK are unaffected.
  */
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { createKnowledgeBase } from "../src/knowledge/bases.ts";
@@ -20,6 +21,7 @@ await ingestDocuments(
       title: "传递数据",
       content: "父组件通过属性把数据传递给子组件，子组件需要先声明它接受的属性。",
     },
+    { url: "https://zh.test/plugins", title: "插件", content: "编写一个插件并不难：插件是一个带有安装方法的对象。" },
     { url: "https://en.test/props", title: "Passing data", content: "A parent passes data to a child through props." },
   ],
   { kbId: kb.id },
@@ -33,16 +35,22 @@ test("the defaults weigh a pair that is no word, and a character, below a word",
   expect(SEARCH_DEFAULTS.charWeight).toBeLessThan(1);
 });
 
-test("a question matched only through a pair and its characters scores in proportion to their weights", async () => {
-  // 件通 (across 组件 and 通过) is no dictionary word: the pair 件通 and the characters 件, 通.
-  const full = await score("件通", 1, 1);
+test("a pair across two words' boundary scores at pairWeight; characters at charWeight", async () => {
+  // 数据传递: the words 数据 and 传递, the pair 据传 across them, four characters.
+  const noPairs = await score("数据传递", 0, 1);
+  const pair = (await score("数据传递", 1, 1)) - noPairs;
+  expect(pair).toBeGreaterThan(0);
+  expect((await score("数据传递", 0.5, 1)) - noPairs).toBeCloseTo(pair / 2, 6);
+  const noChars = await score("数据传递", 1, 0);
+  expect((await score("数据传递", 1, 0.5)) - noChars).toBeCloseTo(((await score("数据传递", 1, 1)) - noChars) / 2, 6);
+});
+
+test("a pair of characters the segmenter left alone is a word it lacks: full weight", async () => {
+  // ICU's dictionary has no 插件 (plugin): it cuts 插 件, and the pair is the word's only evidence.
+  const full = await score("插件", 1, 0);
   expect(full).toBeGreaterThan(0);
-  expect(await score("件通", 0.5, 0.5)).toBeCloseTo(full / 2, 6);
-  const pairOnly = await score("件通", 1, 0);
-  const charsOnly = await score("件通", 0, 1);
-  expect(pairOnly).toBeGreaterThan(0);
-  expect(charsOnly).toBeGreaterThan(0);
-  expect(pairOnly + charsOnly).toBeCloseTo(full, 6);
+  expect(await score("插件", 0.5, 0)).toBeCloseTo(full, 6);
+  expect(await score("插件", 0, 0)).toBeCloseTo(full, 6);
 });
 
 test("a question in a spaced script scores the same whatever the CJK weights", async () => {

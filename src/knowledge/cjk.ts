@@ -12,8 +12,10 @@
  * - characters: single-character words (传, pass; 写, write) and a last resort. They score, but
  *   search does not count them in a question's coverage (search.ts): a character says little
  *   about a topic.
- * Pairs that are no dictionary word and characters score at a reduced weight (`pairWeight`,
- * `charWeight` in search-options.ts): they repeat the evidence of the words they are cut from.
+ * Pairs across two words' boundary and characters score at a reduced weight (`pairWeight`,
+ * `charWeight` in search-options.ts): they repeat the evidence of the words they are cut from. A
+ * pair of characters the segmenter left alone (`loose`: 插 件 for 插件, plugin) is the only
+ * evidence of a word its dictionary lacks, and scores as a word.
  * On the Vue questions' half A, words + bigrams + characters ranked best (top-1 90%, against
  * 85% without characters and 85% for bigrams alone; eval/README.md).
  * Function words (的, 了, 吗, how/what words such as 怎么 and 如何; の, は, を…) are dropped, and
@@ -85,7 +87,7 @@ function segmenter(locale: string): Intl.Segmenter | null {
 }
 
 /** The terms of one CJK run, split by kind (see the module comment). */
-export function cjkTerms(run: string): { words: string[]; bigrams: string[]; chars: string[] } {
+export function cjkTerms(run: string): { words: string[]; bigrams: string[]; chars: string[]; loose: string[] } {
   const locale = KANA.test(run) || LONG_MARK.test(run) ? "ja" : HANGUL.test(run) ? "ko" : "zh";
   const seg = segmenter(locale);
   // Without a segmenter every character is a segment: bigrams alone.
@@ -93,12 +95,17 @@ export function cjkTerms(run: string): { words: string[]; bigrams: string[]; cha
   const words: string[] = [];
   const bigrams: string[] = [];
   const chars: string[] = [];
+  // Pairs of neighbouring characters the segmenter left alone: a word its dictionary lacks
+  // (组件, 插件), not an artefact across two words' boundary.
+  const loose: string[] = [];
+  let lone: string | undefined;
   // Characters between function words; bigrams are made inside each such stretch only.
   let stretch: string[] = [];
   const flush = () => {
     chars.push(...stretch.filter((c) => !STOP_CHARS.has(c)));
     for (let i = 0; i + 1 < stretch.length; i++) bigrams.push(stretch[i]! + stretch[i + 1]!);
     stretch = [];
+    lone = undefined;
   };
   for (const segment of segments) {
     if (locale === "ja" && (HIRAGANA_END.test(segment) || LONG_MARKS.test(segment))) {
@@ -119,10 +126,12 @@ export function cjkTerms(run: string): { words: string[]; bigrams: string[]; cha
       continue;
     }
     if (letters.length >= 2) words.push(s);
+    if (letters.length === 1 && lone !== undefined) loose.push(lone + s);
+    lone = letters.length === 1 ? s : undefined;
     stretch.push(...letters);
   }
   flush();
-  return { words, bigrams, chars };
+  return { words, bigrams, chars, loose };
 }
 
 /** A CJK run as indexed: its words, bigrams and characters, space-separated. */

@@ -62,6 +62,10 @@ export const searchableText = (text: string) =>
 export const wordsOnlyText = (text: string) =>
   spacedSea(fullWidthKana(text).replace(CJK_RUN, (run) => ` ${cjkTerms(run).words.join(" ")} `));
 
+/** CJK runs' pairs of characters the segmenter left alone (cjk.ts): words its dictionary lacks. */
+export const loosePairsText = (text: string) =>
+  (fullWidthKana(text).match(CJK_RUN) ?? []).flatMap((run) => cjkTerms(run).loose).join(" ");
+
 /**
  * Question words of each language whose text-search configuration keeps them (PostgreSQL's
  * stop lists drop English "how" and "what", not French "comment" or "pourquoi"): they frame a

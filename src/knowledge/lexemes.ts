@@ -47,6 +47,7 @@ export async function lexemesOf(db: Db, kbId: string, list: string[]): Promise<s
     words: "",
     ctx: "",
     ctxWords: "",
+    loose: "",
     kb: kbId,
     texts: JSON.stringify(list.map(readable)),
   });

@@ -83,7 +83,8 @@ export interface SearchOptions {
    * character (cjk.ts indexes a run as words, pairs and characters): a word's pairs and
    * characters repeat its evidence, so at full weight a long word counted several times over and
    * a Korean syllable shared by unrelated words (부 in 부모 and 내부) outweighed a real word.
-   * Chosen leaving one CJK language out (eval/README.md); other scripts have neither.
+   * A pair of characters the segmenter left alone is a word its dictionary lacks (插件): full
+   * weight. Chosen leaving one CJK language out (eval/README.md); other scripts have neither.
    */
   pairWeight?: number;
   charWeight?: number;

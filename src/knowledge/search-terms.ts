@@ -24,6 +24,7 @@ export const KB = sql.placeholder("kb");
 const CFG = sql.placeholder("cfg");
 const CTX = sql.placeholder("ctx");
 const CTX_WORDS = sql.placeholder("ctxWords");
+const LOOSE = sql.placeholder("loose");
 
 /** Options with their defaults: the statement's shape. */
 export type Shape = Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions;
@@ -64,16 +65,18 @@ qc as (select coalesce(${cfg}, 'english') as cfg),
 -- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
 -- coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
 -- continues), which scores and covers at contextWeight of its weight if it is a word (a CJK
--- context's bigrams and characters would outnumber a short message's words: they weigh nothing). Over MAX_TERMS (a long CJK
--- question: words, bigrams and characters), context terms go first, then single characters,
--- then bigrams.
+-- context's bigrams and characters would outnumber a short message's words: they weigh nothing);
+-- "loose": a CJK pair of characters the segmenter left alone (loosePairsText), which scores as a
+-- word. Over MAX_TERMS (a long CJK question: words, bigrams and characters), context terms go
+-- first, then single characters, then bigrams.
 qx as (
   select distinct x.lexeme, false as ctx from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x
 ),
 ql as (
   select u.lexeme, u.ctx,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
-    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${LOOSE}::text)) w) as loose
   from (
     select * from qx
     union all
@@ -83,14 +86,14 @@ ql as (
   order by u.ctx, word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
 ),
 qt as (
-  select ql.lexeme, ql.word, ql.framing, ql.ctx, t.df, t.postings, i.idf * f.w as idf,
+  select ql.lexeme, ql.word, ql.framing, ql.ctx, ql.loose, t.df, t.postings, i.idf * f.w as idf,
     case when ql.framing or char_length(ql.lexeme) = 1 or not ql.word then 0 else i.idf * f.w end as cw
   from ql cross join st
     cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
       from knowledge_base_terms g where g.lexeme = ql.lexeme) t
     cross join lateral (select ln(1 + (st.n - t.df + 0.5) / (t.df + 0.5)) as idf) i
     cross join lateral (select (case when not ql.ctx then 1 when ql.word then ${num(o.contextWeight)} else 0 end)
-      * (case when ql.word then 1 when char_length(ql.lexeme) = 1 then ${num(o.charWeight)} else ${num(o.pairWeight)} end) as w) f
+      * (case when ql.word or ql.loose then 1 when char_length(ql.lexeme) = 1 then ${num(o.charWeight)} else ${num(o.pairWeight)} end) as w) f
 )`;
 }
 

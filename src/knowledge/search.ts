@@ -7,7 +7,7 @@ import { fillPlaceholders, type Query } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
 import { builtRows } from "../db/rows.ts";
-import { LANGUAGE_CONFIGS, searchableText, wordsOnlyText } from "./language.ts";
+import { LANGUAGE_CONFIGS, loosePairsText, searchableText, wordsOnlyText } from "./language.ts";
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 import { searchSql } from "./search-statement.ts";
 import { MAX_QUESTION_CHARS, termsSql } from "./search-terms.ts";
@@ -45,6 +45,7 @@ function searchValues(question: string, options: SearchOptions, context = ""): R
     words: wordsOnlyText(text),
     ctx: searchableText(ctx),
     ctxWords: wordsOnlyText(ctx),
+    loose: loosePairsText(text),
     kb: options.kbId,
     cfg,
   };
