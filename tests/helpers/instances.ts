@@ -11,7 +11,7 @@ import type { ParleyOptions } from "../../src/config/options.ts";
 import { scriptedAgent } from "./agents.ts";
 import { type Harness, harness, listen } from "./app.ts";
 import type { IdEvent } from "./sse.ts";
-import { secondStore } from "./store.ts";
+import { sharedSecondStore } from "./store.ts";
 
 /** One instance listening until the test run ends (or `stop()`). */
 export interface Instance {
@@ -28,7 +28,7 @@ export async function twoInstances(
   // notifications (one store, two in-process notifiers), so following the other one is polling.
   const fast = { replyPollMs: 50, ...options };
   const ha = await harness({ agent, options: fast });
-  const hb = await harness({ agent, options: fast, store: await secondStore() });
+  const hb = await harness({ agent, options: fast, store: await sharedSecondStore() });
   const instance = (h: Harness): Instance => {
     const { url, stop } = listen(h.app);
     return { h, base: url, stop };

@@ -89,6 +89,13 @@ export async function secondStore(): Promise<Store> {
 }
 
 /**
+ * The run's one second pool (PostgreSQL), for the second of two instances that are never closed
+ * (`twoInstances`): a pool per pair held its connections to the end of the run, and a slow run
+ * took the server past its 100 ("too many clients").
+ */
+export const sharedSecondStore: () => Promise<Store> = once(secondStore);
+
+/**
  * A store of the test's own, migrated and empty (no key, no document), for state that is the
  * whole store's (e.g. whether an admin key exists): a fresh PGlite, or on PostgreSQL a database
  * created for it. `drop()` closes it and drops that database. `migrated: false` leaves it as a
