@@ -13,7 +13,7 @@ import { builtRows } from "../db/rows.ts";
 import { CJK_RUN } from "./cjk.ts";
 import { searchableText } from "./language.ts";
 import { SEARCH_DEFAULTS } from "./search-options.ts";
-import { termsCtes } from "./search-terms.ts";
+import { configCte } from "./search-terms.ts";
 
 /** Longest text read (characters): a quotable piece is a sentence, a list or a code block. */
 const MAX_TEXT_CHARS = 4_000;
@@ -24,7 +24,7 @@ const texts = sql.placeholder("texts");
 /** The statement, built once (its text never varies): the configuration as search chooses it. */
 function lexemesStatement(): Query {
   statement ??= new PgDialect().sqlToQuery(sql`
-${termsCtes({ ...SEARCH_DEFAULTS, kbId: "" })}
+with ${configCte({ ...SEARCH_DEFAULTS, kbId: "" })}
 select t.ord, coalesce((select json_agg(x.lexeme order by x.lexeme) from unnest(to_tsvector(qc.cfg::regconfig, t.text)) x
   where char_length(x.lexeme) > 1), '[]'::json) as lexemes
 from qc cross join json_array_elements_text(${texts}::json) with ordinality t(text, ord)
@@ -43,11 +43,6 @@ const readable = (text: string) =>
 export async function lexemesOf(db: Db, kbId: string, list: string[]): Promise<string[][]> {
   if (list.length === 0) return [];
   const rows = await builtRows<{ ord: number; lexemes: string[] | string }>(db, lexemesStatement(), {
-    q: "",
-    words: "",
-    ctx: "",
-    ctxWords: "",
-    loose: "",
     kb: kbId,
     texts: JSON.stringify(list.map(readable)),
   });

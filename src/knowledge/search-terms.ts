@@ -30,11 +30,10 @@ const LOOSE = sql.placeholder("loose");
 export type Shape = Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions;
 
 /**
- * The question's terms as common table expressions, `st` to `qt`: the statistics, the text
- * search configuration, and each term with where it comes from (message or context), its
- * document frequency and its weights. The search builds on them; so does `termsSql`.
+ * The question's text-search configuration, as the common table expression `qc`: the one asked
+ * for, else the knowledge base's language, else the language most of its documents are in.
  */
-export function termsCtes(o: Shape): SQL {
+export function configCte(o: Shape): SQL {
   // Unset: the knowledge base's language, else the language most of its documents are in.
   const byDocuments =
     o.kbId === undefined
@@ -45,6 +44,15 @@ export function termsCtes(o: Shape): SQL {
     : o.kbId === undefined
       ? sql`(select ${sql.raw(configCaseSql("l.language"))} from ${byDocuments} l(language))`
       : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments})) l(language))`;
+  return sql`qc as (select coalesce(${cfg}, 'english') as cfg)`;
+}
+
+/**
+ * The question's terms as common table expressions, `st` to `qt`: the statistics, the text
+ * search configuration, and each term with where it comes from (message or context), its
+ * document frequency and its weights. The search builds on them; so does `termsSql`.
+ */
+export function termsCtes(o: Shape): SQL {
   // The statistics (IDF, average length) are the knowledge base's own, so another knowledge
   // base's documents never move its scores or its abstention; without one, the whole store's.
   const stats =
@@ -60,7 +68,7 @@ with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
   from (${stats}) s
 ),
-qc as (select coalesce(${cfg}, 'english') as cfg),
+${configCte(o)},
 -- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
 -- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
 -- coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up

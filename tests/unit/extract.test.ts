@@ -51,28 +51,18 @@ describe("extract", () => {
   });
 
   test("which questions ask for a quantity, in several languages and scripts", () => {
-    for (const q of [
-      "How many requests a minute?",
-      "Combien de requêtes ?",
-      "¿Cuántas horas dura?",
-      "Wie viele Anfragen?",
-    ])
-      expect(asksForQuantity(q)).toBe(true);
-    for (const q of [
-      "页面加载要多久？",
-      "一天能发几次？",
-      "몇 시간 걸리나요?",
-      "どのくらいかかりますか？",
-      "Сколько стоит?",
-    ])
-      expect(asksForQuantity(q)).toBe(true);
+    const asks = [
+      ["How many requests a minute?", "Combien de requêtes ?", "¿Cuántas horas dura?", "Wie viele Anfragen?"],
+      ["页面加载要多久？", "一天能发几次？", "몇 시간 걸리나요?", "どのくらいかかりますか？", "Сколько стоит?"],
+    ].flat();
     // "Several" is no question: 好几个 in Chinese, "many" without "how".
-    for (const q of [
+    const asksNot = [
       "好几个页面都要用到它，怎么办？",
       "Many pages need it: how do I share it?",
       "How do I install it?",
-    ])
-      expect(asksForQuantity(q)).toBe(false);
+    ];
+    for (const q of asks) expect(asksForQuantity(q)).toBe(true);
+    for (const q of asksNot) expect(asksForQuantity(q)).toBe(false);
   });
 
   test("sentences in Chinese and Japanese are cut by ICU, and the answering one is chosen", () => {
