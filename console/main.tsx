@@ -4,7 +4,7 @@
  * #/conversation/<id>[/insights] (the page it was opened from, for its way back). Admin pages appear for admin keys only; a chat key sees the playground.
  */
 import { render } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import { isAdmin, session } from "./api.ts";
 import { forgetNames } from "./names.ts";
 import { Backups } from "./pages/backups.tsx";
@@ -57,7 +57,8 @@ function App() {
   const current = PAGES.find((p) => p.path === page && (admin || !p.admin)) ?? PAGES[0];
   const setupLeft = setup === "open" || setup === "no_code";
   const firstRun = !signedIn && setupLeft && !keyInHand;
-  useEffect(() => {
+  // Layout effect: the title changes in the same commit as the page it names, never a frame later.
+  useLayoutEffect(() => {
     const title = signedIn ? current.title : firstRun ? "First run" : "Sign in";
     document.title = `${title} · Parley console`;
   }, [current, signedIn, firstRun]);
