@@ -44,18 +44,33 @@ export function questionFigures(rows: QuestionRow[], half?: Half) {
   const off = rows.filter((r) => r.q.urls.length === 0 && (!half || r.half === half));
   const withFact = inScope.filter((r) => r.q.fact !== undefined);
   const agent = rows.some((r) => r.answer);
+  const answered = inScope.filter((r) => r.answer && !r.refused);
   return {
     questions: inScope.length,
     ...rankFigures(inScope.map((r) => r.rank)),
     /** Share of in-scope answers holding their fact; null when only the search ran. */
     fact: agent ? withFact.filter((r) => r.factFound).length / (withFact.length || 1) : null,
+    /**
+     * Of the pages in-scope answers cite, the share among the question's right pages (each
+     * answer counts once); null when only the search ran. A lower bound: a set lists the pages
+     * that answer, and a page it does not list may answer too.
+     */
+    cited: agent ? citedRight(answered) : null,
+    /** Pages an in-scope answer cites, on average. */
+    pages: agent ? answered.reduce((n, r) => n + r.answer!.sources.length, 0) / (answered.length || 1) : 0,
     inScopeRefused: `${inScope.filter((r) => r.refused).length}/${inScope.length}`,
     offTopicRefused: `${off.filter((r) => r.refused).length}/${off.length}`,
   };
 }
 
+const citedRight = (rows: QuestionRow[]) =>
+  rows.reduce((s, r) => {
+    const cited = r.answer!.sources;
+    return s + cited.filter((u) => r.q.urls.includes(u)).length / cited.length;
+  }, 0) / (rows.length || 1);
+
 export function questionSummary(f: QuestionFigures): string {
-  const fact = f.fact === null ? "" : `  fact ${pct(f.fact)}`;
+  const fact = f.fact === null ? "" : `  fact ${pct(f.fact)}  cited right ${pct(f.cited!)} of ${f.pages.toFixed(1)}`;
   return `top-1 ${pct(f.top1)}  top-3 ${pct(f.top3)}  MRR ${f.mrr.toFixed(3)}${fact}  in-scope refused ${f.inScopeRefused}  off-topic refused ${f.offTopicRefused}`;
 }
 

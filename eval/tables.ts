@@ -29,8 +29,10 @@ export function questionTables(results: SuiteResult[]): string {
   const out: string[] = [];
   for (const language of [...new Set(results.filter((r) => r.questions).map((r) => r.language))]) {
     out.push(`### Questions — ${language}\n`);
-    out.push(row(["set", "half", "top-1", "top-3", "MRR", "fact", "in-scope refused", "off-topic refused"]));
-    out.push(row(Array(8).fill("---")));
+    out.push(
+      row(["set", "half", "top-1", "top-3", "MRR", "fact", "cited right", "in-scope refused", "off-topic refused"]),
+    );
+    out.push(row(Array(9).fill("---")));
     for (const r of results.filter((r) => r.language === language && r.questions)) {
       const { all, B, offTopic } = r.questions!;
       for (const [half, f] of [
@@ -39,8 +41,20 @@ export function questionTables(results: SuiteResult[]): string {
       ] as const) {
         const label = half === "all" ? `${r.name} (${r.file}, ${all.questions} + ${offTopic} off-topic)` : "";
         const fact = f.fact === null ? "—" : pct(f.fact);
+        // The share of cited pages that are right pages, and how many an answer cites on average.
+        const cited = f.cited === null || f.cited === undefined ? "—" : `${pct(f.cited)} of ${f.pages.toFixed(1)}`;
         out.push(
-          row([label, half, pct(f.top1), pct(f.top3), f.mrr.toFixed(3), fact, f.inScopeRefused, f.offTopicRefused]),
+          row([
+            label,
+            half,
+            pct(f.top1),
+            pct(f.top3),
+            f.mrr.toFixed(3),
+            fact,
+            cited,
+            f.inScopeRefused,
+            f.offTopicRefused,
+          ]),
         );
       }
     }

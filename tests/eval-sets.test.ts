@@ -92,6 +92,14 @@ test("the sample set through the whole agent: ranks, facts and abstentions", asy
   expect(f.top3).toBeGreaterThanOrEqual(0.9);
   expect(Number(f.offTopicRefused.split("/")[0])).toBeGreaterThanOrEqual(9);
   expect(f.fact).toBeGreaterThan(0.5);
+  // "cited right": the share of cited pages among the question's own, each answer once.
+  const answered = rows.filter((r) => r.q.urls.length > 0 && !r.refused);
+  const right = answered.map(
+    (r) => r.answer!.sources.filter((u) => r.q.urls.includes(u)).length / r.answer!.sources.length,
+  );
+  expect(f.cited).toBeCloseTo(right.reduce((a, b) => a + b, 0) / answered.length, 9);
+  expect(f.cited!).toBeGreaterThan(0.5);
+  expect(f.pages).toBeGreaterThanOrEqual(1);
   // A refusal holds no fact, whatever its text.
   expect(rows.filter((r) => r.refused).every((r) => !r.factFound)).toBe(true);
 });

@@ -1,6 +1,7 @@
 /**
- * The search statement: BM25F computed in one SQL statement, so PGlite and
- * PostgreSQL rank identically.
+ * The search statement: BM25F computed in one SQL statement, so PGlite and PostgreSQL rank
+ * alike. Their stemmers are their own: PostgreSQL 15 stems a few English words unlike PGlite's
+ * PostgreSQL 18 ("added" to `ad`, not `add`), and such a word scores differently there.
  *
  * - Terms: the question through `to_tsvector(<language's configuration>, …)` after the same CJK
  *   segmentation as ingest (language.ts, cjk.ts) — the same parser, stemmer and stop words as
