@@ -186,4 +186,24 @@ describe("the built-in agent's answer", () => {
     expect(text).toContain("```ts\nbodyLimit({ maxSize: 1024 })\n```");
     expect(text.split("app.post('/up', upload())")).toHaveLength(2);
   });
+
+  test("a page with one passage as good as the best page's is cited only when search ranks its page nearly as high", async () => {
+    const cookies = (n: number) =>
+      Array.from(
+        { length: n },
+        (_, i) =>
+          `## Signed cookies ${i + 1}\n\nSign a cookie with a secret so that nobody can tamper with it (way ${i + 1}).\n`,
+      ).join("\n");
+    const other = ["Routing", "Logging", "Static files"].map(filler).join("\n");
+    const docs = (n: number): KnowledgeDoc[] => [
+      { url: "https://t.example/cookies", title: "Cookies", content: `Cookies of the app.\n\n${cookies(3)}` },
+      { url: "https://t.example/guide", title: "Guide", content: `The guide.\n\n${cookies(n)}\n${other}` },
+    ];
+    // One matching passage against the best page's three: its page scores under 0.6 of the best.
+    const side = await ask(await baseOf(docs(1)), "How do I sign a cookie so nobody can tamper with it?");
+    expect(side.sources).toEqual(["https://t.example/cookies"]);
+    // Two of them: its page scores nearly as high, and it is cited too.
+    const near = await ask(await baseOf(docs(2)), "How do I sign a cookie so nobody can tamper with it?");
+    expect(near.sources).toEqual(["https://t.example/cookies", "https://t.example/guide"]);
+  });
 });

@@ -31,6 +31,9 @@ const MAX_PAGES = 3;
 // A page is cited only when it answers nearly as well as the best: precision over filling three slots.
 const MIN_RELATIVE_ANSWER = 0.6;
 const MIN_RELATIVE_COVERAGE = 0.8;
+// …and only when search ranks its page nearly as high: one passage of a page that matches as
+// well as the best page's best is, more often than not, a side mention (eval/README.md).
+const MIN_RELATIVE_PAGE = 0.6;
 
 /** Options of the default agent. */
 export interface RetrievalAgentOptions {
@@ -78,7 +81,8 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
 
 /**
  * The pages to quote, best first: the first always, with its second passage when that answers
- * nearly as well; the others when theirs answers nearly as well and covers nearly as much.
+ * nearly as well; the others when theirs answers nearly as well and covers nearly as much, and
+ * search scored their page nearly as high.
  */
 function choose(extracts: Extract[]): Extract[][] {
   const byPage = new Map<string, Extract[]>();
@@ -94,7 +98,12 @@ function choose(extracts: Extract[]): Extract[][] {
   return [
     first.slice(0, answers(first[1]) ? 2 : 1),
     ...rest
-      .filter((p) => answers(p[0]) && p[0]!.hit.coverage >= cover * MIN_RELATIVE_COVERAGE)
+      .filter(
+        (p) =>
+          answers(p[0]) &&
+          p[0]!.hit.coverage >= cover * MIN_RELATIVE_COVERAGE &&
+          p[0]!.hit.pageScore >= first[0]!.hit.pageScore * MIN_RELATIVE_PAGE,
+      )
       .map((p) => p.slice(0, 1)),
   ].slice(0, MAX_PAGES);
 }
