@@ -187,6 +187,19 @@ describe("the built-in agent's answer", () => {
     expect(text.split("app.post('/up', upload())")).toHaveLength(2);
   });
 
+  test("the best page's passages that answer nearly as well are quoted, three at most", async () => {
+    const ways = ["header", "query string", "form field", "cookie"].map(
+      (where, i) =>
+        `## Reading the token from a ${where}\n\nThe bearer token can be read from a ${where} with readToken(${i + 1}).\n`,
+    );
+    const kbId = await baseOf([
+      { url: "https://t.example/tokens", title: "Tokens", content: `Tokens of the app.\n\n${ways.join("\n")}` },
+    ]);
+    const { text } = await ask(kbId, "How do I read the bearer token?");
+    const quoted = [1, 2, 3, 4].filter((n) => text.includes(`readToken(${n})`));
+    expect(quoted).toHaveLength(3);
+  });
+
   test("a page with one passage as good as the best page's is cited only when search ranks its page nearly as high", async () => {
     const cookies = (n: number) =>
       Array.from(
