@@ -28,9 +28,10 @@ export { type Piece, piecesOf, termsOf };
 const tokenize = (text: string): string[] => text.match(/\s*\S+/g) ?? [];
 
 const MAX_PAGES = 3;
-// The best page's passages quoted, at most; those after the first only when they answer nearly
-// as well (sorted best first: a third only after a second). Chosen on eval/README.md's half A.
+// The best page's passages quoted, at most; those after the first only when they answer half as
+// well (sorted best first: a third only after a second). Both chosen on eval/README.md's half A.
 const MAX_BEST_PAGE_PASSAGES = 3;
+const MIN_RELATIVE_SECTION = 0.5;
 // A page is cited only when it answers nearly as well as the best: precision over filling three slots.
 const MIN_RELATIVE_ANSWER = 0.6;
 const MIN_RELATIVE_COVERAGE = 0.8;
@@ -84,7 +85,7 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
 
 /**
  * The pages to quote, best first: the first always, with its next passages (up to
- * MAX_BEST_PAGE_PASSAGES) when they answer nearly as well; the others when theirs answers nearly
+ * MAX_BEST_PAGE_PASSAGES) when they answer half as well; the others when theirs answers nearly
  * as well and covers nearly as much, and search scored their page nearly as high.
  */
 function choose(extracts: Extract[]): Extract[][] {
@@ -99,7 +100,7 @@ function choose(extracts: Extract[]): Extract[][] {
   const cover = Math.max(...pages.map((p) => p[0]!.hit.coverage));
   const answers = (e: Extract | undefined) => e !== undefined && e.score >= best * MIN_RELATIVE_ANSWER;
   return [
-    [first[0]!, ...first.slice(1, MAX_BEST_PAGE_PASSAGES).filter(answers)],
+    [first[0]!, ...first.slice(1, MAX_BEST_PAGE_PASSAGES).filter((e) => e.score >= best * MIN_RELATIVE_SECTION)],
     ...rest
       .filter(
         (p) =>
