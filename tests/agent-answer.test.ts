@@ -187,7 +187,7 @@ describe("the built-in agent's answer", () => {
     expect(text.split("app.post('/up', upload())")).toHaveLength(2);
   });
 
-  test("the best page's passages that answer nearly as well are quoted, three at most", async () => {
+  test("the best page's passages that answer at least half as well as its best are quoted, three at most", async () => {
     const ways = ["header", "query string", "form field", "cookie"].map(
       (where, i) =>
         `## Reading the token from a ${where}\n\nThe bearer token can be read from a ${where} with readToken(${i + 1}).\n`,
