@@ -42,7 +42,7 @@ export function questionTables(results: SuiteResult[]): string {
         const label = half === "all" ? `${r.name} (${r.file}, ${all.questions} + ${offTopic} off-topic)` : "";
         const fact = f.fact === null ? "—" : pct(f.fact);
         // The share of cited pages that are right pages, and how many an answer cites on average.
-        const cited = f.cited === null || f.cited === undefined ? "—" : `${pct(f.cited)} of ${f.pages.toFixed(1)}`;
+        const cited = f.cited === null ? "—" : `${pct(f.cited)} of ${f.pages.toFixed(1)}`;
         out.push(
           row([
             label,

@@ -98,13 +98,14 @@ function choose(extracts: Extract[]): Extract[][] {
   // its quote only (score 0), would raise it above every other page's.
   const best = Math.max(...extracts.filter((e) => e.hit.score > 0).map((e) => e.score));
   const cover = Math.max(...pages.map((p) => p[0]!.hit.coverage));
-  const answers = (e: Extract | undefined) => e !== undefined && e.score >= best * MIN_RELATIVE_ANSWER;
+  // Whether a passage's quote answers at least this share as well as the best.
+  const answers = (e: Extract, share: number) => e.score >= best * share;
   return [
-    [first[0]!, ...first.slice(1, MAX_BEST_PAGE_PASSAGES).filter((e) => e.score >= best * MIN_RELATIVE_SECTION)],
+    [first[0]!, ...first.slice(1, MAX_BEST_PAGE_PASSAGES).filter((e) => answers(e, MIN_RELATIVE_SECTION))],
     ...rest
       .filter(
         (p) =>
-          answers(p[0]) &&
+          answers(p[0]!, MIN_RELATIVE_ANSWER) &&
           p[0]!.hit.coverage >= cover * MIN_RELATIVE_COVERAGE &&
           p[0]!.hit.pageScore >= first[0]!.hit.pageScore * MIN_RELATIVE_PAGE,
       )
