@@ -8,6 +8,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, qs } from "./api.ts";
 
 const kbNames = new Map<string, Promise<string | null>>();
+/** The names already answered: a component shows them in its first render, not one frame later. */
+const kbNamesKnown = new Map<string, string | null>();
 const titles = new Map<string, Promise<string | null>>();
 let keyNames: Promise<Map<string, string>> | undefined;
 
@@ -19,6 +21,7 @@ export function kbName(id: string): Promise<string | null> {
       (m) => m.id,
       () => null,
     );
+    void name.then((n) => kbNamesKnown.set(id, n));
     kbNames.set(id, name);
   }
   return name;
@@ -51,6 +54,7 @@ export function keyNamesById(): Promise<Map<string, string>> {
 /** Forgets what was looked up (a sign-out: the next key may see other names). */
 export function forgetNames(): void {
   kbNames.clear();
+  kbNamesKnown.clear();
   titles.clear();
   keyNames = undefined;
 }
@@ -67,12 +71,12 @@ export function urlLabel(url: string): string {
 
 /** The knowledge base's name once known ("" while looking, the id when this key may not name it). */
 export function useKbName(id: string | null | undefined): string {
-  const [name, setName] = useState("");
+  const [, answered] = useState(0);
   useEffect(() => {
-    setName("");
-    if (id) void kbName(id).then((n) => setName(n ?? id));
+    if (id && !kbNamesKnown.has(id)) void kbName(id).then(() => answered((n) => n + 1));
   }, [id]);
-  return name;
+  const known = id ? kbNamesKnown.get(id) : undefined;
+  return !id || known === undefined ? "" : (known ?? id);
 }
 
 /** Titles of `urls` in knowledge base `kb`, as they arrive (admin keys only; empty otherwise). */

@@ -28,7 +28,8 @@ export function Playground({ admin }: { admin: boolean }) {
   const [list, setList] = useState<Conversation[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
   const [open, setOpen] = useState<string | null>(null);
-  const [openKb, setOpenKb] = useState<string | null>(null);
+  // The open conversation's knowledge base: undefined until read, null when it was deleted.
+  const [openKb, setOpenKb] = useState<string | null | undefined>(undefined);
   const openKbName = useKbName(openKb);
   const [messages, setMessages] = useState<Message[]>([]);
   const [input, setInput] = useState("");
@@ -83,6 +84,9 @@ export function Playground({ admin }: { admin: boolean }) {
       if (d.type === "start") {
         current = { ...current, conversation_id: d.conversation_id, message_id: d.message_id };
         setOpen(d.conversation_id);
+        // A new conversation heads the list while its reply streams, not after: nothing above the
+        // reply's feedback buttons should move once they show.
+        if (!l.conversation_id) void loadMore(true);
         setMessages((ms) => [
           ...ms.filter((m) => m.id !== d.message_id),
           { id: d.message_id, role: "assistant", content: "", sources: [], status: "in_progress" },
@@ -114,6 +118,7 @@ export function Playground({ admin }: { admin: boolean }) {
   const openConversation = async (id: string, resume?: Live) => {
     setError("");
     setOpen(id);
+    setOpenKb(undefined);
     try {
       const conv = await refresh(id);
       const last = conv.messages.at(-1) as Message | undefined;
@@ -194,7 +199,7 @@ export function Playground({ admin }: { admin: boolean }) {
           type="button"
           onClick={() => {
             setOpen(null);
-            setOpenKb(null);
+            setOpenKb(undefined);
             setMessages([]);
           }}
         >
@@ -211,9 +216,9 @@ export function Playground({ admin }: { admin: boolean }) {
       </aside>
       <section class="chat" aria-labelledby="chat-heading">
         <h1 id="chat-heading">Playground</h1>
-        {open && openKbName && (
+        {open && (
           <p class="kb-line">
-            Knowledge base: <strong>{openKbName}</strong>
+            Knowledge base: <strong>{openKb === null ? "deleted" : openKbName || "…"}</strong>
           </p>
         )}
         {admin && !open && (

@@ -199,3 +199,20 @@ export async function expectClean(w: Watched, label: string): Promise<void> {
     wide: [],
   });
 }
+
+/**
+ * Watches where `selector`'s first match sits from the moment it shows: at every change of the
+ * page, its top (px) is recorded when it differs from the last. The returned reader gives the
+ * tops so far: one value means it never moved (a button moving as it shows is one a click misses).
+ */
+export async function watchTop(page: Page, selector: string): Promise<() => Promise<number[]>> {
+  await page.evaluate((sel) => {
+    const tops: number[] = [];
+    (window as unknown as { __tops: number[] }).__tops = tops;
+    new MutationObserver(() => {
+      const top = document.querySelector(sel)?.getBoundingClientRect().top;
+      if (top !== undefined && tops.at(-1) !== top) tops.push(top);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  }, selector);
+  return () => page.evaluate(() => (window as unknown as { __tops: number[] }).__tops);
+}

@@ -20,6 +20,7 @@ import {
   signIn,
   startConsoleServer,
   type Watched,
+  watchTop,
 } from "../helpers/console-browser.ts";
 
 setDefaultTimeout(120_000);
@@ -251,6 +252,7 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
 
       test("feedback: thumbs down with a comment is stored", async () => {
         const p = await page(width, server.chatKey);
+        const tops = await watchTop(p, ".msg.assistant .feedback");
         await p.getByLabel("Message").fill("Rate me");
         await p.keyboard.press("Enter");
         const answer = p.locator(".msg.assistant").last();
@@ -263,6 +265,10 @@ describe.skipIf(!hasChromium)("console in Chromium", () => {
         const [newest] = (await (await fetch(`${server.url}/v1/conversations?limit=1`, auth)).json()).data;
         const conv = await (await fetch(`${server.url}/v1/conversations/${newest.id}`, auth)).json();
         expect(conv.messages.at(-1).feedback).toMatchObject({ rating: "down", comment: "Missed the point" });
+        // Settled (the list heads with it, its knowledge base named): the buttons never moved.
+        await p.locator(".conversations").getByText("Rate me").first().waitFor();
+        await p.locator(".kb-line", { hasText: "Knowledge base: default" }).waitFor();
+        expect(await tops()).toHaveLength(1);
         note(`${width} feedback: thumbs down + comment saved`);
         await check(p, `${width} playground with feedback`);
       });
