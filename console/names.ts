@@ -73,7 +73,8 @@ export function urlLabel(url: string): string {
 export function useKbName(id: string | null | undefined): string {
   const [, answered] = useState(0);
   useEffect(() => {
-    if (id && !kbNamesKnown.has(id)) void kbName(id).then(() => answered((n) => n + 1));
+    // Always a render once answered: the name may arrive between this render and its effect.
+    if (id) void kbName(id).then(() => answered((n) => n + 1));
   }, [id]);
   const known = id ? kbNamesKnown.get(id) : undefined;
   return !id || known === undefined ? "" : (known ?? id);
