@@ -89,7 +89,7 @@ export interface QueryTerm {
   term: string;
   /** The message searched, or the conversation it continues (`conversation_id`). */
   from: "message" | "history";
-  /** Its weight in the question's coverage (0: a question word, or a single character). */
+  /** Its weight in the question's coverage (0: a question word, a single character, or an acronym of the message's words). */
   weight: number;
   /** Whether the knowledge base has the term at all. */
   known: boolean;

@@ -162,7 +162,8 @@ export const QueryTerm = t.Object({
   term: t.String(),
   from: t.Union([t.Literal("message"), t.Literal("history")]),
   weight: t.Number({
-    description: "Its weight in the question's coverage (0: a question word or a single character).",
+    description:
+      "Its weight in the question's coverage (0: a question word, a single character, or an acronym of the message's words that a title or heading writes).",
   }),
   known: t.Boolean({ description: "Whether the knowledge base has the term at all." }),
 });

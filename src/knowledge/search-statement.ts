@@ -46,17 +46,14 @@
  *   documents lack ("recette de la ratatouille"); in-scope ones match most of their weight.
  */
 import { type SQL, sql } from "drizzle-orm";
-import { KB, knownPairs, num, type Shape, termsCtes } from "./search-terms.ts";
+import { candidatesSql, knownPairs, num, type Shape, termsCtes } from "./search-terms.ts";
 
 /**
  * The search statement's text for a shape of options (one round trip): the question and the
  * knowledge base are parameters (`searchValues`), the tuning numbers and the language are text.
  */
 export function searchSql(o: Shape): SQL {
-  const candidates = (lit: SQL, lim: SQL) =>
-    o.kbId === undefined
-      ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
-      : sql`knowledge_candidates_in(${lit}::tsquery, ${KB}::text, ${lim})`;
+  const candidates = (lit: SQL, lim: SQL) => candidatesSql(o, lit, lim);
   // Coverage: of the message's own mass, or — when the context helps — of the mass of the
   // message and its context together, whichever is larger: a context never makes a
   // self-contained question less covered, and a follow-up too short to stand alone is covered

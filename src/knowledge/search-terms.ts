@@ -11,6 +11,8 @@ import type { SearchOptions } from "./search-options.ts";
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
 export const MAX_QUESTION_CHARS = 2_000;
 const MAX_TERMS = 32;
+/** Passages whose title or heading holds an acronym's letters read for it in capitals (initials.ts). */
+const ACRONYM_HEADINGS = 50;
 
 export const num = (n: number) => {
   if (!Number.isFinite(n)) throw new Error(`search option must be a finite number, got ${n}`);
@@ -25,6 +27,13 @@ const CFG = sql.placeholder("cfg");
 const CTX = sql.placeholder("ctx");
 const CTX_WORDS = sql.placeholder("ctxWords");
 const LOOSE = sql.placeholder("loose");
+const INITIALS = sql.placeholder("initials");
+
+/** Passages matching tsquery `lit`, through the GIN index only (in the knowledge base, if one). */
+export const candidatesSql = (o: Shape, lit: SQL, lim: SQL) =>
+  o.kbId === undefined
+    ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
+    : sql`knowledge_candidates_in(${lit}::tsquery, ${KB}::text, ${lim})`;
 
 /** Options with their defaults: the statement's shape. */
 export type Shape = Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions;
@@ -63,6 +72,7 @@ export function termsCtes(o: Shape): SQL {
   // A term's `df` scores it; its `postings`, in every knowledge base (the GIN index holds them
   // all), are what reading them from the index costs, which picks the candidate terms.
   const df = o.kbId === undefined ? sql`sum(g.df)` : sql`sum(g.df) filter (where g.kb_id = ${KB}::text)`;
+  const inKb = o.kbId === undefined ? sql`` : sql` and g.kb_id = ${KB}::text`;
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
@@ -76,26 +86,51 @@ ${configCte(o)},
 -- context's bigrams and characters would outnumber a short message's words: they weigh nothing);
 -- "loose": a CJK pair of characters the segmenter left alone (loosePairsText), which scores as a
 -- word. Over MAX_TERMS (a long CJK question: words, bigrams and characters), context terms go
--- first, then single characters, then bigrams.
+-- first, then single characters, then bigrams. "acronym": the initials of a run of the message's
+-- content words that a title or heading of the knowledge base writes in capitals (initials.ts:
+-- "JSON web tokens" and "JWT Plugin"), which scores as a word and weighs nothing in coverage (it
+-- is the message's words again). Capitals, because lower-case initials are often a word ("let").
 qx as (
   select distinct x.lexeme, false as ctx from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x
 ),
+-- The acronyms' candidates (initials.ts): first the initials the knowledge base holds as a term
+-- as written (one to_tsvector for them all), then, for those few, the runs' stop words and the
+-- capitals in a title or heading.
+qi as (
+  select split_part(line, ' ', 1) as initials, string_to_array(substr(line, strpos(line, ' ') + 1), ' ') as run
+  from unnest(string_to_array(${INITIALS}::text, E'\n')) line where line <> ''
+),
+qk as (
+  select distinct x.lexeme
+  from qc, unnest(to_tsvector(qc.cfg::regconfig, (select coalesce(string_agg(distinct initials, ' '), '') from qi))) x
+  where x.lexeme in (select initials from qi) and x.lexeme not in (select lexeme from qx)
+    and exists (select 1 from knowledge_base_terms g where g.lexeme = x.lexeme${inKb} and g.df > 0)
+),
+qa as (
+  select distinct k.lexeme from qk k join qi on qi.initials = k.lexeme cross join qc
+  where not exists (select 1 from unnest(qi.run) w where to_tsvector(qc.cfg::regconfig, w) = ''::tsvector)
+    and exists (select 1 from ${candidatesSql(o, sql`(quote_literal(k.lexeme) || ':AB')`, sql`${num(ACRONYM_HEADINGS)}`)} c0(id)
+      join chunks c on c.id = c0.id join documents d on d.id = c.document_id
+      where c.heading || ' ' || d.title ~ ('(^|[^[:alnum:]])' || upper(k.lexeme) || '([^[:alnum:]]|$)'))
+),
 ql as (
-  select u.lexeme, u.ctx,
-    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
+  select u.lexeme, u.ctx, u.acronym,
+    u.acronym or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${LOOSE}::text)) w) as loose
   from (
-    select * from qx
+    select qx.*, false as acronym from qx
     union all
-    select distinct y.lexeme, true from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
-      where y.lexeme not in (select lexeme from qx)
+    select qa.lexeme, false, true from qa
+    union all
+    select distinct y.lexeme, true, false from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
+      where y.lexeme not in (select lexeme from qx) and y.lexeme not in (select lexeme from qa)
   ) u
   order by u.ctx, word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
 ),
 qt as (
   select ql.lexeme, ql.word, ql.framing, ql.ctx, ql.loose, t.df, t.postings, i.idf * f.w as idf,
-    case when ql.framing or char_length(ql.lexeme) = 1 or not ql.word then 0 else i.idf * f.w end as cw
+    case when ql.framing or ql.acronym or char_length(ql.lexeme) = 1 or not ql.word then 0 else i.idf * f.w end as cw
   from ql cross join st
     cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings
       from knowledge_base_terms g where g.lexeme = ql.lexeme) t

@@ -7,6 +7,7 @@ import { fillPlaceholders, type Query } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
 import { builtRows } from "../db/rows.ts";
+import { initialsLines } from "./initials.ts";
 import { LANGUAGE_CONFIGS, loosePairsText, searchableText, wordsOnlyText } from "./language.ts";
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 import { searchSql } from "./search-statement.ts";
@@ -46,6 +47,7 @@ function searchValues(question: string, options: SearchOptions, context = ""): R
     ctx: searchableText(ctx),
     ctxWords: wordsOnlyText(ctx),
     loose: loosePairsText(text),
+    initials: initialsLines(text),
     kb: options.kbId,
     cfg,
   };
