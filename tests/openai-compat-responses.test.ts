@@ -159,7 +159,7 @@ describe("openai SDK: responses", () => {
       found = await slowClient.responses.retrieve(leftId).catch((x) => x);
       if (found instanceof OpenAI.NotFoundError) break;
       // Running, or — for the instant between its end and the forgetting that follows it — completed.
-      expect(["in_progress", "completed"]).toContain((found as OpenAI.Responses.Response).status);
+      expect(["in_progress", "completed"]).toContain(String((found as OpenAI.Responses.Response).status));
       await Bun.sleep(50);
     }
     expect(found).toBeInstanceOf(OpenAI.NotFoundError);

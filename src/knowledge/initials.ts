@@ -2,9 +2,9 @@
  * Acronyms a question may mean: the initials of each run of three to five consecutive words of
  * a cased script ("JSON web tokens" → jwt, "server-sent events" → sse), where documentation
  * writes the acronym. Candidates only: search keeps one when every word of its run is a content
- * word of the knowledge base's language (no stop word: "how do I" is no acronym) and the
- * knowledge base has the initials as a term (search-terms.ts). No list of acronyms, no phrase of
- * any language.
+ * word of the knowledge base's language (no stop word: "how do I" is no acronym) and a title or
+ * heading of the knowledge base writes the initials in capitals (search-terms.ts). No list of
+ * acronyms, no phrase of any language.
  */
 
 /** Fewest and most words an acronym stands for (two letters are too often a word by chance). */

@@ -53,7 +53,6 @@ import { candidatesSql, knownPairs, num, type Shape, termsCtes } from "./search-
  * knowledge base are parameters (`searchValues`), the tuning numbers and the language are text.
  */
 export function searchSql(o: Shape): SQL {
-  const candidates = (lit: SQL, lim: SQL) => candidatesSql(o, lit, lim);
   // Coverage: of the message's own mass, or — when the context helps — of the mass of the
   // message and its context together, whichever is larger: a context never makes a
   // self-contained question less covered, and a follow-up too short to stand alone is covered
@@ -94,7 +93,7 @@ cand_ids as (
   -- A selective term brings all its postings (in this knowledge base: df of them); the common
   -- fallback term only as many as are scored.
   select k.id from probe p
-    cross join lateral ${candidates(sql`p.lit`, sql`case when p.postings <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end`)} as k(id)
+    cross join lateral ${candidatesSql(o, sql`p.lit`, sql`case when p.postings <= ${num(o.probeMaxDf)} then p.df else ${num(o.maxCandidates)} end`)} as k(id)
   group by k.id order by sum(p.idf) desc, k.id limit ${num(o.maxCandidates)}
 ),
 cand as materialized (

@@ -35,6 +35,9 @@ export const candidatesSql = (o: Shape, lit: SQL, lim: SQL) =>
     ? sql`knowledge_candidates(${lit}::tsquery, ${lim})`
     : sql`knowledge_candidates_in(${lit}::tsquery, ${KB}::text, ${lim})`;
 
+/** `knowledge_base_terms g` restricted to the knowledge base searched (all of them without one). */
+const termsInKb = (o: Shape) => (o.kbId === undefined ? sql`` : sql` and g.kb_id = ${KB}::text`);
+
 /** Options with their defaults: the statement's shape. */
 export type Shape = Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions;
 
@@ -72,7 +75,6 @@ export function termsCtes(o: Shape): SQL {
   // A term's `df` scores it; its `postings`, in every knowledge base (the GIN index holds them
   // all), are what reading them from the index costs, which picks the candidate terms.
   const df = o.kbId === undefined ? sql`sum(g.df)` : sql`sum(g.df) filter (where g.kb_id = ${KB}::text)`;
-  const inKb = o.kbId === undefined ? sql`` : sql` and g.kb_id = ${KB}::text`;
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
@@ -104,7 +106,7 @@ qk as (
   select distinct x.lexeme
   from qc, unnest(to_tsvector(qc.cfg::regconfig, (select coalesce(string_agg(distinct initials, ' '), '') from qi))) x
   where x.lexeme in (select initials from qi) and x.lexeme not in (select lexeme from qx)
-    and exists (select 1 from knowledge_base_terms g where g.lexeme = x.lexeme${inKb} and g.df > 0)
+    and exists (select 1 from knowledge_base_terms g where g.lexeme = x.lexeme${termsInKb(o)} and g.df > 0)
 ),
 qa as (
   select distinct k.lexeme from qk k join qi on qi.initials = k.lexeme cross join qc
@@ -149,11 +151,10 @@ qt as (
  * they never hold.
  */
 export function knownPairs(lexeme: string, o: Shape): SQL {
-  const inKb = o.kbId === undefined ? sql`` : sql` and g.kb_id = ${KB}::text`;
   const w = sql.raw(lexeme);
   return sql`(char_length(${w}) > 2 and ${w} ~ '^[⺀-鿿가-힣豈-﫿]+$' and not exists (
     select 1 from generate_series(1, char_length(${w}) - 1) i
-    where not exists (select 1 from knowledge_base_terms g where g.lexeme = substr(${w}, i, 2)${inKb} and g.df > 0)))`;
+    where not exists (select 1 from knowledge_base_terms g where g.lexeme = substr(${w}, i, 2)${termsInKb(o)} and g.df > 0)))`;
 }
 
 /** The question's terms alone (POST …/search shows them: where each comes from, its weight). */
