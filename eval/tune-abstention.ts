@@ -7,6 +7,8 @@
  * plus off-topic refused, each as a share, averaged over languages) is reported on that one.
  */
 
+import { sql } from "drizzle-orm";
+import { rowsOf } from "../src/db/rows.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { SEARCH_DEFAULTS } from "../src/knowledge/search-options.ts";
 import { SUITES } from "./catalog.ts";
@@ -20,6 +22,8 @@ interface Seen {
   pageCov: number;
   passCov: number;
   pages: number[];
+  /** The knowledge base's share W / (W + unseenHalfWords), W its words (the unseen word's scale). */
+  scale: number;
 }
 
 const seen: Seen[] = [];
@@ -27,6 +31,12 @@ for (const suite of SUITES) {
   const corpus = readCorpus(suite.corpus);
   if (!corpus) continue;
   await withCorpus(corpus, suite.name, async ({ db, kbId }) => {
+    const [stats] = await rowsOf<{ w: number }>(
+      db,
+      sql`select total_len::float8 as w from knowledge_base_stats where kb_id = ${kbId}`,
+    );
+    const words = Number(stats?.w ?? 0);
+    const scale = words / (words + SEARCH_DEFAULTS.unseenHalfWords);
     for (const set of suite.sets.filter((s) => !isDialogFile(s))) {
       for (const q of readQuestions(set)) {
         const hits = await searchPassages(db, q.question, [], {
@@ -45,16 +55,18 @@ for (const suite of SUITES) {
           pageCov: Math.max(0, ...hits.map((h) => h.coverage)),
           passCov: Math.max(0, ...hits.map((h) => h.coverage)),
           pages: hits.map((h) => h.pageTerms ?? 0),
+          scale,
         });
       }
     }
   });
 }
 
-type Rule = { minTerms: number };
+/** `scaled`: minTerms times the knowledge base's scale, as the unseen word's weight is. */
+type Rule = { minTerms: number; scaled: boolean };
 const answers = (s: Seen, r: Rule) =>
   (s.pageCov >= SEARCH_DEFAULTS.minCoverage && s.passCov >= SEARCH_DEFAULTS.minPassageCoverage) ||
-  s.pages.some((terms) => terms >= r.minTerms);
+  s.pages.some((terms) => terms >= (r.scaled ? r.minTerms * s.scale : r.minTerms));
 function score(rows: Seen[], r: Rule) {
   const inS = rows.filter((s) => s.inScope);
   const off = rows.filter((s) => !s.inScope);
@@ -62,8 +74,9 @@ function score(rows: Seen[], r: Rule) {
   const refused = off.filter((s) => !answers(s, r)).length;
   return { answered, inS: inS.length, refused, off: off.length, value: answered / inS.length + refused / off.length };
 }
-const grid: Rule[] = [{ minTerms: 1_000 }];
-for (const minTerms of [2, 3, 4, 5, 6, 7, 8, 10, 12]) grid.push({ minTerms });
+const grid: Rule[] = [{ minTerms: 1_000, scaled: false }];
+for (const scaled of [false, true])
+  for (const minTerms of [2, 3, 4, 5, 6, 7, 8, 10, 12]) grid.push({ minTerms, scaled });
 const languages = [...new Set(seen.map((s) => s.language))];
 const ofLanguage = (l: string) => seen.filter((s) => s.language === l);
 /** A rule's value averaged over `langs`: each language's in-scope answered plus off-topic refused shares. */
@@ -76,9 +89,16 @@ for (const held of languages) {
   const off = score(ofLanguage(held), grid[0]!);
   const on = score(ofLanguage(held), best);
   console.log(
-    `${held}: chosen on ${others.join(", ")}: minTerms ${best.minTerms} → in-scope answered ${on.answered}/${on.inS} (rule off ${off.answered}), off-topic refused ${on.refused}/${on.off} (rule off ${off.refused})`,
+    `${held}: chosen on ${others.join(", ")}: minTerms ${best.minTerms}${best.scaled ? " scaled" : ""} → in-scope answered ${on.answered}/${on.inS} (rule off ${off.answered}), off-topic refused ${on.refused}/${on.off} (rule off ${off.refused})`,
   );
 }
 const all = bestOn(languages);
-console.log(`all languages: minTerms ${all.minTerms}`);
+console.log(`all languages: minTerms ${all.minTerms}${all.scaled ? " scaled" : ""}`);
+for (const r of grid.slice(1)) {
+  const cells = languages.map((l) => {
+    const x = score(ofLanguage(l), r);
+    return `${l} ${x.answered}/${x.inS} ${x.refused}/${x.off}`;
+  });
+  console.log(`minTerms ${r.minTerms}${r.scaled ? " scaled" : ""}: ${cells.join(" · ")}`);
+}
 process.exit(0);

@@ -8,6 +8,7 @@ import { chunks, DEFAULT_KB_ID, documents, knowledgeBaseTerms } from "../src/db/
 import { createKnowledgeBase } from "../src/knowledge/bases.ts";
 import { splitIntoPassages } from "../src/knowledge/chunk.ts";
 import { BATCH_DOCS, ingestDocuments } from "../src/knowledge/ingest.ts";
+import { compoundLines } from "../src/knowledge/compounds.ts";
 import { initialsLines } from "../src/knowledge/initials.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
@@ -335,12 +336,15 @@ describe("ranking (BM25F)", () => {
   test("the search statement is exported as text for drivers used directly", () => {
     const { sql: text, params } = searchQueryText("How do I sign cookies?");
     expect(text).toContain("knowledge_base_terms");
-    // The question, the acronyms its runs of words may stand for (initials.ts), its dictionary
-    // words only (the same text when it has no CJK), an empty conversation context (its words
-    // too), and its CJK pairs of lone characters (none).
+    // The question, the acronyms its runs of words may stand for (initials.ts), the cuts of its
+    // long words (compounds.ts, read twice), its dictionary words only (the same text when it
+    // has no CJK), an empty conversation context (its words too), and its CJK pairs of lone
+    // characters (none).
     expect(params).toEqual([
       "How do I sign cookies?",
       initialsLines("How do I sign cookies?"),
+      compoundLines("How do I sign cookies?"),
+      compoundLines("How do I sign cookies?"),
       "How do I sign cookies?",
       "",
       "",

@@ -81,6 +81,16 @@ export const QUESTION_WORDS: Partial<Record<Language, string>> = {
   russian: "почему какой какая какое какие сколько зачем",
 };
 
+/**
+ * Languages that write their compounds closed, as one word (German Datenbankverbindung, Dutch
+ * wachtwoordbeheer, Swedish lösenordshantering, Finnish tietokanta): a question's word their
+ * knowledge base lacks may be two words it holds (compounds.ts). English, French and Spanish
+ * write theirs open ("blood pressure"), and a cut there is chance (pressure into pre + sure).
+ */
+const CLOSED_COMPOUNDS: Language[] = ["german", "dutch", "swedish", "danish", "norwegian", "finnish", "hungarian"];
+/** A SQL list of the configurations of CLOSED_COMPOUNDS (constants only). */
+export const closedCompoundConfigsSql = () => `(${CLOSED_COMPOUNDS.map((l) => `'${LANGUAGE_CONFIGS[l]}'`).join(", ")})`;
+
 /** A SQL CASE body mapping a configuration name to its question words (constants only). */
 export const questionWordsCaseSql = (column: string) =>
   `case ${column} ${Object.entries(QUESTION_WORDS)

@@ -70,7 +70,9 @@ export interface SearchOptions {
   /**
    * Abstention's second way to answer: a page holding at least this many of the message's own
    * known words (a long question in a person's words covers little of its mass, yet one page
-   * holds several of its words). Chosen leaving one language out (eval/tune-abstention.ts).
+   * holds several of its words), scaled by the knowledge base's size as the unseen word's weight
+   * is (W / (W + `unseenHalfWords`)): a small one's pages are few and short, and hold fewer of any
+   * question's words. Chosen leaving one language out (eval/tune-abstention.ts).
    */
   minTerms?: number;
   /**

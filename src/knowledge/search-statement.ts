@@ -78,7 +78,7 @@ qmass as (
       * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(cw) filter (where df > 0 and cw > 0 and not ctx), 0) as unit from qt) k
     cross join (select count(*) filter (where not ctx) as in_msg, count(*) filter (where ctx) as in_ctx from qt
       where df = 0 and word and not framing and char_length(lexeme) > 1 and strpos(lexeme, '-') = 0
-        and not ${knownPairs("qt.lexeme", o)}) u
+        and not split and not ${knownPairs("qt.lexeme", o)}) u
   group by u.in_msg, u.in_ctx, k.unit
 ),
 quoted as (
@@ -140,9 +140,12 @@ best as (
       -- A long question in a person's words holds words no documentation uses ("quickest",
       -- "enormous"): its coverage stays low, yet one page holds several of its rarer words.
       -- Several of them on one page are evidence of a topic: minTerms was chosen leaving one
-      -- language out (eval/tune-abstention.ts). A follow-up's context words count too, with at
-      -- least one of its own: "and a permanent redirect?" is about the conversation's page.
-      or exists (select 1 from pages where terms >= 1 and terms + ctx_terms >= ${num(o.minTerms)}))
+      -- language out (eval/tune-abstention.ts), scaled as the unseen word's weight is (a small
+      -- knowledge base's pages hold fewer of any question's words). A follow-up's context words
+      -- count too, with at least one of its own: "and a permanent redirect?" is about the
+      -- conversation's page.
+      or exists (select 1 from pages where terms >= 1
+        and terms + ctx_terms >= ${num(o.minTerms)} * (select n * avglen / (n * avglen + ${num(o.unseenHalfWords)}) from st)))
   order by p.page_score desc, r.document_id, r.score desc, r.id
   limit ${num(o.limit)}
 )

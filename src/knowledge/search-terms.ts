@@ -5,7 +5,7 @@
  * its weights in scores and in coverage. `termsSql` lists them alone (POST …/search).
  */
 import { type SQL, sql } from "drizzle-orm";
-import { configCaseSql, questionWordsCaseSql } from "./language.ts";
+import { closedCompoundConfigsSql, configCaseSql, questionWordsCaseSql } from "./language.ts";
 import type { SearchOptions } from "./search-options.ts";
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
@@ -28,6 +28,7 @@ const CTX = sql.placeholder("ctx");
 const CTX_WORDS = sql.placeholder("ctxWords");
 const LOOSE = sql.placeholder("loose");
 const INITIALS = sql.placeholder("initials");
+const COMPOUNDS = sql.placeholder("compounds");
 
 /** Passages matching tsquery `lit`, through the GIN index only (in the knowledge base, if one). */
 export const candidatesSql = (o: Shape, lit: SQL, lim: SQL) =>
@@ -115,23 +116,48 @@ qa as (
       join chunks c on c.id = c0.id join documents d on d.id = c.document_id
       where c.heading || ' ' || d.title ~ ('(^|[^[:alnum:]])' || upper(k.lexeme) || '([^[:alnum:]]|$)'))
 ),
+-- Closed compounds (compounds.ts), in the languages that write them (CLOSED_COMPOUNDS): a long
+-- word of the message the knowledge base lacks, cut into a head and a tail it holds (one term
+-- each under its configuration), searches them as words of the message. Of a word's cuts, the one whose halves are commonest (the geometric mean of their
+-- document frequencies: a common word is the likelier half).
+qcw as (
+  select w.word, a.l[1] as lexeme
+  from (select distinct split_part(line, ' ', 1) as word from unnest(string_to_array(${COMPOUNDS}::text, E'\n')) line where line <> '') w
+    cross join qc cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, w.word)) as l) a
+  where qc.cfg in ${sql.raw(closedCompoundConfigsSql())} and cardinality(a.l) = 1 and not exists (select 1 from knowledge_base_terms g where g.lexeme = a.l[1]${termsInKb(o)} and g.df > 0)
+),
+qs as (
+  select distinct on (w.word) w.lexeme, h.l[1] as head, t.l[1] as tail
+  from unnest(string_to_array(${COMPOUNDS}::text, E'\n')) line
+    join qcw w on w.word = split_part(line, ' ', 1) cross join qc
+    cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, split_part(line, ' ', 2))) as l) h
+    cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, split_part(line, ' ', 3))) as l) t
+    cross join lateral (select (select sum(g.df) from knowledge_base_terms g where g.lexeme = h.l[1]${termsInKb(o)}) as hd,
+      (select sum(g.df) from knowledge_base_terms g where g.lexeme = t.l[1]${termsInKb(o)}) as td) f
+  where cardinality(h.l) = 1 and cardinality(t.l) = 1 and f.hd > 0 and f.td > 0
+  order by w.word, f.hd * f.td desc, char_length(line) desc
+),
 ql as (
   select u.lexeme, u.ctx, u.acronym,
-    u.acronym or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
+    u.acronym or u.part or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${LOOSE}::text)) w) as loose
   from (
-    select qx.*, false as acronym from qx
+    select qx.*, false as acronym, false as part from qx
     union all
-    select qa.lexeme, false, true from qa
+    select qa.lexeme, false, true, false from qa
     union all
-    select distinct y.lexeme, true, false from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
+    select p.lexeme, false, false, true from (select head from qs union select tail from qs) p(lexeme)
+      where p.lexeme not in (select lexeme from qx) and p.lexeme not in (select lexeme from qa)
+    union all
+    select distinct y.lexeme, true, false, false from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
       where y.lexeme not in (select lexeme from qx) and y.lexeme not in (select lexeme from qa)
+        and y.lexeme not in (select head from qs) and y.lexeme not in (select tail from qs)
   ) u
   order by u.ctx, word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
 ),
 qt as (
-  select ql.lexeme, ql.word, ql.framing, ql.ctx, ql.loose, t.df, t.postings, i.idf * f.w as idf,
+  select ql.lexeme, ql.word, ql.framing, ql.ctx, ql.loose, ql.lexeme in (select lexeme from qs) as split, t.df, t.postings, i.idf * f.w as idf,
     case when ql.framing or ql.acronym or char_length(ql.lexeme) = 1 or not ql.word then 0 else i.idf * f.w end as cw
   from ql cross join st
     cross join lateral (select coalesce(${df}, 0)::int as df, coalesce(sum(g.df), 0)::int as postings

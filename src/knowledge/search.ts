@@ -7,6 +7,7 @@ import { fillPlaceholders, type Query } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
 import { builtRows } from "../db/rows.ts";
+import { compoundLines } from "./compounds.ts";
 import { initialsLines } from "./initials.ts";
 import { LANGUAGE_CONFIGS, loosePairsText, searchableText, wordsOnlyText } from "./language.ts";
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
@@ -48,6 +49,7 @@ function searchValues(question: string, options: SearchOptions, context = ""): R
     ctxWords: wordsOnlyText(ctx),
     loose: loosePairsText(text),
     initials: initialsLines(text),
+    compounds: compoundLines(text),
     kb: options.kbId,
     cfg,
   };
