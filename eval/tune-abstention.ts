@@ -62,11 +62,11 @@ for (const suite of SUITES) {
   });
 }
 
-/** `scaled`: minTerms times the knowledge base's scale, as the unseen word's weight is. */
+/** `scaled`: minTerms times the knowledge base's scale, as the unseen word's weight is (two at least, as in search). */
 type Rule = { minTerms: number; scaled: boolean };
 const answers = (s: Seen, r: Rule) =>
   (s.pageCov >= SEARCH_DEFAULTS.minCoverage && s.passCov >= SEARCH_DEFAULTS.minPassageCoverage) ||
-  s.pages.some((terms) => terms >= (r.scaled ? r.minTerms * s.scale : r.minTerms));
+  s.pages.some((terms) => terms >= (r.scaled ? Math.max(2, r.minTerms * s.scale) : r.minTerms));
 function score(rows: Seen[], r: Rule) {
   const inS = rows.filter((s) => s.inScope);
   const off = rows.filter((s) => !s.inScope);

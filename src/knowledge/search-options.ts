@@ -72,7 +72,8 @@ export interface SearchOptions {
    * known words (a long question in a person's words covers little of its mass, yet one page
    * holds several of its words), scaled by the knowledge base's size as the unseen word's weight
    * is (W / (W + `unseenHalfWords`)): a small one's pages are few and short, and hold fewer of any
-   * question's words. Chosen leaving one language out (eval/tune-abstention.ts).
+   * question's words; never below two, since one shared word is no topic. Chosen leaving one
+   * language out (eval/tune-abstention.ts).
    */
   minTerms?: number;
   /**

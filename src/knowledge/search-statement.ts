@@ -141,11 +141,12 @@ best as (
       -- "enormous"): its coverage stays low, yet one page holds several of its rarer words.
       -- Several of them on one page are evidence of a topic: minTerms was chosen leaving one
       -- language out (eval/tune-abstention.ts), scaled as the unseen word's weight is (a small
-      -- knowledge base's pages hold fewer of any question's words). A follow-up's context words
-      -- count too, with at least one of its own: "and a permanent redirect?" is about the
-      -- conversation's page.
+      -- knowledge base's pages hold fewer of any question's words), and never below two: one
+      -- shared word is no topic ("install" in a question about a washing machine). A follow-up's
+      -- context words count too, with at least one of its own: "and a permanent redirect?" is
+      -- about the conversation's page.
       or exists (select 1 from pages where terms >= 1
-        and terms + ctx_terms >= ${num(o.minTerms)} * (select n * avglen / (n * avglen + ${num(o.unseenHalfWords)}) from st)))
+        and terms + ctx_terms >= greatest(2, ${num(o.minTerms)} * (select n * avglen / (n * avglen + ${num(o.unseenHalfWords)}) from st))))
   order by p.page_score desc, r.document_id, r.score desc, r.id
   limit ${num(o.limit)}
 )
