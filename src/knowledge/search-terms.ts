@@ -118,24 +118,31 @@ qa as (
 ),
 -- Closed compounds (compounds.ts), in the languages that write them (CLOSED_COMPOUNDS): a long
 -- word of the message the knowledge base lacks, cut into a head and a tail it holds (one term
--- each under its configuration), searches them as words of the message. Of a word's cuts, the one whose halves are commonest (the geometric mean of their
--- document frequencies: a common word is the likelier half).
+-- each under its configuration), searches them as words of the message. Of a word's cuts, the
+-- one whose halves are commonest (the product of their document frequencies: a common word is
+-- the likelier half), then the one dropping fewest linking letters. Another language's question
+-- is not cut at all: no line reaches qsl.
+qsl as (
+  select split_part(line, ' ', 1) as word, split_part(line, ' ', 2) as head, split_part(line, ' ', 3) as tail
+  from qc cross join unnest(case when qc.cfg in ${sql.raw(closedCompoundConfigsSql())}
+    then string_to_array(${COMPOUNDS}::text, E'\n') end) line
+  where line <> ''
+),
 qcw as (
   select w.word, a.l[1] as lexeme
-  from (select distinct split_part(line, ' ', 1) as word from unnest(string_to_array(${COMPOUNDS}::text, E'\n')) line where line <> '') w
+  from (select distinct word from qsl) w
     cross join qc cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, w.word)) as l) a
-  where qc.cfg in ${sql.raw(closedCompoundConfigsSql())} and cardinality(a.l) = 1 and not exists (select 1 from knowledge_base_terms g where g.lexeme = a.l[1]${termsInKb(o)} and g.df > 0)
+  where cardinality(a.l) = 1 and not exists (select 1 from knowledge_base_terms g where g.lexeme = a.l[1]${termsInKb(o)} and g.df > 0)
 ),
 qs as (
   select distinct on (w.word) w.lexeme, h.l[1] as head, t.l[1] as tail
-  from unnest(string_to_array(${COMPOUNDS}::text, E'\n')) line
-    join qcw w on w.word = split_part(line, ' ', 1) cross join qc
-    cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, split_part(line, ' ', 2))) as l) h
-    cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, split_part(line, ' ', 3))) as l) t
+  from qsl s join qcw w on w.word = s.word cross join qc
+    cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, s.head)) as l) h
+    cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, s.tail)) as l) t
     cross join lateral (select (select sum(g.df) from knowledge_base_terms g where g.lexeme = h.l[1]${termsInKb(o)}) as hd,
       (select sum(g.df) from knowledge_base_terms g where g.lexeme = t.l[1]${termsInKb(o)}) as td) f
   where cardinality(h.l) = 1 and cardinality(t.l) = 1 and f.hd > 0 and f.td > 0
-  order by w.word, f.hd * f.td desc, char_length(line) desc
+  order by w.word, f.hd * f.td desc, char_length(s.head) + char_length(s.tail) desc
 ),
 ql as (
   select u.lexeme, u.ctx, u.acronym,
