@@ -8,6 +8,8 @@
  * list of words or of linking elements of any language is needed.
  */
 
+import { cased } from "./initials.ts";
+
 /** Fewest letters of a head or a tail (Tag, Bau, Zeit are halves; two letters are noise). */
 const MIN_PART = 3;
 /** Letters a linking element may add between the halves (s, e, n, en, es, er…). */
@@ -18,12 +20,6 @@ const MIN_WORD = 2 * MIN_PART + 1;
 const MAX_WORD = 40;
 /** Words read from the question: each split is checked in SQL. */
 const MAX_WORDS = 24;
-
-/** A word whose first letter has a case: Latin, Greek, Cyrillic… (the scripts that write compounds closed). */
-const cased = (word: string) => {
-  const first = word[0]!;
-  return first.toLowerCase() !== first.toUpperCase();
-};
 
 /**
  * One line per candidate split, "word head tail" (lower case; letters only, so the line splits

@@ -14,7 +14,7 @@ const MAX_RUN = 5;
 const MAX_WORDS = 200;
 
 /** A word whose first letter has a case: Latin, Greek, Cyrillic, Armenian… (acronyms' scripts). */
-const cased = (word: string) => {
+export const cased = (word: string) => {
   const first = word[0]!;
   return first.toLowerCase() !== first.toUpperCase();
 };

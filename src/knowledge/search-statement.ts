@@ -39,7 +39,8 @@
  *     English stop list already drops "how" and "what"), single characters, CJK bigrams that
  *     are not words (seen or not: a long natural question's bigrams across word boundaries,
  *     "目从" in "项目从", are rare in documentation and would outweigh its subject), unseen
- *     hyphenated compounds (whose parts are terms of their own) and unseen CJK words whose every
+ *     hyphenated compounds (whose parts are terms of their own), unseen closed compounds searched
+ *     as two terms the knowledge base holds (compounds.ts) and unseen CJK words whose every
  *     character pair the knowledge base holds (`knownPairs`). Bigrams still score (across
  *     words' boundaries at `pairWeight`; single CJK characters at `charWeight`).
  *   Off-topic questions share a common word or two with the documents and are about a word the

@@ -93,6 +93,8 @@ ${configCte(o)},
 -- content words that a title or heading of the knowledge base writes in capitals (initials.ts:
 -- "JSON web tokens" and "JWT Plugin"), which scores as a word and weighs nothing in coverage (it
 -- is the message's words again). Capitals, because lower-case initials are often a word ("let").
+-- "part": a half of a closed compound of the message (qs below), which scores and covers as a
+-- word; the compound itself ("split") no longer weighs against coverage as an unseen word.
 qx as (
   select distinct x.lexeme, false as ctx from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x
 ),
