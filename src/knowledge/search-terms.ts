@@ -38,6 +38,12 @@ export const candidatesSql = (o: Shape, lit: SQL, lim: SQL) =>
 
 /** `knowledge_base_terms g` restricted to the knowledge base searched (all of them without one). */
 const termsInKb = (o: Shape) => (o.kbId === undefined ? sql`` : sql` and g.kb_id = ${KB}::text`);
+/** Whether the knowledge base searched holds lexeme `lexeme` (an SQL expression) as a term. */
+const heldSql = (o: Shape, lexeme: SQL) =>
+  sql`exists (select 1 from knowledge_base_terms g where g.lexeme = ${lexeme}${termsInKb(o)} and g.df > 0)`;
+/** The document frequency of lexeme `lexeme` (an SQL expression) in the knowledge base searched (null: none). */
+const dfSql = (o: Shape, lexeme: SQL) =>
+  sql`(select sum(g.df) from knowledge_base_terms g where g.lexeme = ${lexeme}${termsInKb(o)})`;
 
 /** Options with their defaults: the statement's shape. */
 export type Shape = Required<Omit<SearchOptions, "kbId" | "language">> & SearchOptions;
@@ -109,7 +115,7 @@ qk as (
   select distinct x.lexeme
   from qc, unnest(to_tsvector(qc.cfg::regconfig, (select coalesce(string_agg(distinct initials, ' '), '') from qi))) x
   where x.lexeme in (select initials from qi) and x.lexeme not in (select lexeme from qx)
-    and exists (select 1 from knowledge_base_terms g where g.lexeme = x.lexeme${termsInKb(o)} and g.df > 0)
+    and ${heldSql(o, sql`x.lexeme`)}
 ),
 qa as (
   select distinct k.lexeme from qk k join qi on qi.initials = k.lexeme cross join qc
@@ -134,18 +140,18 @@ qcw as (
   select w.word, a.l[1] as lexeme
   from (select distinct word from qsl) w
     cross join qc cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, w.word)) as l) a
-  where cardinality(a.l) = 1 and not exists (select 1 from knowledge_base_terms g where g.lexeme = a.l[1]${termsInKb(o)} and g.df > 0)
+  where cardinality(a.l) = 1 and not ${heldSql(o, sql`a.l[1]`)}
 ),
 qs as (
   select distinct on (w.word) w.lexeme, h.l[1] as head, t.l[1] as tail
   from qsl s join qcw w on w.word = s.word cross join qc
     cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, s.head)) as l) h
     cross join lateral (select tsvector_to_array(to_tsvector(qc.cfg::regconfig, s.tail)) as l) t
-    cross join lateral (select (select sum(g.df) from knowledge_base_terms g where g.lexeme = h.l[1]${termsInKb(o)}) as hd,
-      (select sum(g.df) from knowledge_base_terms g where g.lexeme = t.l[1]${termsInKb(o)}) as td) f
+    cross join lateral (select ${dfSql(o, sql`h.l[1]`)} as hd, ${dfSql(o, sql`t.l[1]`)} as td) f
   where cardinality(h.l) = 1 and cardinality(t.l) = 1 and f.hd > 0 and f.td > 0
   order by w.word, f.hd * f.td desc, char_length(s.head) + char_length(s.tail) desc
 ),
+qp as (select head as lexeme from qs union select tail from qs),
 ql as (
   select u.lexeme, u.ctx, u.acronym,
     u.acronym or u.part or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
@@ -156,12 +162,12 @@ ql as (
     union all
     select qa.lexeme, false, true, false from qa
     union all
-    select p.lexeme, false, false, true from (select head from qs union select tail from qs) p(lexeme)
-      where p.lexeme not in (select lexeme from qx) and p.lexeme not in (select lexeme from qa)
+    select qp.lexeme, false, false, true from qp
+      where qp.lexeme not in (select lexeme from qx) and qp.lexeme not in (select lexeme from qa)
     union all
     select distinct y.lexeme, true, false, false from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
       where y.lexeme not in (select lexeme from qx) and y.lexeme not in (select lexeme from qa)
-        and y.lexeme not in (select head from qs) and y.lexeme not in (select tail from qs)
+        and y.lexeme not in (select lexeme from qp)
   ) u
   order by u.ctx, word desc, char_length(u.lexeme) > 1 desc, u.lexeme limit ${num(MAX_TERMS)}
 ),
@@ -189,7 +195,7 @@ export function knownPairs(lexeme: string, o: Shape): SQL {
   const w = sql.raw(lexeme);
   return sql`(char_length(${w}) > 2 and ${w} ~ '^[⺀-鿿가-힣豈-﫿]+$' and not exists (
     select 1 from generate_series(1, char_length(${w}) - 1) i
-    where not exists (select 1 from knowledge_base_terms g where g.lexeme = substr(${w}, i, 2)${termsInKb(o)} and g.df > 0)))`;
+    where not ${heldSql(o, sql`substr(${w}, i, 2)`)}))`;
 }
 
 /** The question's terms alone (POST …/search shows them: where each comes from, its weight). */
