@@ -58,6 +58,8 @@ export function questionFigures(rows: QuestionRow[], half?: Half) {
     cited: agent ? citedRight(answered) : null,
     /** Pages an in-scope answer cites, on average. */
     pages: agent ? answered.reduce((n, r) => n + r.answer!.sources.length, 0) / (answered.length || 1) : 0,
+    /** An in-scope answer's mean length in characters: what quoting more costs the reader. */
+    chars: agent ? Math.round(answered.reduce((n, r) => n + r.answer!.text.length, 0) / (answered.length || 1)) : 0,
     inScopeRefused: `${inScope.filter((r) => r.refused).length}/${inScope.length}`,
     offTopicRefused: `${off.filter((r) => r.refused).length}/${off.length}`,
   };

@@ -16,13 +16,10 @@ import {
   withWholeBestPage,
 } from "../knowledge/index.ts";
 import { certaintyOf } from "./certainty.ts";
-import { type Piece, piecesOf } from "./pieces.ts";
-import { asksForQuantity, holdsNumber } from "./quantity.ts";
+import { type Extract, extract } from "./extract.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
-import { MAX_CODE_CHARS, withUsage } from "./usage.ts";
+import { withUsage } from "./usage.ts";
 import { termsAsSearched, termsOf } from "./words.ts";
-
-export { type Piece, piecesOf, termsOf };
 
 /** Splits text into tokens that concatenate back to exactly the text: each word with the space before it. */
 const tokenize = (text: string): string[] => text.match(/\s*\S+/g) ?? [];
@@ -132,103 +129,4 @@ function compose(chosen: Extract[][]): [string, number][] {
       const text = (texts: string[]) => texts.reduce((out, t) => (out ? `${out}${gap(out, t)}${t}` : t), "");
       return [[`[${i + 1}] ${label}:`, ...[...blocks.values()].map(text)].join("\n\n"), i];
     });
-}
-
-/** A passage's answer: what to quote from it, and how well it answers. */
-export interface Extract {
-  hit: SearchHit;
-  pieces: Piece[];
-  score: number;
-}
-
-const MAX_QUOTE_CHARS = 700;
-/** What adjacency to the quoted paragraph is worth, in question-word weight (about one word). */
-const ADJACENT_BONUS = 1;
-
-/**
- * Weights of the message's words: rarer among the candidate pieces, heavier. The context chose
- * the pages; the message's own words choose what to quote (the earlier question's would pull a
- * new question's quote back to the old subject), unless none of them tells the pieces apart.
- */
-function weightsOf(message: string[], context: string[], held: Set<string>[]): Map<string, number> {
-  const n = held.length + 1;
-  const weigh = (terms: string[]) => {
-    const weight = new Map<string, number>();
-    for (const t of new Set(terms)) {
-      const w = Math.log(n / (held.filter((s) => s.has(t)).length + 0.5));
-      if (w > 0) weight.set(t, w);
-    }
-    return weight;
-  };
-  const own = weigh(message);
-  return own.size > 0 ? own : weigh(context);
-}
-
-const scoreOf = (terms: Set<string>, weight: Map<string, number>) =>
-  [...terms].reduce((s, t) => s + (weight.get(t) ?? 0), 0);
-
-/**
- * The words each piece answers with: its own and its section's heading's (a sentence under
- * "Change port number" is about the port). The page's title, every section's, tells none apart.
- */
-function termsOfPieces(hit: SearchHit, pieces: Piece[], terms: (text: string) => string[]): Set<string>[] {
-  const heading = hit.heading && hit.heading !== hit.title ? terms(hit.heading) : [];
-  return pieces.map((p) => new Set([...terms(p.text), ...heading]));
-}
-
-/**
- * What each hit answers: its best sentence with the sentences after it in the same paragraph
- * while they still bear on the question (within MAX_QUOTE_CHARS), and the code block that goes
- * with them — the first one after that paragraph, or the best-scoring one — kept whole.
- */
-export function extract(
-  question: string,
-  context: string,
-  hits: SearchHit[],
-  termsOfText: (text: string) => string[] = termsOf,
-): Extract[] {
-  const all = hits.map((h) => piecesOf(h.content));
-  const terms = hits.map((h, i) => termsOfPieces(h, all[i]!, termsOfText));
-  const weight = weightsOf(termsOfText(question), termsOfText(context), terms.flat());
-  const quantity = asksForQuantity(question);
-  return hits.map((hit, i) => {
-    const pieces = all[i]!;
-    const scores = terms[i]!.map((t) => scoreOf(t, weight));
-    const prose = pieces.map((p, j) => ({ p, j, s: scores[j]! })).filter((x) => !x.p.code);
-    const best = prose.reduce<(typeof prose)[number] | undefined>((b, x) => (!b || x.s > b.s ? x : b), undefined);
-    if (!best) {
-      const code = pieces.find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
-      return { hit, pieces: code ? [code] : [], score: code ? scores[pieces.indexOf(code)]! : 0 };
-    }
-    const chosen = [best.p];
-    let length = best.p.text.length;
-    for (let j = best.j + 1; j < pieces.length; j++) {
-      const next = pieces[j]!;
-      if (next.code || next.block !== best.p.block || length + next.text.length > MAX_QUOTE_CHARS) break;
-      if (scores[j]! <= 0 && chosen.length > 1) break;
-      chosen.push(next);
-      length += next.text.length;
-    }
-    // A sentence announcing what follows ("…these keys:") brings it: the next paragraph, or its code.
-    const last = chosen[chosen.length - 1]!;
-    const announced = /[:：]$/.test(last.text) ? pieces.filter((p) => p.block === last.block + 1) : [];
-    const fits = announced.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2;
-    if (announced.length && !announced[0]!.code && fits) chosen.push(...announced);
-    // Asked how many or how long, a quote without a number brings the best sentence that has one
-    // (first among the quote's sentences of its paragraph; the answer keeps the passage's order).
-    if (quantity && !chosen.some((p) => holdsNumber(p.text))) {
-      const counted = prose.filter((x) => x.s > 0 && holdsNumber(x.p.text)).sort((a, b) => b.s - a.s)[0];
-      if (counted) chosen.unshift(counted.p);
-    }
-    const introduced = announced[0]?.code && announced[0].text.length <= MAX_CODE_CHARS ? announced[0] : undefined;
-    // Else the code block sharing most of the question's words (the one right after the quote: a little more).
-    const code =
-      introduced ??
-      pieces
-        .map((p, j) => ({ p, s: scores[j]! + (j > best.j && p.block <= best.p.block + 2 ? ADJACENT_BONUS : 0) }))
-        .filter((x) => x.p.code && x.s > 0 && x.p.text.length <= MAX_CODE_CHARS)
-        .sort((a, b) => b.s - a.s)[0]?.p;
-    if (code) chosen.push(code);
-    return { hit, pieces: chosen, score: best.s };
-  });
 }

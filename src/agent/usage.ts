@@ -3,8 +3,8 @@
  * which rarely shares the question's words.
  */
 import type { SearchHit } from "../knowledge/index.ts";
+import type { Extract } from "./extract.ts";
 import { type Piece, piecesOf } from "./pieces.ts";
-import type { Extract } from "./retrieval.ts";
 
 /** Longest code block quoted whole. */
 export const MAX_CODE_CHARS = 1_500;

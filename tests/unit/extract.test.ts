@@ -1,7 +1,9 @@
 /** The built-in agent's extractive answer: what it quotes, in any language, always verbatim. */
 import { describe, expect, test } from "bun:test";
+import { extract } from "../../src/agent/extract.ts";
+import { piecesOf } from "../../src/agent/pieces.ts";
 import { asksForQuantity } from "../../src/agent/quantity.ts";
-import { extract, piecesOf, termsOf } from "../../src/agent/retrieval.ts";
+import { termsOf } from "../../src/agent/words.ts";
 import type { SearchHit } from "../../src/knowledge/index.ts";
 
 const hit = (content: string, url = "https://docs.test/page"): SearchHit => ({
@@ -34,10 +36,32 @@ describe("extract", () => {
     for (const piece of q) expect(flat(content)).toContain(flat(piece));
   });
 
-  test("a yes/no question gets the sentence holding its answer", () => {
+  test("a yes/no question gets the paragraph holding its answer, the answer first among paragraphs", () => {
     const content =
       "Lumen has three plans. The Hobby plan is free and includes one project. The Pro plan costs 20 dollars a month.";
-    expect(quoted("Is Lumen free?", content)[0]).toBe("The Hobby plan is free and includes one project.");
+    expect(quoted("Is Lumen free?", content)).toContain("The Hobby plan is free and includes one project.");
+    const paragraphs =
+      "Lumen has three plans.\n\nThe Hobby plan is free and includes one project.\n\nThe Pro plan costs more.";
+    expect(quoted("Is Lumen free?", paragraphs)[0]).toBe("The Hobby plan is free and includes one project.");
+  });
+
+  test("the best sentence's paragraph is quoted whole when it fits: a fact just before it comes too", () => {
+    const content = [
+      "Deploys are checked after start.",
+      "Your app must listen on `0.0.0.0`, not `localhost`. Otherwise the deploy fails with `Health check timed out`. The previous version stays online.",
+      "Logs are kept for a week.",
+    ].join("\n\n");
+    expect(quoted("My deploy fails with Health check timed out, why?", content)).toEqual([
+      "Your app must listen on `0.0.0.0`, not `localhost`.",
+      "Otherwise the deploy fails with `Health check timed out`.",
+      "The previous version stays online.",
+    ]);
+    // A paragraph too long to quote whole: the best sentence, then the next ones while they bear on the question.
+    const filler = "This sentence is about something else entirely and goes on for a while. ".repeat(10);
+    const long = `${filler}Otherwise the deploy fails with a health check timeout. The deploy is retried. ${filler}`;
+    expect(quoted("Why does the deploy fail with a health check timeout?", long)[0]).toBe(
+      "Otherwise the deploy fails with a health check timeout.",
+    );
   });
 
   test("asked how many or how long, a quote without a number brings the sentence that has one", () => {
@@ -66,9 +90,15 @@ describe("extract", () => {
   });
 
   test("sentences in Chinese and Japanese are cut by ICU, and the answering one is chosen", () => {
-    const zh = "组件可以复用。要在组件之间共享状态，可以使用 provide 和 inject。模板语法基于 HTML。";
+    const zh = "组件可以复用。\n\n要在组件之间共享状态，可以使用 provide 和 inject。模板语法基于 HTML。";
+    expect(piecesOf(zh).map((p) => p.text)).toEqual([
+      "组件可以复用。",
+      "要在组件之间共享状态，可以使用 provide 和 inject。",
+      "模板语法基于 HTML。",
+    ]);
     expect(quoted("怎么在组件之间共享状态？", zh)[0]).toBe("要在组件之间共享状态，可以使用 provide 和 inject。");
-    const ja = "このガイドは入門です。環境変数を設定するには、設定ファイルに書きます。詳しくは次の章を読んでください。";
+    const ja =
+      "このガイドは入門です。\n\n環境変数を設定するには、設定ファイルに書きます。詳しくは次の章を読んでください。";
     expect(quoted("環境変数を設定するには？", ja)[0]).toBe("環境変数を設定するには、設定ファイルに書きます。");
   });
 
