@@ -86,11 +86,12 @@ export function extract(
   return hits.map((hit, i) => {
     const pieces = all[i]!;
     const scores = terms[i]!.map((t) => scoreOf(t, weight));
-    const prose = pieces.map((p, j) => ({ p, j, s: scores[j]! })).filter((x) => !x.p.code);
+    const prose = pieces.map((p, j) => ({ p, j, s: scores[j]! })).filter((x) => !x.p.code && !x.p.table);
     const best = prose.reduce<(typeof prose)[number] | undefined>((b, x) => (!b || x.s > b.s ? x : b), undefined);
     if (!best) {
-      const code = pieces.find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
-      return { hit, pieces: code ? [code] : [], score: code ? scores[pieces.indexOf(code)]! : 0 };
+      // No prose: its table, or its first code block that fits.
+      const only = pieces.find((p) => p.table) ?? pieces.find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
+      return { hit, pieces: only ? [only] : [], score: only ? scores[pieces.indexOf(only)]! : 0 };
     }
     // A paragraph that fits is quoted whole: its sentences lean on each other ("Otherwise…",
     // "For long jobs…"), and the fact is as often just before the best sentence as after it.
@@ -108,6 +109,13 @@ export function extract(
       const counted = prose.filter((x) => x.s > 0 && holdsNumber(x.p.text)).sort((a, b) => b.s - a.s)[0];
       if (counted) chosen.unshift(counted.p);
     }
+    // A table that answers at least as well as the quote's best sentence joins it (prices, limits).
+    // The passage then answers as well as its table.
+    const table = pieces
+      .map((p, j) => ({ p, s: scores[j]! }))
+      .filter((x) => x.p.table && x.s > 0 && x.s >= best.s && !chosen.includes(x.p))
+      .sort((a, b) => b.s - a.s)[0];
+    if (table) chosen.push(table.p);
     const introduced = announced[0]?.code && announced[0].text.length <= MAX_CODE_CHARS ? announced[0] : undefined;
     // Else the code block sharing most of the question's words (the one right after the quote: a little more).
     const code =
@@ -117,6 +125,6 @@ export function extract(
         .filter((x) => x.p.code && x.s > 0 && x.p.text.length <= MAX_CODE_CHARS)
         .sort((a, b) => b.s - a.s)[0]?.p;
     if (code) chosen.push(code);
-    return { hit, pieces: chosen, score: best.s };
+    return { hit, pieces: chosen, score: Math.max(best.s, table?.s ?? 0) };
   });
 }

@@ -1,6 +1,6 @@
 /**
  * A passage cut into what the default agent (retrieval.ts) may quote: prose paragraphs into
- * sentences (`Intl.Segmenter`: every script), lists and fenced code blocks kept whole.
+ * sentences (`Intl.Segmenter`: every script), lists, tables and fenced code blocks kept whole.
  */
 
 /** One quotable piece of a passage: a sentence of prose, or a fenced code block kept whole. */
@@ -9,9 +9,14 @@ export interface Piece {
   code: boolean;
   /** Index of the block (paragraph or code block) it belongs to, within its passage. */
   block: number;
+  /** A table, kept whole: it joins a quote, and opens none (it holds too many words to compare). */
+  table?: true;
 }
 
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s/;
+const TABLE_ROW = /^\|/;
+/** A longer table is a reference, not an answer: it is not quoted. */
+const MAX_TABLE_CHARS = 1_500;
 const FENCE = /^(```|~~~)[^\n]*\n[\s\S]*?\n\1[ \t]*$/gm;
 
 const sentences = new Intl.Segmenter(undefined, { granularity: "sentence" });
@@ -38,8 +43,14 @@ export function piecesOf(content: string): Piece[] {
       const lines = paragraph.split("\n");
       const list = lines.findIndex((l) => LIST_ITEM.test(l));
       const lead = (list < 0 ? lines : lines.slice(0, list)).join(" ").replace(/\s+/g, " ").trim();
-      // Tables, HTML and stray import lines (from MDX pages) are not prose.
-      if (/^(\||<|import |export )/.test(lead)) continue;
+      // A table is quoted whole, like a list: prices and limits are often written in one. HTML
+      // and stray import lines (from MDX pages) are not prose.
+      if (TABLE_ROW.test(lead)) {
+        const table = paragraph.trim();
+        if (table.length <= MAX_TABLE_CHARS) pieces.push({ text: table, code: false, block: block++, table: true });
+        continue;
+      }
+      if (/^(<|import |export )/.test(lead)) continue;
       if (lead.length >= 3) for (const text of sentencesOf(lead)) pieces.push({ text, code: false, block });
       if (list >= 0) pieces.push({ text: lines.slice(list).join("\n").trim(), code: false, block });
       block++;

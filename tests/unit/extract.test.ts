@@ -114,6 +114,31 @@ describe("extract", () => {
     expect(q).toEqual(["The supported runtimes are the following:", "- `deno`\n- `bun`\n- `node`"]);
   });
 
+  test("a table is one piece, kept whole; one too long to quote is left out", () => {
+    const table =
+      "| Plan | Raw data | Aggregates |\n|---|---|---|\n| Free | 24 hours | 7 days |\n| Team | 14 days | 13 months |";
+    expect(piecesOf(`Retention depends on the plan.\n\n${table}`)).toEqual([
+      { text: "Retention depends on the plan.", code: false, block: 0 },
+      { text: table, code: false, block: 1, table: true },
+    ]);
+    const long = `| a | b |\n|---|---|\n${"| row | cell |\n".repeat(200)}`;
+    expect(piecesOf(long)).toEqual([]);
+  });
+
+  test("a table joins the quote when it answers as well as the best sentence, never opens it", () => {
+    const table =
+      "| Plan | Raw data | Aggregates |\n|---|---|---|\n| Free | 24 hours | 7 days |\n| Team | 14 days | 13 months |";
+    const content = `Retention depends on the plan you are on.\n\n${table}\n\nExports are available over the API.`;
+    expect(quoted("How long are aggregates kept on the Team plan?", content)).toEqual([
+      "Retention depends on the plan you are on.",
+      table,
+    ]);
+    // Asked about exports, the table holds none of the question's words: it stays out.
+    expect(quoted("Are exports available over the API?", content)).toEqual(["Exports are available over the API."]);
+    // A passage that is only a table quotes it.
+    expect(quoted("How long is raw data kept?", table)).toEqual([table]);
+  });
+
   test("terms: words of any script, lower-cased; alphabetic ones cut to a prefix stem", () => {
     expect(termsOf("Installing the CLI")).toEqual(["insta", "the", "cli"]);
     expect(termsOf("共享状态")).toEqual(["共享", "状态"]);
