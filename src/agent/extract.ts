@@ -103,6 +103,13 @@ export function extract(
     const announced = /[:：]$/.test(last.text) ? pieces.filter((p) => p.block === last.block + 1) : [];
     const fits = announced.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2;
     if (announced.length && !announced[0]!.code && fits) chosen.push(...announced);
+    // A paragraph right after a code block that a sentence announced ("To force a check now:")
+    // explains that code ("The command returns…"): the announcing paragraph and the code come too.
+    const before = pieces.find((p) => p.code && p.block === best.p.block - 1 && p.text.length <= MAX_CODE_CHARS);
+    const intro = before ? pieces.filter((p) => p.block === before.block - 1 && !p.code && !p.table) : [];
+    const announcing =
+      intro.length && /[:：]$/.test(intro[intro.length - 1]!.text) && charsOf(intro) + length <= MAX_QUOTE_CHARS * 2;
+    if (announcing) chosen.unshift(...intro);
     // Asked how many or how long, a quote without a number brings the best sentence that has one
     // (first among the quote's sentences of its paragraph; the answer keeps the passage's order).
     if (quantity && !chosen.some((p) => holdsNumber(p.text))) {
@@ -116,7 +123,8 @@ export function extract(
       .filter((x) => x.p.table && x.s > 0 && x.s >= best.s && !chosen.includes(x.p))
       .sort((a, b) => b.s - a.s)[0];
     if (table) chosen.push(table.p);
-    const introduced = announced[0]?.code && announced[0].text.length <= MAX_CODE_CHARS ? announced[0] : undefined;
+    const introduced =
+      announced[0]?.code && announced[0].text.length <= MAX_CODE_CHARS ? announced[0] : announcing ? before : undefined;
     // Else the code block sharing most of the question's words (the one right after the quote: a little more).
     const code =
       introduced ??

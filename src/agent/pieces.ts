@@ -39,6 +39,8 @@ export function piecesOf(content: string): Piece[] {
   let at = 0;
   const prose = (text: string) => {
     for (const paragraph of text.split(/\n{2,}/)) {
+      // Blank text around a code block is no block: blocks next to each other are neighbours.
+      if (!paragraph.trim()) continue;
       // A list keeps its lines (one piece); the sentences before it are sentences.
       const lines = paragraph.split("\n");
       const list = lines.findIndex((l) => LIST_ITEM.test(l));

@@ -114,6 +114,21 @@ describe("extract", () => {
     expect(q).toEqual(["The supported runtimes are the following:", "- `deno`\n- `bun`\n- `node`"]);
   });
 
+  test("a paragraph explaining the code a sentence announced brings the sentence and the code", () => {
+    const content = [
+      "Domains are checked every 15 minutes for 72 hours. To force a check now:",
+      "```sh\nparley domains verify example.com\n```",
+      "If nothing is found in 72 hours, the domain is marked failed and must be verified again.",
+      "```sh\nparley domains list\n```",
+    ].join("\n\n");
+    expect(quoted("My domain is still not verified, when will it be marked failed?", content)).toEqual([
+      "Domains are checked every 15 minutes for 72 hours.",
+      "To force a check now:",
+      "If nothing is found in 72 hours, the domain is marked failed and must be verified again.",
+      "```sh\nparley domains verify example.com\n```",
+    ]);
+  });
+
   test("a table is one piece, kept whole; one too long to quote is left out", () => {
     const table =
       "| Plan | Raw data | Aggregates |\n|---|---|---|\n| Free | 24 hours | 7 days |\n| Team | 14 days | 13 months |";
