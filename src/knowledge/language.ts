@@ -6,6 +6,7 @@
  */
 import { CJK_RUN, cjkTerms, fullWidthKana, HANGUL, KANA, segmentCjk } from "./cjk.ts";
 import { SEA_RUN, seaWords } from "./sea-words.ts";
+import { cutWords, UNSTEMMED, UNSTEMMED_FUNCTION_WORDS, type Unstemmed } from "./unstemmed.ts";
 
 /** Language names accepted by `language` settings, and the text-search configuration of each. */
 export const LANGUAGE_CONFIGS = {
@@ -28,7 +29,12 @@ export const LANGUAGE_CONFIGS = {
   spanish: "spanish",
   swedish: "swedish",
   turkish: "turkish",
-  // No stemmer exists for these: words come from the segmenter and are kept as they are.
+  // No stemmer exists for these: their words are cut to a prefix before indexing (unstemmed.ts).
+  polish: "simple",
+  czech: "simple",
+  slovak: "simple",
+  ukrainian: "simple",
+  // Nor for these: words come from the segmenter and are kept as they are.
   chinese: "simple",
   japanese: "simple",
   korean: "simple",
@@ -53,6 +59,16 @@ const spacedSea = (text: string) => text.replace(SEA_RUN, (run) => ` ${seaWords(
  */
 export const searchableText = (text: string) =>
   spacedSea(fullWidthKana(text).replace(CJK_RUN, (run) => ` ${segmentCjk(run)} `));
+
+/** Whether `language` is read by unstemmed.ts's prefix cut (PostgreSQL has no stemmer for it). */
+export const isUnstemmed = (language: Language) => (UNSTEMMED as string[]).includes(language);
+
+/** A document's text as indexed: searchableText, then cut to prefixes for an unstemmed language. */
+export const indexedText = (text: string, language: Language) =>
+  isUnstemmed(language) ? cutWords(searchableText(text)) : searchableText(text);
+
+/** A SQL CASE mapping a language column to whether its text is cut (constants only). */
+export const cutCaseSql = (column: string) => `(${column} in (${UNSTEMMED.map((l) => `'${l}'`).join(", ")}))`;
 
 /**
  * The same text with CJK runs cut into their dictionary words only, no bigrams: which of a
@@ -120,19 +136,24 @@ const FUNCTION_WORDS: Partial<Record<Language, string>> = {
   greek: "και το να η ο της του σε με για δεν είναι τα την που από θα στο στην οι",
   arabic: "في من على إلى أن عن مع هذا التي الذي ما لا كان هو هذه أو ثم قد كل بين",
 };
-const FUNCTION_LANGUAGES = Object.keys(FUNCTION_WORDS) as Language[];
+const FUNCTION_LANGUAGES = [
+  ...(Object.keys(FUNCTION_WORDS) as Language[]),
+  ...(Object.keys(UNSTEMMED_FUNCTION_WORDS) as Exclude<Unstemmed, "ukrainian">[]),
+];
+const functionWordsOf = (l: Language) =>
+  l in UNSTEMMED_FUNCTION_WORDS ? UNSTEMMED_FUNCTION_WORDS[l as Exclude<Unstemmed, "ukrainian">] : FUNCTION_WORDS[l]!;
 /** Each function word with the languages (their indexes in FUNCTION_LANGUAGES) it belongs to: one lookup a word. */
 const FUNCTION_INDEX = new Map<string, number[]>();
 FUNCTION_LANGUAGES.forEach((language, i) => {
-  for (const w of FUNCTION_WORDS[language]!.split(" ")) FUNCTION_INDEX.set(w, [...(FUNCTION_INDEX.get(w) ?? []), i]);
+  for (const w of functionWordsOf(language).split(" ")) FUNCTION_INDEX.set(w, [...(FUNCTION_INDEX.get(w) ?? []), i]);
 });
 
 /**
  * Guesses a text's language from its first 5,000 characters of prose (code left out): a quarter
  * or more of its letters in CJK scripts makes it Japanese (any kana), Korean (any Hangul) or
  * Chinese; otherwise the language whose commonest function words occur most often among its
- * words wins, provided they make at least 5% of them; else `english` when the text is mostly
- * ASCII letters, `simple` when not.
+ * words wins, provided they make at least 5% of them; else `ukrainian` when its letters say so,
+ * `english` when the text is mostly ASCII letters, `simple` when not.
  */
 export function detectLanguage(text: string): Language {
   // Counted without an array of every letter or word per language: it runs for every document
@@ -159,6 +180,7 @@ export function detectLanguage(text: string): Language {
     if (hits[i]! > bestHits && !(language === "russian" && ukrainian)) [best, bestHits] = [language, hits[i]!];
   });
   if (bestHits >= Math.max(1, words.length * 0.05)) return best;
+  if (ukrainian) return "ukrainian";
   return sample.replace(NOT_ASCII_LETTERS, "").length / letters > 0.9 ? "english" : "simple";
 }
 

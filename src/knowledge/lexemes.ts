@@ -14,20 +14,25 @@ import { CJK_RUN } from "./cjk.ts";
 import { searchableText } from "./language.ts";
 import { SEARCH_DEFAULTS } from "./search-options.ts";
 import { configCte } from "./search-terms.ts";
+import { cutWords } from "./unstemmed.ts";
 
 /** Longest text read (characters): a quotable piece is a sentence, a list or a code block. */
 const MAX_TEXT_CHARS = 4_000;
 
 let statement: Query | undefined;
 const texts = sql.placeholder("texts");
+// The same texts cut to prefixes, read instead in a language with no stemmer (unstemmed.ts).
+const textsCut = sql.placeholder("textsCut");
 
 /** The statement, built once (its text never varies): the configuration as search chooses it. */
 function lexemesStatement(): Query {
   statement ??= new PgDialect().sqlToQuery(sql`
 with ${configCte({ ...SEARCH_DEFAULTS, kbId: "" })}
-select t.ord, coalesce((select json_agg(x.lexeme order by x.lexeme) from unnest(to_tsvector(qc.cfg::regconfig, t.text)) x
+select t.ord, coalesce((select json_agg(x.lexeme order by x.lexeme)
+  from unnest(to_tsvector(qc.cfg::regconfig, case when qc.cut then tc.text else t.text end)) x
   where char_length(x.lexeme) > 1), '[]'::json) as lexemes
 from qc cross join json_array_elements_text(${texts}::json) with ordinality t(text, ord)
+  join json_array_elements_text(${textsCut}::json) with ordinality tc(text, ord) on tc.ord = t.ord
 order by t.ord`);
   return statement;
 }
@@ -45,6 +50,7 @@ export async function lexemesOf(db: Db, kbId: string, list: string[]): Promise<s
   const rows = await builtRows<{ ord: number; lexemes: string[] | string }>(db, lexemesStatement(), {
     kb: kbId,
     texts: JSON.stringify(list.map(readable)),
+    textsCut: JSON.stringify(list.map((t) => cutWords(readable(t)))),
   });
   // JSON, which both drivers parse (or hand over as text).
   return rows.map((r) => (typeof r.lexemes === "string" ? JSON.parse(r.lexemes) : r.lexemes));

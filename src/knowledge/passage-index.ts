@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { newId } from "../primitives.ts";
 import type { Passage } from "./chunk.ts";
-import { LANGUAGE_CONFIGS, type Language, searchableText } from "./language.ts";
+import { indexedText, LANGUAGE_CONFIGS, type Language } from "./language.ts";
 import type { KnowledgeDoc } from "./parse.ts";
 
 /** Words in a text as searchableText cuts it: BM25's length unit (the same for every passage). */
@@ -20,10 +20,10 @@ type Prepared = { doc: KnowledgeDoc; passages: Passage[] };
  * A passage's fields B and C as to_tsvector reads them, and its length in words: the title's
  * (counted once per document, `titleWords`), its heading's and its body's.
  */
-function indexedFields(title: string, titleWords: number, heading: string, content: string) {
+function indexedFields(title: string, titleWords: number, heading: string, content: string, language: Language) {
   // The title is every passage's field A; a heading that only repeats it adds nothing.
-  const b = searchableText(heading === title ? "" : heading);
-  const body = searchableText(content);
+  const b = indexedText(heading === title ? "" : heading, language);
+  const body = indexedText(content, language);
   return { b, body, len: titleWords + wordCount(b) + wordCount(body) };
 }
 
@@ -45,7 +45,7 @@ export async function insertPassages(
     i,
     document_id: ids.get(doc.url)!,
     cfg: LANGUAGE_CONFIGS[languages.get(doc.url)!],
-    title: searchableText(doc.title),
+    title: indexedText(doc.title, languages.get(doc.url)!),
   }));
   const passages = batch.flatMap(({ doc, passages }, i) => {
     const titleWords = wordCount(docs[i]!.title);
@@ -55,7 +55,7 @@ export async function insertPassages(
       ord,
       heading: p.heading,
       content: p.content,
-      ...indexedFields(doc.title, titleWords, p.heading, p.content),
+      ...indexedFields(doc.title, titleWords, p.heading, p.content, languages.get(doc.url)!),
     }));
   });
   if (!passages.length) return;
@@ -96,11 +96,11 @@ export async function reindexPassages(tx: Pick<Db, "execute">, kbId: string, row
   const docs = [...new Map(rows.map((r) => [r.documentId, r])).values()].map((r) => ({
     document_id: r.documentId,
     cfg: LANGUAGE_CONFIGS[r.language],
-    title: searchableText(r.title),
+    title: indexedText(r.title, r.language),
   }));
   const titleWords = new Map(docs.map((d) => [d.document_id, wordCount(d.title)]));
   const passages = rows.map((r) => {
-    const { b, body, len } = indexedFields(r.title, titleWords.get(r.documentId)!, r.heading, r.content);
+    const { b, body, len } = indexedFields(r.title, titleWords.get(r.documentId)!, r.heading, r.content, r.language);
     return { id: r.id, document_id: r.documentId, b, body, len };
   });
   await tx.execute(sql`

@@ -4,8 +4,8 @@
  * whether it is a word, a question word or an artefact of cutting, its document frequency and
  * its weights in scores and in coverage. `termsSql` lists them alone (POST …/search).
  */
-import { type SQL, sql } from "drizzle-orm";
-import { closedCompoundConfigsSql, configCaseSql, questionWordsCaseSql } from "./language.ts";
+import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { closedCompoundConfigsSql, configCaseSql, cutCaseSql, questionWordsCaseSql } from "./language.ts";
 import type { SearchOptions } from "./search-options.ts";
 
 /** Longest question we read (characters) and most terms we use: bounds the statement's cost. */
@@ -29,6 +29,14 @@ const CTX_WORDS = sql.placeholder("ctxWords");
 const LOOSE = sql.placeholder("loose");
 const INITIALS = sql.placeholder("initials");
 const COMPOUNDS = sql.placeholder("compounds");
+// The same texts as a language with no stemmer reads them (unstemmed.ts), and whether it does.
+const Q_CUT = sql.placeholder("qCut");
+const WORDS_CUT = sql.placeholder("wordsCut");
+const CTX_CUT = sql.placeholder("ctxCut");
+const CTX_WORDS_CUT = sql.placeholder("ctxWordsCut");
+const CUT = sql.placeholder("cut");
+/** The text as the question's language reads it: cut to prefixes (qc.cut) or not. */
+const read = (plain: SQLWrapper, cut: SQLWrapper) => sql`(case when qc.cut then ${cut}::text else ${plain}::text end)`;
 
 /** Passages matching tsquery `lit`, through the GIN index only (in the knowledge base, if one). */
 export const candidatesSql = (o: Shape, lit: SQL, lim: SQL) =>
@@ -58,12 +66,17 @@ export function configCte(o: Shape): SQL {
     o.kbId === undefined
       ? sql`(select language from documents group by language order by count(*) desc, language limit 1)`
       : sql`(select language from documents where kb_id = ${KB}::text group by language order by count(*) desc, language limit 1)`;
-  const cfg = o.language
-    ? sql`${CFG}::text`
-    : o.kbId === undefined
-      ? sql`(select ${sql.raw(configCaseSql("l.language"))} from ${byDocuments} l(language))`
-      : sql`(select ${sql.raw(configCaseSql("l.language"))} from (select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments})) l(language))`;
-  return sql`qc as (select coalesce(${cfg}, 'english') as cfg)`;
+  const language =
+    o.kbId === undefined
+      ? byDocuments
+      : sql`(select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments}))`;
+  const [cfg, cut] = o.language
+    ? [sql`${CFG}::text`, sql`${CUT}::boolean`]
+    : [
+        sql`(select ${sql.raw(configCaseSql("l.language"))} from ${language} l(language))`,
+        sql`(select ${sql.raw(cutCaseSql("l.language"))} from ${language} l(language))`,
+      ];
+  return sql`qc as (select coalesce(${cfg}, 'english') as cfg, coalesce(${cut}, false) as cut)`;
 }
 
 /**
@@ -102,7 +115,7 @@ ${configCte(o)},
 -- "part": a half of a closed compound of the message (qs below), which scores and covers as a
 -- word; the compound itself ("split") no longer weighs against coverage as an unseen word.
 qx as (
-  select distinct x.lexeme, false as ctx from qc, unnest(to_tsvector(qc.cfg::regconfig, ${Q}::text)) x
+  select distinct x.lexeme, false as ctx from qc, unnest(to_tsvector(qc.cfg::regconfig, ${read(Q, Q_CUT)})) x
 ),
 -- The acronyms' candidates (initials.ts): first the initials the knowledge base holds as a term
 -- as written (one to_tsvector for them all), then, for those few, the runs' stop words and the
@@ -154,7 +167,7 @@ qs as (
 qp as (select head as lexeme from qs union select tail from qs),
 ql as (
   select u.lexeme, u.ctx, u.acronym,
-    u.acronym or u.part or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${WORDS}::text || ' ' || ${CTX_WORDS}::text)) w) as word,
+    u.acronym or u.part or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${read(WORDS, WORDS_CUT)} || ' ' || ${read(CTX_WORDS, CTX_WORDS_CUT)})) w) as word,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${LOOSE}::text)) w) as loose
   from (
@@ -165,7 +178,7 @@ ql as (
     select qp.lexeme, false, false, true from qp
       where qp.lexeme not in (select lexeme from qx) and qp.lexeme not in (select lexeme from qa)
     union all
-    select distinct y.lexeme, true, false, false from qc, unnest(to_tsvector(qc.cfg::regconfig, ${CTX}::text)) y
+    select distinct y.lexeme, true, false, false from qc, unnest(to_tsvector(qc.cfg::regconfig, ${read(CTX, CTX_CUT)})) y
       where y.lexeme not in (select lexeme from qx) and y.lexeme not in (select lexeme from qa)
         and y.lexeme not in (select lexeme from qp)
   ) u

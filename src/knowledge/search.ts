@@ -9,10 +9,11 @@ import type { Db } from "../db/client.ts";
 import { builtRows } from "../db/rows.ts";
 import { compoundLines } from "./compounds.ts";
 import { initialsLines } from "./initials.ts";
-import { LANGUAGE_CONFIGS, loosePairsText, searchableText, wordsOnlyText } from "./language.ts";
+import { isUnstemmed, LANGUAGE_CONFIGS, loosePairsText, searchableText, wordsOnlyText } from "./language.ts";
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 import { searchSql } from "./search-statement.ts";
 import { MAX_QUESTION_CHARS, termsSql } from "./search-terms.ts";
+import { cutWords } from "./unstemmed.ts";
 
 export { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 
@@ -47,6 +48,11 @@ function searchValues(question: string, options: SearchOptions, context = ""): R
     words: wordsOnlyText(text),
     ctx: searchableText(ctx),
     ctxWords: wordsOnlyText(ctx),
+    qCut: cutWords(searchableText(text)),
+    wordsCut: cutWords(wordsOnlyText(text)),
+    ctxCut: cutWords(searchableText(ctx)),
+    ctxWordsCut: cutWords(wordsOnlyText(ctx)),
+    cut: options.language ? isUnstemmed(options.language) : undefined,
     loose: loosePairsText(text),
     initials: initialsLines(text),
     compounds: compoundLines(text),
