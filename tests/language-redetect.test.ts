@@ -46,3 +46,24 @@ test("detected documents are detected again once; their passages follow; a given
     await store.close();
   }
 });
+
+test("a Polish page an older release read as English is detected again and indexed cut", async () => {
+  const store = await migratedPglite();
+  try {
+    const { db } = store;
+    const text =
+      "Konfiguracja programu Skrytka znajduje się w pliku skrytka.yaml, a zmiany wymagają ponownego uruchomienia.";
+    await ingestDocuments(db, [{ url: "https://pl.test/konfiguracja", title: "Konfiguracja", content: text }]);
+    await db.execute(sql`update documents set language = 'english' where url = 'https://pl.test/konfiguracja'`);
+    await db.execute(sql`update chunks c set tsv = to_tsvector('english', c.content)
+      from documents d where d.id = c.document_id and d.url = 'https://pl.test/konfiguracja'`);
+    await db.execute(sql`delete from instance_secrets where name = ${DETECTION_MARK}`);
+    const found = async () =>
+      (await rankPassages(db, "Jak zmienić konfigurację Skrytki?", { language: "polish" })).map((h) => h.url);
+    expect(await found()).toEqual([]);
+    expect(await redetectLanguagesOnce(db)).toBe(1);
+    expect(await found()).toContain("https://pl.test/konfiguracja");
+  } finally {
+    await store.close();
+  }
+});

@@ -58,7 +58,8 @@ export type Shape = Required<Omit<SearchOptions, "kbId" | "language">> & SearchO
 
 /**
  * The question's text-search configuration, as the common table expression `qc`: the one asked
- * for, else the knowledge base's language, else the language most of its documents are in.
+ * for, else the knowledge base's language, else the language most of its documents are in; and
+ * `cut`, whether that language has no stemmer, so that its text is read cut (unstemmed.ts).
  */
 export function configCte(o: Shape): SQL {
   // Unset: the knowledge base's language, else the language most of its documents are in.
@@ -70,13 +71,12 @@ export function configCte(o: Shape): SQL {
     o.kbId === undefined
       ? byDocuments
       : sql`(select coalesce((select language from knowledge_bases where id = ${KB}::text), ${byDocuments}))`;
-  const [cfg, cut] = o.language
-    ? [sql`${CFG}::text`, sql`${CUT}::boolean`]
-    : [
-        sql`(select ${sql.raw(configCaseSql("l.language"))} from ${language} l(language))`,
-        sql`(select ${sql.raw(cutCaseSql("l.language"))} from ${language} l(language))`,
-      ];
-  return sql`qc as (select coalesce(${cfg}, 'english') as cfg, coalesce(${cut}, false) as cut)`;
+  if (o.language)
+    return sql`qc as (select coalesce(${CFG}::text, 'english') as cfg, coalesce(${CUT}::boolean, false) as cut)`;
+  // The language read once (a knowledge base without one counts its documents' languages):
+  // `offset 0` keeps the planner from copying the subquery into both expressions.
+  return sql`qc as (select coalesce(${sql.raw(configCaseSql("l.language"))}, 'english') as cfg,
+    coalesce(${sql.raw(cutCaseSql("l.language"))}, false) as cut from (select ${language} offset 0) l(language))`;
 }
 
 /**
