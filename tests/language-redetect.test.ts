@@ -5,6 +5,7 @@
  */
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
+import type { Db } from "../src/db/client.ts";
 import { documents } from "../src/db/schema.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { DETECTION_MARK, redetectLanguagesOnce } from "../src/knowledge/reindex.ts";
@@ -12,6 +13,14 @@ import { rankPassages } from "../src/knowledge/search.ts";
 import { migratedPglite } from "./helpers/store.ts";
 
 setDefaultTimeout(120_000); // a PGlite of its own: seconds on a busy machine
+
+/** Page `url` detected as `language` and indexed with it, and the store not marked as detected again. */
+async function asAnOlderReleaseLeftIt(db: Db, url: string, language: string) {
+  await db.execute(sql`update documents set language = ${language} where url = ${url}`);
+  await db.execute(sql`update chunks c set tsv = to_tsvector(${language}::regconfig, c.content)
+    from documents d where d.id = c.document_id and d.url = ${url}`);
+  await db.execute(sql`delete from instance_secrets where name = ${DETECTION_MARK}`);
+}
 
 test("detected documents are detected again once; their passages follow; a given language stays", async () => {
   const store = await migratedPglite();
@@ -26,10 +35,7 @@ test("detected documents are detected again once; their passages follow; a given
     // Stores from before languages' sources were recorded count some given languages as detected.
     await db.execute(sql`update documents set language_source = 'detected' where url = 'https://ru.test/older'`);
     // As an older release left it: detected as `simple`, indexed unstemmed, the store not marked.
-    await db.execute(sql`update documents set language = 'simple' where url = 'https://ru.test/rollback'`);
-    await db.execute(sql`update chunks c set tsv = to_tsvector('simple', c.content)
-      from documents d where d.id = c.document_id and d.url = 'https://ru.test/rollback'`);
-    await db.execute(sql`delete from instance_secrets where name = ${DETECTION_MARK}`);
+    await asAnOlderReleaseLeftIt(db, "https://ru.test/rollback", "simple");
     const found = async () =>
       (await rankPassages(db, "как вернуть предыдущую версию", { language: "russian" })).map((h) => h.url);
     expect(await found()).not.toContain("https://ru.test/rollback");
@@ -54,10 +60,7 @@ test("a Polish page an older release read as English is detected again and index
     const text =
       "Konfiguracja programu Skrytka znajduje się w pliku skrytka.yaml, a zmiany wymagają ponownego uruchomienia.";
     await ingestDocuments(db, [{ url: "https://pl.test/konfiguracja", title: "Konfiguracja", content: text }]);
-    await db.execute(sql`update documents set language = 'english' where url = 'https://pl.test/konfiguracja'`);
-    await db.execute(sql`update chunks c set tsv = to_tsvector('english', c.content)
-      from documents d where d.id = c.document_id and d.url = 'https://pl.test/konfiguracja'`);
-    await db.execute(sql`delete from instance_secrets where name = ${DETECTION_MARK}`);
+    await asAnOlderReleaseLeftIt(db, "https://pl.test/konfiguracja", "english");
     const found = async () =>
       (await rankPassages(db, "Jak zmienić konfigurację Skrytki?", { language: "polish" })).map((h) => h.url);
     expect(await found()).toEqual([]);
