@@ -6,7 +6,7 @@
 import type { SearchHit } from "../knowledge/index.ts";
 import { type Piece, piecesOf } from "./pieces.ts";
 import { asksForQuantity, holdsNumber } from "./quantity.ts";
-import { MAX_CODE_CHARS } from "./usage.ts";
+import { quotableCode } from "./usage.ts";
 import { termsOf } from "./words.ts";
 
 /** A passage's answer: what to quote from it, and how well it answers. */
@@ -52,6 +52,8 @@ function termsOfPieces(hit: SearchHit, pieces: Piece[], terms: (text: string) =>
 }
 
 const charsOf = (pieces: Piece[]) => pieces.reduce((n, p) => n + p.text.length, 0);
+/** A sentence announcing what follows ("…these keys:"). */
+const announces = (piece: Piece) => /[:：]$/.test(piece.text);
 
 /** The best sentence and the next ones of its paragraph while they bear on the question and fit. */
 function bestOnward(pieces: Piece[], scores: number[], best: number): Piece[] {
@@ -90,7 +92,7 @@ export function extract(
     const best = prose.reduce<(typeof prose)[number] | undefined>((b, x) => (!b || x.s > b.s ? x : b), undefined);
     if (!best) {
       // No prose: its table, or its first code block that fits.
-      const only = pieces.find((p) => p.table) ?? pieces.find((p) => p.code && p.text.length <= MAX_CODE_CHARS);
+      const only = pieces.find((p) => p.table) ?? pieces.find(quotableCode);
       return { hit, pieces: only ? [only] : [], score: only ? scores[pieces.indexOf(only)]! : 0 };
     }
     // A paragraph that fits is quoted whole: its sentences lean on each other ("Otherwise…",
@@ -100,15 +102,15 @@ export function extract(
     const length = charsOf(chosen);
     // A sentence announcing what follows ("…these keys:") brings it: the next paragraph, or its code.
     const last = chosen[chosen.length - 1]!;
-    const announced = /[:：]$/.test(last.text) ? pieces.filter((p) => p.block === last.block + 1) : [];
-    const fits = announced.reduce((n, p) => n + p.text.length, length) <= MAX_QUOTE_CHARS * 2;
+    const announced = announces(last) ? pieces.filter((p) => p.block === last.block + 1) : [];
+    const fits = charsOf(announced) + length <= MAX_QUOTE_CHARS * 2;
     if (announced.length && !announced[0]!.code && fits) chosen.push(...announced);
     // A paragraph right after a code block that a sentence announced ("To force a check now:")
     // explains that code ("The command returns…"): the announcing paragraph and the code come too.
-    const before = pieces.find((p) => p.code && p.block === best.p.block - 1 && p.text.length <= MAX_CODE_CHARS);
+    const before = pieces.find((p) => quotableCode(p) && p.block === best.p.block - 1);
     const intro = before ? pieces.filter((p) => p.block === before.block - 1 && !p.code && !p.table) : [];
     const announcing =
-      intro.length && /[:：]$/.test(intro[intro.length - 1]!.text) && charsOf(intro) + length <= MAX_QUOTE_CHARS * 2;
+      intro.length && announces(intro[intro.length - 1]!) && charsOf(intro) + length <= MAX_QUOTE_CHARS * 2;
     if (announcing) chosen.unshift(...intro);
     // Asked how many or how long, a quote without a number brings the best sentence that has one
     // (first among the quote's sentences of its paragraph; the answer keeps the passage's order).
@@ -123,14 +125,13 @@ export function extract(
       .filter((x) => x.p.table && x.s > 0 && x.s >= best.s && !chosen.includes(x.p))
       .sort((a, b) => b.s - a.s)[0];
     if (table) chosen.push(table.p);
-    const introduced =
-      announced[0]?.code && announced[0].text.length <= MAX_CODE_CHARS ? announced[0] : announcing ? before : undefined;
+    const introduced = quotableCode(announced[0]) ? announced[0] : announcing ? before : undefined;
     // Else the code block sharing most of the question's words (the one right after the quote: a little more).
     const code =
       introduced ??
       pieces
         .map((p, j) => ({ p, s: scores[j]! + (j > best.j && p.block <= best.p.block + 2 ? ADJACENT_BONUS : 0) }))
-        .filter((x) => x.p.code && x.s > 0 && x.p.text.length <= MAX_CODE_CHARS)
+        .filter((x) => quotableCode(x.p) && x.s > 0)
         .sort((a, b) => b.s - a.s)[0]?.p;
     if (code) chosen.push(code);
     return { hit, pieces: chosen, score: Math.max(best.s, table?.s ?? 0) };

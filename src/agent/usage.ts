@@ -8,6 +8,8 @@ import { type Piece, piecesOf } from "./pieces.ts";
 
 /** Longest code block quoted whole. */
 export const MAX_CODE_CHARS = 1_500;
+/** A code block short enough to quote whole. */
+export const quotableCode = (piece: Piece | undefined) => !!piece?.code && piece.text.length <= MAX_CODE_CHARS;
 
 /**
  * Each cited page's usage joins its quote, unless quoted already: the code a quote brings is the
@@ -31,9 +33,7 @@ export function withUsage(chosen: Extract[][], hits: SearchHit[]): Extract[][] {
 
 function withPageUsage(page: Extract[], hits: SearchHit[]): Extract[] {
   const pieces = hits.map((hit) => ({ hit, pieces: piecesOf(hit.content) }));
-  const blocks = pieces.flatMap(({ hit, pieces }) =>
-    pieces.filter((p) => p.code && p.text.length <= MAX_CODE_CHARS).map((code) => ({ hit, code })),
-  );
+  const blocks = pieces.flatMap(({ hit, pieces }) => pieces.filter(quotableCode).map((code) => ({ hit, code })));
   if (blocks.length === 0) return page;
   const names = namesOf(pieces.flatMap((x) => x.pieces.filter((p) => !p.code).map((p) => p.text)));
   const scores = blocks.map(({ code }) => names.reduce((s, [name, n]) => s + (name.test(code.text) ? n : 0), 0));

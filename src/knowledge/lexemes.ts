@@ -47,10 +47,11 @@ const readable = (text: string) =>
 /** Each text's lexemes (distinct, CJK runs left out), in the knowledge base's configuration; one round trip. */
 export async function lexemesOf(db: Db, kbId: string, list: string[]): Promise<string[][]> {
   if (list.length === 0) return [];
+  const read = list.map(readable);
   const rows = await builtRows<{ ord: number; lexemes: string[] | string }>(db, lexemesStatement(), {
     kb: kbId,
-    texts: JSON.stringify(list.map(readable)),
-    textsCut: JSON.stringify(list.map((t) => cutWords(readable(t)))),
+    texts: JSON.stringify(read),
+    textsCut: JSON.stringify(read.map(cutWords)),
   });
   // JSON, which both drivers parse (or hand over as text).
   return rows.map((r) => (typeof r.lexemes === "string" ? JSON.parse(r.lexemes) : r.lexemes));

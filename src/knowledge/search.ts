@@ -43,15 +43,18 @@ function searchValues(question: string, options: SearchOptions, context = ""): R
   const text = question.slice(0, MAX_QUESTION_CHARS);
   const ctx = context.slice(0, MAX_QUESTION_CHARS);
   const cfg = options.language ? LANGUAGE_CONFIGS[options.language] : undefined;
+  // Each text is cut once; its reading for a language with no stemmer derives from it (the
+  // statement picks one by the knowledge base's language).
+  const [q, words, c, ctxWords] = [searchableText(text), wordsOnlyText(text), searchableText(ctx), wordsOnlyText(ctx)];
   return {
-    q: searchableText(text),
-    words: wordsOnlyText(text),
-    ctx: searchableText(ctx),
-    ctxWords: wordsOnlyText(ctx),
-    qCut: cutWords(searchableText(text)),
-    wordsCut: cutWords(wordsOnlyText(text)),
-    ctxCut: cutWords(searchableText(ctx)),
-    ctxWordsCut: cutWords(wordsOnlyText(ctx)),
+    q,
+    words,
+    ctx: c,
+    ctxWords,
+    qCut: cutWords(q),
+    wordsCut: cutWords(words),
+    ctxCut: cutWords(c),
+    ctxWordsCut: cutWords(ctxWords),
     cut: options.language ? isUnstemmed(options.language) : undefined,
     loose: loosePairsText(text),
     initials: initialsLines(text),
