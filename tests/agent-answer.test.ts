@@ -200,6 +200,22 @@ describe("the built-in agent's answer", () => {
     expect(quoted).toHaveLength(3);
   });
 
+  test("asked how much, a best page whose quoted passages hold no number brings its passage that does", async () => {
+    // The price's passage shares one common word with the question: the opening and the
+    // template, sharing four, answer more than twice as well.
+    const content = [
+      "SMS reminders cut no-shows: each client gets one reminder message with the visit's date and a cancel link.",
+      "## Message template\n\nEdit the reminder message text in settings; the client sees one line.",
+      "## Pricing\n\nEach reminder segment is billed at 1.20 UAH from the account balance.",
+    ].join("\n\n");
+    const kbId = await baseOf([{ url: "https://t.example/sms", title: "SMS reminders", content }]);
+    const { text } = await ask(kbId, "How much does one reminder message to a client cost?");
+    expect(text).toContain("billed at 1.20 UAH");
+    // Asked no quantity, the opening and the template answer; the price stays out.
+    const plain = await ask(kbId, "Can a client cancel from the reminder message?");
+    expect(plain.text).not.toContain("1.20 UAH");
+  });
+
   test("a page with one passage as good as the best page's is cited only when search ranks its page nearly as high", async () => {
     const cookies = (n: number) =>
       Array.from(

@@ -118,11 +118,13 @@ export function extract(
       const counted = prose.filter((x) => x.s > 0 && holdsNumber(x.p.text)).sort((a, b) => b.s - a.s)[0];
       if (counted) chosen.unshift(counted.p);
     }
-    // A table that answers at least as well as the quote's best sentence joins it (prices, limits).
-    // The passage then answers as well as its table.
+    // A table that answers at least as well as the quote's best sentence joins it (prices, limits);
+    // asked how many, any table of numbers that holds the question's words does. The passage then
+    // answers as well as its table.
     const table = pieces
       .map((p, j) => ({ p, s: scores[j]! }))
-      .filter((x) => x.p.table && x.s > 0 && x.s >= best.s && !chosen.includes(x.p))
+      .filter((x) => x.p.table && x.s > 0 && (x.s >= best.s || (quantity && holdsNumber(x.p.text))))
+      .filter((x) => !chosen.includes(x.p))
       .sort((a, b) => b.s - a.s)[0];
     if (table) chosen.push(table.p);
     const introduced = quotableCode(announced[0]) ? announced[0] : announcing ? before : undefined;

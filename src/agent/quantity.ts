@@ -1,6 +1,7 @@
 /**
  * Whether a question asks for a quantity (how many, how long, how much): then a quote that holds
- * no number brings the passage's best sentence that does (retrieval.ts). Every language Parley indexes asks with a
+ * no number brings the passage's best sentence that does, or the best page's best passage that
+ * does (extract.ts, retrieval.ts). Every language Parley indexes asks with a
  * handful of interrogatives; these are they, as a reader of each language writes them (accents
  * optional where people drop them). A language missing here answers as any other question does.
  */

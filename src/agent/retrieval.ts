@@ -17,6 +17,7 @@ import {
 } from "../knowledge/index.ts";
 import { certaintyOf } from "./certainty.ts";
 import { type Extract, extract } from "./extract.ts";
+import { asksForQuantity, holdsNumber } from "./quantity.ts";
 import type { Agent, AgentChunk, AgentInput } from "./types.ts";
 import { withUsage } from "./usage.ts";
 import { termsAsSearched, termsOf } from "./words.ts";
@@ -57,7 +58,7 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
         knowledgeBaseId && page.length > 0
           ? await termsAsSearched(db, knowledgeBaseId, message, context, page)
           : termsOf;
-      const chosen = withUsage(choose(extract(message, context, page, terms)), page);
+      const chosen = withUsage(choose(extract(message, context, page, terms), asksForQuantity(message)), page);
       const urls = chosen.map((page) => page[0]!.hit.url);
       yield {
         type: "certainty",
@@ -85,7 +86,7 @@ export function retrievalAgent(db: Db, options: RetrievalAgentOptions = {}): Age
  * MAX_BEST_PAGE_PASSAGES) when they answer half as well; the others when theirs answers nearly
  * as well and covers nearly as much, and search scored their page nearly as high.
  */
-function choose(extracts: Extract[]): Extract[][] {
+function choose(extracts: Extract[], quantity: boolean): Extract[][] {
   const byPage = new Map<string, Extract[]>();
   for (const e of extracts) if (e.pieces.length) byPage.set(e.hit.url, [...(byPage.get(e.hit.url) ?? []), e]);
   const pages = [...byPage.values()].map((p) => p.sort((a, b) => b.score - a.score));
@@ -97,8 +98,15 @@ function choose(extracts: Extract[]): Extract[][] {
   const cover = Math.max(...pages.map((p) => p[0]!.hit.coverage));
   // Whether a passage's quote answers at least this share as well as the best.
   const answers = (e: Extract, share: number) => e.score >= best * share;
+  const quoted = [first[0]!, ...first.slice(1, MAX_BEST_PAGE_PASSAGES).filter((e) => answers(e, MIN_RELATIVE_SECTION))];
+  // Asked how many, a best page whose quote holds no number brings its best passage that does
+  // (the price under "Cost" when the page's opening matched more of the question's words).
+  if (quantity && !quoted.some(holdsCount)) {
+    const counted = first.find((e) => e.score > 0 && !quoted.includes(e) && holdsCount(e));
+    if (counted) quoted.splice(Math.min(quoted.length, MAX_BEST_PAGE_PASSAGES - 1), 1, counted);
+  }
   return [
-    [first[0]!, ...first.slice(1, MAX_BEST_PAGE_PASSAGES).filter((e) => answers(e, MIN_RELATIVE_SECTION))],
+    quoted,
     ...rest
       .filter(
         (p) =>
@@ -109,6 +117,9 @@ function choose(extracts: Extract[]): Extract[][] {
       .map((p) => p.slice(0, 1)),
   ].slice(0, MAX_PAGES);
 }
+
+/** Whether a passage's quote holds a number in its prose or tables (code's numbers are no answer). */
+const holdsCount = (e: Extract) => e.pieces.some((p) => !p.code && holdsNumber(p.text));
 
 const NOTHING_FOUND =
   "I could not find anything about that in the knowledge base, so I can't answer it from my sources. Try rephrasing the question, or ingest documents that cover it.";

@@ -154,6 +154,17 @@ describe("extract", () => {
     expect(quoted("How long is raw data kept?", table)).toEqual([table]);
   });
 
+  test("asked how many, a table of numbers holding the question's words joins even when a sentence matches more", () => {
+    const table = "| Encoding | Characters in one message |\n|---|---|\n| GSM-7 | 160 |\n| UCS-2 (accents) | 70 |";
+    const content = `One accented letter switches the whole message with accents to UCS-2 encoding, 2 bytes a letter.\n\n${table}`;
+    expect(quoted("How many letters fit in a message with accents?", content)).toEqual([
+      "One accented letter switches the whole message with accents to UCS-2 encoding, 2 bytes a letter.",
+      table,
+    ]);
+    // Asked no quantity, the table answers less than the sentence and stays out.
+    expect(quoted("Why do accents switch the message's encoding?", content)).toHaveLength(1);
+  });
+
   test("terms: words of any script, lower-cased; alphabetic ones cut to a prefix stem", () => {
     expect(termsOf("Installing the CLI")).toEqual(["insta", "the", "cli"]);
     expect(termsOf("共享状态")).toEqual(["共享", "状态"]);
