@@ -13,6 +13,7 @@ import { initialsLines } from "../src/knowledge/initials.ts";
 import { parseJsonl, parseMarkdown } from "../src/knowledge/parse.ts";
 import { searchPassages } from "../src/knowledge/retrieve.ts";
 import { rankPassages, searchQueryText } from "../src/knowledge/search.ts";
+import { stopWordsOf } from "../src/knowledge/stop-words.ts";
 import { cutWords } from "../src/knowledge/unstemmed.ts";
 import { testStore } from "./helpers/store.ts";
 
@@ -340,8 +341,25 @@ describe("ranking (BM25F)", () => {
     // The question as a language with no stemmer reads it (unstemmed.ts) and as written, the
     // acronyms its runs of words may stand for (initials.ts), the cuts of its long words
     // (compounds.ts), its dictionary words only (both readings: the same text when it has no
-    // CJK), an empty conversation context (its words too), and its CJK pairs of lone characters.
+    // CJK), an empty conversation context (its words too), the function words of configurations
+    // with no stop list it holds (stop-words.ts: Vietnamese "do"), and its CJK pairs of lone characters.
     const q = "How do I sign cookies?";
-    expect(params).toEqual([cutWords(q), q, initialsLines(q), compoundLines(q), cutWords(q), q, "", "", "", "", ""]);
+    const stops = JSON.stringify(stopWordsOf(`${q} `));
+    expect(stops).toContain('"simple":["do"');
+    expect(params).toEqual([
+      cutWords(q),
+      q,
+      initialsLines(q),
+      compoundLines(q),
+      cutWords(q),
+      q,
+      "",
+      "",
+      stops,
+      stops,
+      "",
+      "",
+      "",
+    ]);
   });
 });

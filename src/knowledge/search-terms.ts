@@ -35,6 +35,9 @@ const WORDS_CUT = sql.placeholder("wordsCut");
 const CTX_CUT = sql.placeholder("ctxCut");
 const CTX_WORDS_CUT = sql.placeholder("ctxWordsCut");
 const CUT = sql.placeholder("cut");
+// The message's and context's words from their configuration's stop list, and the words without
+// them (stop-words.ts): a JSON object by configuration name.
+const STOPS = sql.placeholder("stops");
 /** The text as the question's language reads it: cut to prefixes (qc.cut) or not. */
 const read = (plain: SQLWrapper, cut: SQLWrapper) => sql`(case when qc.cut then ${cut}::text else ${plain}::text end)`;
 
@@ -102,8 +105,8 @@ with st as (
 ),
 ${configCte(o)},
 -- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
--- one of its language's question words (QUESTION_WORDS), which scores but weighs nothing in
--- coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
+-- one of its language's question words (QUESTION_WORDS), or a term only the function words of a
+-- language with no stop list give (stop-words.ts), which scores but weighs nothing in coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
 -- continues), which scores and covers at contextWeight of its weight if it is a word (a CJK
 -- context's bigrams and characters would outnumber a short message's words: they weigh nothing);
 -- "loose": a CJK pair of characters the segmenter left alone (loosePairsText), which scores as a
@@ -168,7 +171,10 @@ qp as (select head as lexeme from qs union select tail from qs),
 ql as (
   select u.lexeme, u.ctx, u.acronym,
     u.acronym or u.part or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${read(WORDS, WORDS_CUT)} || ' ' || ${read(CTX_WORDS, CTX_WORDS_CUT)})) w) as word,
-    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w) as framing,
+    u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w)
+      or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, coalesce(${STOPS}::json -> qc.cfg ->> 0, ''))) w
+        where not qc.cut and w.lexeme not in (select k.lexeme from unnest(to_tsvector(qc.cfg::regconfig, ${STOPS}::json -> qc.cfg ->> 1)) k))
+      as framing,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${LOOSE}::text)) w) as loose
   from (
     select qx.*, false as acronym, false as part from qx

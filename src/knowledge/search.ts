@@ -13,6 +13,7 @@ import { isUnstemmed, LANGUAGE_CONFIGS, loosePairsText, searchableText, wordsOnl
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 import { searchSql } from "./search-statement.ts";
 import { MAX_QUESTION_CHARS, termsSql } from "./search-terms.ts";
+import { stopWordsOf } from "./stop-words.ts";
 import { cutWords } from "./unstemmed.ts";
 
 export { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
@@ -56,6 +57,7 @@ function searchValues(question: string, options: SearchOptions, context = ""): R
     ctxCut: cutWords(c),
     ctxWordsCut: cutWords(ctxWords),
     cut: options.language ? isUnstemmed(options.language) : undefined,
+    stops: JSON.stringify(stopWordsOf(`${words} ${ctxWords}`, cfg)),
     loose: loosePairsText(text),
     initials: initialsLines(text),
     compounds: compoundLines(text),
