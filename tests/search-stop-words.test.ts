@@ -8,6 +8,7 @@ import { expect, setDefaultTimeout, test } from "bun:test";
 import { createKnowledgeBase } from "../src/knowledge/bases.ts";
 import { ingestDocuments } from "../src/knowledge/ingest.ts";
 import { queryTerms, rankPassages } from "../src/knowledge/search.ts";
+import { MAX_QUESTION_CHARS } from "../src/knowledge/search-terms.ts";
 import { testStore } from "./helpers/store.ts";
 
 setDefaultTimeout(30_000); // per file: see bunfig.toml
@@ -66,4 +67,13 @@ test("their function words score but weigh nothing; questions in scope are answe
   expect((await rankPassages(db, question, { kbId: indonesian }))[0]?.url).toBe("https://docs.test/id/stok");
   const key = await rankPassages(db, "Khóa API của tôi có thể dùng cho hai cửa hàng không?", { kbId: vietnamese });
   expect(key[0]?.url).toBe("https://docs.test/vi/khoa-api");
+});
+
+test("a question cut in the middle of a character is still searched", async () => {
+  // The search reads the first MAX_QUESTION_CHARS characters: here the cut falls between the two
+  // halves of an emoji, and the function words go to PostgreSQL as JSON, which refuses a lone half.
+  const head = "Stok yang ";
+  const question = `${head}${"x".repeat(MAX_QUESTION_CHARS - 1 - head.length)}😀 gudang`;
+  expect(question.slice(0, MAX_QUESTION_CHARS).isWellFormed()).toBe(false);
+  expect(Array.isArray(await rankPassages(db, question, { kbId: indonesian }))).toBe(true);
 });

@@ -168,13 +168,19 @@ qs as (
   order by w.word, f.hd * f.td desc, char_length(s.head) + char_length(s.tail) desc
 ),
 qp as (select head as lexeme from qs union select tail from qs),
+-- The terms only function words give, in a configuration with no stop list (stop-words.ts): of
+-- the words from its list, those the rest of the text does not give too.
+qf as (
+  select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, coalesce(${STOPS}::json -> qc.cfg ->> 0, ''))) w
+  where not qc.cut
+  except
+  select k.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, coalesce(${STOPS}::json -> qc.cfg ->> 1, ''))) k
+),
 ql as (
   select u.lexeme, u.ctx, u.acronym,
     u.acronym or u.part or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${read(WORDS, WORDS_CUT)} || ' ' || ${read(CTX_WORDS, CTX_WORDS_CUT)})) w) as word,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${sql.raw(questionWordsCaseSql("qc.cfg"))})) w)
-      or u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, coalesce(${STOPS}::json -> qc.cfg ->> 0, ''))) w
-        where not qc.cut and w.lexeme not in (select k.lexeme from unnest(to_tsvector(qc.cfg::regconfig, ${STOPS}::json -> qc.cfg ->> 1)) k))
-      as framing,
+      or u.lexeme in (select lexeme from qf) as framing,
     u.lexeme in (select w.lexeme from qc, unnest(to_tsvector(qc.cfg::regconfig, ${LOOSE}::text)) w) as loose
   from (
     select qx.*, false as acronym, false as part from qx

@@ -41,8 +41,9 @@ function searchStatement(options: SearchOptions, kind: "search" | "terms" = "sea
 
 /** The statement's parameters for `question`. */
 function searchValues(question: string, options: SearchOptions, context = ""): Record<string, unknown> {
-  const text = question.slice(0, MAX_QUESTION_CHARS);
-  const ctx = context.slice(0, MAX_QUESTION_CHARS);
+  // Cut where it may split a character in two: a lone surrogate is no text to PostgreSQL's JSON.
+  const readable = (t: string) => t.slice(0, MAX_QUESTION_CHARS).toWellFormed().replaceAll("\0", " ");
+  const [text, ctx] = [readable(question), readable(context)];
   const cfg = options.language ? LANGUAGE_CONFIGS[options.language] : undefined;
   // Each text is cut once; its reading for a language with no stemmer derives from it (the
   // statement picks one by the knowledge base's language).
