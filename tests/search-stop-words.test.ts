@@ -69,6 +69,14 @@ test("their function words score but weigh nothing; questions in scope are answe
   expect(key[0]?.url).toBe("https://docs.test/vi/khoa-api");
 });
 
+test("a function word's stem still counts when a content word of the question gives it too", async () => {
+  // "bulan" (month) is on the Indonesian list; "bulanan" (monthly) stems to it.
+  const weight = async (question: string) =>
+    (await queryTerms(db, question, { kbId: indonesian })).find((t) => t.term === "bulan")?.weight;
+  expect(await weight("Apa yang terjadi di akhir bulan?")).toBe(0);
+  expect(await weight("Berapa biaya bulanan, dibayar tiap bulan?")).toBeGreaterThan(0);
+});
+
 test("a question cut in the middle of a character is still searched", async () => {
   // The search reads the first MAX_QUESTION_CHARS characters: here the cut falls between the two
   // halves of an emoji, and the function words go to PostgreSQL as JSON, which refuses a lone half.
