@@ -93,12 +93,14 @@ export const SUITES: Suite[] = [
   heldOut("Skrytka docs", "Polish", "skrytka-pl.jsonl"),
   heldOut("Pokladna docs", "Czech", "pokladna-cs.jsonl"),
   heldOut("Rozklad docs", "Ukrainian", "rozklad-uk.jsonl"),
-  // Vietnamese, Italian, Indonesian and Arabic: written likewise, for the held-out languages'
-  // figures (eval/README.md says which of them were read).
+  // Vietnamese, Italian, Indonesian, Arabic, Hindi and Turkish: written likewise, for the
+  // held-out languages' figures (eval/README.md says which of them were read).
   heldOut("Thoi docs", "Vietnamese", "thoi-vi.jsonl"),
   heldOut("Comanda docs", "Italian", "comanda-it.jsonl"),
   heldOut("Lumbung docs", "Indonesian", "lumbung-id.jsonl"),
   heldOut("Sufra docs", "Arabic", "sufra-ar.jsonl"),
+  heldOut("Prashnika docs", "Hindi", "prashnika-hi.jsonl"),
+  heldOut("Yoklama docs", "Turkish", "yoklama-tr.jsonl"),
 ];
 
 /** Whether every file of a corpus is present (the sample always is). */
