@@ -53,6 +53,9 @@ export const configCaseSql = (column: string) =>
 /** Thai, Lao, Khmer and Burmese runs cut into their words, space-separated (sea-words.ts). */
 const spacedSea = (text: string) => text.replace(SEA_RUN, (run) => ` ${seaWords(run).join(" ")} `);
 
+/** Text PostgreSQL's text and JSON take: a lone surrogate (a cut inside a character) and NUL become characters they accept. */
+export const storableText = (text: string) => text.toWellFormed().replaceAll("\0", " ");
+
 /**
  * The text handed to `to_tsvector`: unchanged, except that text written without spaces is cut
  * into terms: CJK runs (cjk.ts), and Thai, Lao, Khmer and Burmese ones (sea-words.ts).

@@ -11,7 +11,7 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import type { Db } from "../db/client.ts";
 import { builtRows } from "../db/rows.ts";
 import { CJK_RUN } from "./cjk.ts";
-import { searchableText } from "./language.ts";
+import { searchableText, storableText } from "./language.ts";
 import { SEARCH_DEFAULTS } from "./search-options.ts";
 import { configCte } from "./search-terms.ts";
 import { cutWords } from "./unstemmed.ts";
@@ -41,8 +41,7 @@ order by t.ord`);
  * A text as the statement can read it: CJK runs out, and neither NUL nor a lone surrogate (a
  * question may hold them; PostgreSQL's text and JSON refuse them, failing the statement).
  */
-const readable = (text: string) =>
-  searchableText(text.slice(0, MAX_TEXT_CHARS).replace(CJK_RUN, " ")).toWellFormed().replaceAll("\0", " ");
+const readable = (text: string) => storableText(searchableText(text.slice(0, MAX_TEXT_CHARS).replace(CJK_RUN, " ")));
 
 /** Each text's lexemes (distinct, CJK runs left out), in the knowledge base's configuration; one round trip. */
 export async function lexemesOf(db: Db, kbId: string, list: string[]): Promise<string[][]> {

@@ -106,7 +106,8 @@ with st as (
 ${configCte(o)},
 -- The question's terms. "word": a word of it, not a CJK bigram (see wordsOnlyText); "framing":
 -- one of its language's question words (QUESTION_WORDS), or a term only the function words of a
--- language with no stop list give (stop-words.ts), which scores but weighs nothing in coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
+-- language with no stop list give (qf, stop-words.ts), which scores but weighs nothing in
+-- coverage; "ctx": a term of the conversation's context only (the earlier question a follow-up
 -- continues), which scores and covers at contextWeight of its weight if it is a word (a CJK
 -- context's bigrams and characters would outnumber a short message's words: they weigh nothing);
 -- "loose": a CJK pair of characters the segmenter left alone (loosePairsText), which scores as a

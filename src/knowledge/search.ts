@@ -9,7 +9,14 @@ import type { Db } from "../db/client.ts";
 import { builtRows } from "../db/rows.ts";
 import { compoundLines } from "./compounds.ts";
 import { initialsLines } from "./initials.ts";
-import { isUnstemmed, LANGUAGE_CONFIGS, loosePairsText, searchableText, wordsOnlyText } from "./language.ts";
+import {
+  isUnstemmed,
+  LANGUAGE_CONFIGS,
+  loosePairsText,
+  searchableText,
+  storableText,
+  wordsOnlyText,
+} from "./language.ts";
 import { SEARCH_DEFAULTS, type SearchHit, type SearchOptions } from "./search-options.ts";
 import { searchSql } from "./search-statement.ts";
 import { MAX_QUESTION_CHARS, termsSql } from "./search-terms.ts";
@@ -42,8 +49,10 @@ function searchStatement(options: SearchOptions, kind: "search" | "terms" = "sea
 /** The statement's parameters for `question`. */
 function searchValues(question: string, options: SearchOptions, context = ""): Record<string, unknown> {
   // Cut where it may split a character in two: a lone surrogate is no text to PostgreSQL's JSON.
-  const readable = (t: string) => t.slice(0, MAX_QUESTION_CHARS).toWellFormed().replaceAll("\0", " ");
-  const [text, ctx] = [readable(question), readable(context)];
+  const [text, ctx] = [
+    storableText(question.slice(0, MAX_QUESTION_CHARS)),
+    storableText(context.slice(0, MAX_QUESTION_CHARS)),
+  ];
   const cfg = options.language ? LANGUAGE_CONFIGS[options.language] : undefined;
   // Each text is cut once; its reading for a language with no stemmer derives from it (the
   // statement picks one by the knowledge base's language).
