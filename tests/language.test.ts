@@ -108,6 +108,15 @@ describe("language detection", () => {
     ["Men at work: look at the logs.\n\n```js\nvar a = 1;\nfor (var i = 0; i < 3; i++) { var b = i; }\n```", "english"], // code is not Danish
     ["Чтобы открыть сайт в Київ, выполните команду и проверьте, что всё работает.", "russian"], // a Ukrainian name
     ["Tippen Sie ``` in eine Zeile, um einen Codeblock zu beginnen, und die Sprache dahinter.", "german"],
+    // A hyphen joins a word: the "e" of e-mail is not Portuguese "and", nor the "o" after it.
+    ["E-mail o platbě se odešle, když je faktura uhrazena; e-mail s upomínkou přijde do schránky také.", "czech"],
+    // Addresses are not prose: the "com" of github.com is not Portuguese "with".
+    [
+      `Middleware kept outside the package.\n\n${["auth", "casbin", "clerk", "oidc", "zod"].map((p) => `- [${p}](https://github.com/acme/${p}) and docs.acme.com/${p}`).join("\n")}`,
+      "english",
+    ],
+    // Turkish writes its function words as endings: its letters tell it.
+    ["Konum doğrulanamadı hatası görünürse telefonun konum iznini açın; uygulama girişi yeniden dener.", "turkish"],
   ] as const)("%s → %s", (text, language) => {
     expect(detectLanguage(text)).toBe(language);
   });

@@ -155,20 +155,22 @@ FUNCTION_LANGUAGES.forEach((language, i) => {
  * Guesses a text's language from its first 5,000 characters of prose (code left out): a quarter
  * or more of its letters in CJK scripts makes it Japanese (any kana), Korean (any Hangul) or
  * Chinese; otherwise the language whose commonest function words occur most often among its
- * words wins, provided they make at least 5% of them; else `ukrainian` when its letters say so,
- * `english` when the text is mostly ASCII letters, `simple` when not.
+ * words wins, provided they make at least 5% of them; else `ukrainian` or `turkish` when its
+ * letters say so, `english` when the text is mostly ASCII letters, `simple` when not.
  */
 export function detectLanguage(text: string): Language {
   // Counted without an array of every letter or word per language: it runs for every document
   // ingested without a language, and was half of the CLI's time on a large corpus.
   // Code is not the language of the page: `var` and `for` are not Danish, nor `de` a French word.
-  const prose = text.slice(0, 20_000).replace(FENCED_CODE, " ").replace(INLINE_CODE, " ");
+  // Nor are addresses and file names: the "com" of github.com is not Portuguese "with".
+  const prose = text.slice(0, 20_000).replace(FENCED_CODE, " ").replace(INLINE_CODE, " ").replace(TOKEN, unlessAddress);
   const sample = (/\p{L}/u.test(prose) ? prose : text).slice(0, 5_000);
   const letters = codePoints(sample.replace(NOT_LETTERS, ""));
   if (letters === 0) return "english";
   const cjk = sample.match(CJK_RUN)?.join("") ?? "";
   if (codePoints(cjk) / letters >= 0.25) return KANA.test(cjk) ? "japanese" : HANGUL.test(cjk) ? "korean" : "chinese";
-  const words = sample.toLowerCase().match(/\p{L}+/gu) ?? [];
+  // A hyphen joins a word's parts: the "e" of a Czech "e-mailové" is not Portuguese "and".
+  const words = sample.toLowerCase().match(HYPHENATED_WORD) ?? [];
   const hits = FUNCTION_LANGUAGES.map(() => 0);
   for (const w of words) {
     const languages = FUNCTION_INDEX.get(w);
@@ -184,13 +186,23 @@ export function detectLanguage(text: string): Language {
   });
   if (bestHits >= Math.max(1, words.length * 0.05)) return best;
   if (ukrainian) return "ukrainian";
+  // An agglutinative language writes few words of its own apart (Turkish -de, -mi, -ile are
+  // endings): its letters tell it when its function words fall short.
+  if ((sample.match(TURKISH_LETTERS)?.length ?? 0) >= Math.max(3, letters * 0.005)) return "turkish";
   return sample.replace(NOT_ASCII_LETTERS, "").length / letters > 0.9 ? "english" : "simple";
 }
 
 const UKRAINIAN_LETTERS = /[іїєґ]/giu;
+// Dotless ı and ğ: Turkish (and Azerbaijani, which the Turkish stemmer serves better than none).
+const TURKISH_LETTERS = /[ığ]/gu;
+const HYPHENATED_WORD = /\p{L}+(?:-\p{L}+)*/gu;
 // A fence opens a line (up to three spaces in) and closes on a line of its own, or at the end.
 const FENCED_CODE = /^ {0,3}(`{3,}|~{3,})[^\n]*\n[\s\S]*?(?:^ {0,3}\1[ \t]*$|(?![\s\S]))/gm;
 const INLINE_CODE = /`[^`\n]*`/g;
+// A run of non-spaces with a dot or slash before a letter is a URL, a host, a path, a file name
+// (tested a run at a time: one pattern for it would backtrack over a long run without one).
+const TOKEN = /[^\s()[\]<>]+/g;
+const unlessAddress = (run: string) => (/[./]\p{L}/u.test(run) ? " " : run);
 const NOT_LETTERS = /\P{L}+/gu;
 const NOT_ASCII_LETTERS = /[^a-z]+/gi;
 

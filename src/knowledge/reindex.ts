@@ -81,7 +81,7 @@ export async function recutCjkPassagesOnce(db: Db): Promise<number> {
 }
 
 /** The mark a store gets once its detected documents are detected the current way. */
-export const DETECTION_MARK = "language_detection_v3";
+export const DETECTION_MARK = "language_detection_v4";
 
 /**
  * Detects again, once per store, every document whose language was detected (language-source.ts),
