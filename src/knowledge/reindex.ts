@@ -23,7 +23,7 @@ import { reindexPassages } from "./passage-index.ts";
 import { SEA_RUN } from "./sea-words.ts";
 
 /** The mark a store gets once its CJK (and Thai…) passages are cut the current way. */
-export const CJK_TERMS_MARK = "cjk_terms_v4";
+export const CJK_TERMS_MARK = "cjk_terms_v5";
 const PAGE = 500;
 const UNSPACED = new RegExp(`${CJK_RUN.source}|${SEA_RUN.source}`, "u");
 

@@ -7,7 +7,12 @@ describe("Korean words are indexed by their stems", () => {
     expect(koreanStem("컴포넌트에서")).toBe("컴포넌트");
     expect(koreanStem("데이터를")).toBe("데이터");
     expect(koreanStem("컴포넌트로")).toBe(koreanStem("컴포넌트를"));
-    // Two syllables stay: 버튼 is not cut to 버.
+    // Verbs and adjectives on 하다 and 되다 meet their noun, whatever the ending.
+    for (const w of ["입력한", "입력할", "입력하여", "입력합니다", "입력됩니다", "입력된", "입력되었습니다"])
+      expect(koreanStem(w)).toBe("입력");
+    expect(koreanStem("바뀌도록")).toBe(koreanStem("바뀌면"));
+    // Two syllables stay: 버튼 is not cut to 버, nor 권한 (a noun ending in 한) to 권.
+    expect(koreanStem("권한")).toBe("권한");
     expect(koreanStem("버튼")).toBe("버튼");
     expect(cjkTerms("어떻게").words).toEqual([]);
     expect(cjkTerms("컴포넌트에서").bigrams).toEqual(["컴포", "포넌", "넌트"]);
