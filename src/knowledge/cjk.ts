@@ -73,11 +73,27 @@ const KO_STOP_WORDS =
 const STOP_CHARS = new Set([...ZH_STOP_CHARS, ...JA_STOP_CHARS]);
 const STOP_WORDS = new Set(`${ZH_STOP_WORDS} ${JA_STOP_WORDS} ${KO_STOP_WORDS}`.split(" "));
 
-/** A Korean word's stem: its particle or ending dropped while two syllables remain. */
+/**
+ * A Korean word's stem: its particle or ending dropped while two syllables remain; else the stem
+ * of a formal -ㅂ니다 verb (바뀝니다 → 바뀌: the question's 바뀌어요 and 바뀌면 meet it).
+ */
 export function koreanStem(word: string): string {
+  const length = [...word].length;
   for (const suffix of KO_SUFFIXES)
-    if (word.endsWith(suffix) && [...word].length - [...suffix].length >= 2) return word.slice(0, -suffix.length);
-  return word;
+    if (word.endsWith(suffix) && length - [...suffix].length >= 2) return word.slice(0, -suffix.length);
+  return formalStem(word);
+}
+
+// A Hangul syllable is 0xAC00 + (initial × 21 + vowel) × 28 + final; final 17 is ㅂ.
+const FINAL_PIEUP = 17;
+
+/** The verb stem of a formal -ㅂ니다 form (바뀝니다 → 바뀌, 없어집니다 → 없어지), else the word. */
+function formalStem(word: string): string {
+  const letters = [...word];
+  if (letters.length < 3 || !word.endsWith("니다")) return word;
+  const code = letters.at(-3)!.codePointAt(0)! - 0xac00;
+  if (code < 0 || code >= 11_172 || code % 28 !== FINAL_PIEUP) return word;
+  return letters.slice(0, -3).join("") + String.fromCodePoint(0xac00 + code - FINAL_PIEUP);
 }
 
 const segmenters = new Map<string, Intl.Segmenter | null>();

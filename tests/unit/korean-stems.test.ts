@@ -11,6 +11,9 @@ describe("Korean words are indexed by their stems", () => {
     for (const w of ["입력한", "입력할", "입력하여", "입력합니다", "입력됩니다", "입력된", "입력되었습니다"])
       expect(koreanStem(w)).toBe("입력");
     expect(koreanStem("바뀌도록")).toBe(koreanStem("바뀌면"));
+    // A formal -ㅂ니다 verb is its stem: 바뀝니다 meets 바뀌면, 없어집니다 meets 없어지나요.
+    expect(koreanStem("바뀝니다")).toBe("바뀌");
+    expect(koreanStem("없어집니다")).toBe(koreanStem("없어지나요"));
     // Two syllables stay: 버튼 is not cut to 버, nor 권한 (a noun ending in 한) to 권.
     expect(koreanStem("권한")).toBe("권한");
     expect(koreanStem("버튼")).toBe("버튼");
