@@ -388,11 +388,13 @@ async function statsDrift(kbId: string): Promise<number> {
     sql`with actual as (
       select c.kb_id, u.lexeme, count(*)::int as df from chunks c, unnest(c.tsv) u where c.kb_id = ${kbId} group by 1, 2
     ), kept as (select kb_id, lexeme, df from knowledge_base_terms where kb_id = ${kbId}),
-    passages as (select count(*) as n, coalesce(sum(len), 0) as l from chunks where kb_id = ${kbId})
+    passages as (select count(*) as n, coalesce(sum(len), 0) as l, coalesce(sum(coalesce(words, len)), 0) as w
+      from chunks where kb_id = ${kbId})
     select (select count(*) from (select * from actual except select * from kept) a)
       + (select count(*) from (select * from kept except select * from actual) b)
       + (select count(*) from passages p left join knowledge_base_stats k on k.kb_id = ${kbId}
-         where coalesce(k.passages, 0) <> p.n or coalesce(k.total_len, 0) <> p.l) as drift`,
+         where coalesce(k.passages, 0) <> p.n or coalesce(k.total_len, 0) <> p.l
+           or coalesce(k.total_words, 0) <> p.w) as drift`,
   );
   return Number(row!.drift);
 }

@@ -296,21 +296,22 @@ describe("ranking (BM25F)", () => {
     const consistent = async () => {
       const r = (await store.db.execute(sql`select
         (select sum(passages) from knowledge_base_stats) = (select count(*) from chunks) as passages,
-        (select sum(total_len) from knowledge_base_stats) = (select coalesce(sum(len), 0) from chunks) as len`)) as unknown as
+        (select sum(total_len) from knowledge_base_stats) = (select coalesce(sum(len), 0) from chunks) as len,
+        (select sum(total_words) from knowledge_base_stats) = (select coalesce(sum(words), 0) from chunks) as words`)) as unknown as
         | { rows: Record<string, boolean>[] }
         | Record<string, boolean>[];
       return (Array.isArray(r) ? r : r.rows)[0];
     };
     await ingestDocuments(store.db, [{ url, title: "Note", content: `${x} once\n\n## Two\n\n${x} twice` }]);
     expect(await df(x)).toBe(2); // two passages contain it
-    expect(await consistent()).toEqual({ passages: true, len: true });
+    expect(await consistent()).toEqual({ passages: true, len: true, words: true });
     await ingestDocuments(store.db, [{ url, title: "Note", content: `now ${y}` }]);
     expect({ x: await df(x), y: await df(y) }).toEqual({ x: 0, y: 1 });
-    expect(await consistent()).toEqual({ passages: true, len: true });
+    expect(await consistent()).toEqual({ passages: true, len: true, words: true });
     expect(await rankPassages(store.db, x)).toEqual([]);
     await store.db.delete(documents).where(eq(documents.url, url)); // cascade to its passages
     expect(await df(y)).toBe(0);
-    expect(await consistent()).toEqual({ passages: true, len: true });
+    expect(await consistent()).toEqual({ passages: true, len: true, words: true });
   });
 
   test("concurrent ingests sharing words keep exact document frequencies (PostgreSQL: separate transactions)", async () => {

@@ -44,13 +44,18 @@ describe("a store written by an earlier release", () => {
       await migrate(store);
       expect((await appliedMigrations(store.db)).map((m) => m.hash)).toEqual(migrations.map((m) => m.hash));
       // The search statistics the dump left out were rebuilt (by the triggers on chunks, or by 0024).
-      const [stats] = await rowsOf<{ chunks: number; counted: number }>(
+      // Their size in words too (0030): the passages that release wrote count their length.
+      const [stats] = await rowsOf<{ chunks: number; counted: number; words: number; sized: number }>(
         store.db,
         sql`select (select count(*) from chunks)::int as chunks,
-          (select coalesce(sum(passages), 0) from knowledge_base_stats)::int as counted`,
+          (select coalesce(sum(passages), 0) from knowledge_base_stats)::int as counted,
+          (select coalesce(sum(coalesce(words, len)), 0) from chunks)::int as words,
+          (select coalesce(sum(total_words), 0) from knowledge_base_stats)::int as sized`,
       );
       expect(stats!.chunks).toBeGreaterThan(10);
       expect(stats!.counted).toBe(stats!.chunks);
+      expect(stats!.sized).toBe(stats!.words);
+      expect(stats!.sized).toBeGreaterThan(0);
 
       const h = await harness({ store });
       cleanups.push(() => h.app.parley.close());

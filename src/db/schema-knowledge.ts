@@ -116,6 +116,12 @@ export const chunks = pgTable(
     tsv: tsvector("tsv").notNull(),
     len: integer("len").notNull().default(0),
     /**
+     * Its length in the words a reader counts: `len` but for CJK text, where `len` counts the
+     * pairs and characters indexed beside each word. The knowledge base's size in words, which
+     * the abstention scales by. Null (a row an earlier release wrote): the same as `len`.
+     */
+    words: integer("words"),
+    /**
      * No longer written or read (search reads term counts from `tsv`, drizzle/0021). Kept for
      * one release so that instances still running the previous code during a rolling deploy on
      * one PostgreSQL keep working (their ingest writes it, their search reads it); drop it then.
@@ -170,4 +176,6 @@ export const knowledgeBaseStats = pgTable("knowledge_base_stats", {
   kbId: text("kb_id").primaryKey(),
   passages: bigint("passages", { mode: "number" }).notNull(),
   totalLen: bigint("total_len", { mode: "number" }).notNull(),
+  /** Their words as a reader counts them (chunks.words, else len): the knowledge base's size. */
+  totalWords: bigint("total_words", { mode: "number" }).notNull().default(0),
 });

@@ -108,7 +108,14 @@ function segmenter(locale: string): Intl.Segmenter | null {
 }
 
 /** The terms of one CJK run, split by kind (see the module comment). */
-export function cjkTerms(run: string): { words: string[]; bigrams: string[]; chars: string[]; loose: string[] } {
+export function cjkTerms(run: string): {
+  words: string[];
+  bigrams: string[];
+  chars: string[];
+  loose: string[];
+  /** The run's length in words: the segmenter's segments, function words too. */
+  length: number;
+} {
   const locale = KANA.test(run) || LONG_MARK.test(run) ? "ja" : HANGUL.test(run) ? "ko" : "zh";
   const seg = segmenter(locale);
   // Without a segmenter every character is a segment: bigrams alone.
@@ -152,7 +159,7 @@ export function cjkTerms(run: string): { words: string[]; bigrams: string[]; cha
     stretch.push(...letters);
   }
   flush();
-  return { words, bigrams, chars, loose };
+  return { words, bigrams, chars, loose, length: segments.length };
 }
 
 /** A CJK run as indexed: its words, bigrams and characters, space-separated. */

@@ -67,8 +67,31 @@ export const searchableText = (text: string) =>
 export const isUnstemmed = (language: Language) => (UNSTEMMED as string[]).includes(language);
 
 /** A document's text as indexed: searchableText, then cut to prefixes for an unstemmed language. */
-export const indexedText = (text: string, language: Language) =>
-  isUnstemmed(language) ? cutWords(searchableText(text)) : searchableText(text);
+export const indexedText = (text: string, language: Language) => indexedTextAndLength(text, language).text;
+
+const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+
+/**
+ * indexedText and two lengths: `len`, its terms (BM25's unit: a CJK run's words, pairs and
+ * characters), and `words`, the words a reader counts (a CJK run's words as the segmenter finds
+ * them, not the pairs and characters beside them), which measure the knowledge base's size.
+ */
+export function indexedTextAndLength(text: string, language: Language): { text: string; len: number; words: number } {
+  let cjkWords = 0;
+  let cjkTokens = 0;
+  const searchable = spacedSea(
+    fullWidthKana(text).replace(CJK_RUN, (run) => {
+      const terms = cjkTerms(run);
+      const tokens = [...terms.words, ...terms.bigrams, ...terms.chars];
+      cjkWords += terms.length;
+      cjkTokens += tokens.length;
+      return ` ${tokens.join(" ")} `;
+    }),
+  );
+  const cut = isUnstemmed(language) ? cutWords(searchable) : searchable;
+  const len = wordCount(cut);
+  return { text: cut, len, words: Math.max(0, len - cjkTokens) + cjkWords };
+}
 
 /** A SQL CASE mapping a language column to whether its text is cut (constants only). */
 export const cutCaseSql = (column: string) => `(${column} in (${UNSTEMMED.map((l) => `'${l}'`).join(", ")}))`;

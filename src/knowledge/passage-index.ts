@@ -8,23 +8,27 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { newId } from "../primitives.ts";
 import type { Passage } from "./chunk.ts";
-import { indexedText, LANGUAGE_CONFIGS, type Language } from "./language.ts";
+import { indexedTextAndLength, LANGUAGE_CONFIGS, type Language } from "./language.ts";
 import type { KnowledgeDoc } from "./parse.ts";
-
-/** Words in a text as searchableText cuts it: BM25's length unit (the same for every passage). */
-const wordCount = (cut: string) => cut.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
 type Prepared = { doc: KnowledgeDoc; passages: Passage[] };
 
+type Lengths = { len: number; words: number };
+
 /**
- * A passage's fields B and C as to_tsvector reads them, and its length in words: the title's
- * (counted once per document, `titleWords`), its heading's and its body's.
+ * A passage's fields B and C as to_tsvector reads them, and its lengths (indexedTextAndLength):
+ * the title's (counted once per document), its heading's and its body's.
  */
-function indexedFields(title: string, titleWords: number, heading: string, content: string, language: Language) {
+function indexedFields(title: string, titled: Lengths, heading: string, content: string, language: Language) {
   // The title is every passage's field A; a heading that only repeats it adds nothing.
-  const b = indexedText(heading === title ? "" : heading, language);
-  const body = indexedText(content, language);
-  return { b, body, len: titleWords + wordCount(b) + wordCount(body) };
+  const b = indexedTextAndLength(heading === title ? "" : heading, language);
+  const body = indexedTextAndLength(content, language);
+  return {
+    b: b.text,
+    body: body.text,
+    len: titled.len + b.len + body.len,
+    words: titled.words + b.words + body.words,
+  };
 }
 
 /**
@@ -41,14 +45,15 @@ export async function insertPassages(
   ids: Map<string, string>,
   languages: Map<string, Language>,
 ) {
+  const titles = batch.map(({ doc }) => indexedTextAndLength(doc.title, languages.get(doc.url)!));
   const docs = batch.map(({ doc }, i) => ({
     i,
     document_id: ids.get(doc.url)!,
     cfg: LANGUAGE_CONFIGS[languages.get(doc.url)!],
-    title: indexedText(doc.title, languages.get(doc.url)!),
+    title: titles[i]!.text,
   }));
   const passages = batch.flatMap(({ doc, passages }, i) => {
-    const titleWords = wordCount(docs[i]!.title);
+    const titleWords = titles[i]!;
     return passages.map((p, ord) => ({
       id: newId("chunk"),
       i,
@@ -64,14 +69,14 @@ export async function insertPassages(
       select d.i, d.document_id, d.cfg::regconfig as cfg, setweight(to_tsvector(d.cfg::regconfig, d.title), 'A') as tv
       from json_to_recordset(${JSON.stringify(docs)}::json) as d(i integer, document_id text, cfg text, title text)
     ), p as materialized (
-      select p.id, d.document_id, p.ord, p.heading, p.content, p.len,
+      select p.id, d.document_id, p.ord, p.heading, p.content, p.len, p.words,
         d.tv || setweight(to_tsvector(d.cfg, p.b), 'B') || setweight(to_tsvector(d.cfg, p.body), 'C') as tsv
       from json_to_recordset(${JSON.stringify(passages)}::json)
-        as p(id text, i integer, ord integer, heading text, b text, body text, content text, len integer)
+        as p(id text, i integer, ord integer, heading text, b text, body text, content text, len integer, words integer)
       join d on d.i = p.i
     )
-    insert into chunks (id, document_id, kb_id, ord, heading, content, tsv, len)
-    select p.id, p.document_id, ${kbId}, p.ord, p.heading, p.content, p.tsv, p.len
+    insert into chunks (id, document_id, kb_id, ord, heading, content, tsv, len, words)
+    select p.id, p.document_id, ${kbId}, p.ord, p.heading, p.content, p.tsv, p.len, p.words
     from p`);
 }
 
@@ -88,31 +93,36 @@ export interface StoredPassage {
 /**
  * Rebuilds the tsvectors of stored passages of knowledge base `kbId` with their documents'
  * (new) language: the same fields and cuts as insertPassages, one statement for the batch. The
- * statement trigger moves the statistics. `len` is rebuilt too: it does not depend on the language, but it does on
- * how CJK text is cut (reindex.ts re-cuts passages of an older cut with this function).
+ * statement trigger moves the statistics. `len` and `words` are rebuilt too: they do not depend
+ * on the language, but they do on how CJK text is cut (reindex.ts re-cuts passages of an older
+ * cut with this function).
  */
 export async function reindexPassages(tx: Pick<Db, "execute">, kbId: string, rows: StoredPassage[]) {
   if (!rows.length) return;
-  const docs = [...new Map(rows.map((r) => [r.documentId, r])).values()].map((r) => ({
-    document_id: r.documentId,
-    cfg: LANGUAGE_CONFIGS[r.language],
-    title: indexedText(r.title, r.language),
+  const titled = [...new Map(rows.map((r) => [r.documentId, r])).values()].map((r) => ({
+    row: r,
+    title: indexedTextAndLength(r.title, r.language),
   }));
-  const titleWords = new Map(docs.map((d) => [d.document_id, wordCount(d.title)]));
+  const docs = titled.map(({ row, title }) => ({
+    document_id: row.documentId,
+    cfg: LANGUAGE_CONFIGS[row.language],
+    title: title.text,
+  }));
+  const titleWords = new Map(titled.map(({ row, title }) => [row.documentId, title]));
   const passages = rows.map((r) => {
-    const { b, body, len } = indexedFields(r.title, titleWords.get(r.documentId)!, r.heading, r.content, r.language);
-    return { id: r.id, document_id: r.documentId, b, body, len };
+    const fields = indexedFields(r.title, titleWords.get(r.documentId)!, r.heading, r.content, r.language);
+    return { id: r.id, document_id: r.documentId, ...fields };
   });
   await tx.execute(sql`
     with d as materialized (
       select d.document_id, d.cfg::regconfig as cfg, setweight(to_tsvector(d.cfg::regconfig, d.title), 'A') as tv
       from json_to_recordset(${JSON.stringify(docs)}::json) as d(document_id text, cfg text, title text)
     ), p as materialized (
-      select p.id, p.document_id, p.len,
+      select p.id, p.document_id, p.len, p.words,
         d.tv || setweight(to_tsvector(d.cfg, p.b), 'B') || setweight(to_tsvector(d.cfg, p.body), 'C') as tsv
-      from json_to_recordset(${JSON.stringify(passages)}::json) as p(id text, document_id text, b text, body text, len integer)
+      from json_to_recordset(${JSON.stringify(passages)}::json) as p(id text, document_id text, b text, body text, len integer, words integer)
       join d on d.document_id = p.document_id
     )
-    update chunks c set tsv = p.tsv, len = p.len from p
+    update chunks c set tsv = p.tsv, len = p.len, words = p.words from p
     where c.id = p.id and c.document_id = p.document_id and c.kb_id = ${kbId}`);
 }

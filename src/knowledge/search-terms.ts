@@ -92,15 +92,18 @@ export function termsCtes(o: Shape): SQL {
   // base's documents never move its scores or its abstention; without one, the whole store's.
   const stats =
     o.kbId === undefined
-      ? sql`select coalesce(sum(passages), 0) as passages, coalesce(sum(total_len), 0) as total_len from knowledge_base_stats`
-      : sql`select coalesce(k.passages, 0) as passages, coalesce(k.total_len, 0) as total_len
+      ? sql`select coalesce(sum(passages), 0) as passages, coalesce(sum(total_len), 0) as total_len,
+    coalesce(sum(total_words), 0) as total_words from knowledge_base_stats`
+      : sql`select coalesce(k.passages, 0) as passages, coalesce(k.total_len, 0) as total_len,
+    coalesce(k.total_words, 0) as total_words
     from (select 1) one left join knowledge_base_stats k on k.kb_id = ${KB}::text`;
   // A term's `df` scores it; its `postings`, in every knowledge base (the GIN index holds them
   // all), are what reading them from the index costs, which picks the candidate terms.
   const df = o.kbId === undefined ? sql`sum(g.df)` : sql`sum(g.df) filter (where g.kb_id = ${KB}::text)`;
   return sql`
 with st as (
-  select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen
+  select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen,
+    total_words::float8 as words
   from (${stats}) s
 ),
 ${configCte(o)},
