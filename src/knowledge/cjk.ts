@@ -69,7 +69,9 @@ const KO_SUFFIXES = (
   .sort((a, b) => b.length - a.length);
 const KO_STOP_WORDS =
   "어떻게 무엇을 무엇 뭐 왜 언제 어디 어디서 그 이 저 것 것을 수 좀 제가 저는 나는 우리 그리고 그런데 그래서 하지만 " +
-  "또는 혹시 정말 너무 있나요 있어요 하나요 하죠 싶은데 싶어요 싶습니다 싶은 있을까요 할까요 됩니다 합니다";
+  "또는 혹시 정말 너무 있나요 있어요 하나요 하죠 싶은데 싶어요 싶습니다 싶은 있을까요 할까요 됩니다 합니다 " +
+  // Pronouns and demonstratives (저희 is the humble 우리), and the commonest fillers.
+  "저희 너희 당신 이런 그런 저런 이렇게 그렇게 저렇게 이거 그거 저거 이것 그것 저것 여기 거기 저기 뭐가 뭔가 그냥 진짜";
 const STOP_CHARS = new Set([...ZH_STOP_CHARS, ...JA_STOP_CHARS]);
 const STOP_WORDS = new Set(`${ZH_STOP_WORDS} ${JA_STOP_WORDS} ${KO_STOP_WORDS}`.split(" "));
 

@@ -18,6 +18,7 @@ describe("Korean words are indexed by their stems", () => {
     expect(koreanStem("권한")).toBe("권한");
     expect(koreanStem("버튼")).toBe("버튼");
     expect(cjkTerms("어떻게").words).toEqual([]);
+    expect(cjkTerms("저희는").words).toEqual([]); // a pronoun, whatever its particle
     expect(cjkTerms("컴포넌트에서").bigrams).toEqual(["컴포", "포넌", "넌트"]);
   });
 });
