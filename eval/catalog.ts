@@ -101,10 +101,11 @@ export const SUITES: Suite[] = [
   heldOut("Sufra docs", "Arabic", "sufra-ar.jsonl"),
   heldOut("Prashnika docs", "Hindi", "prashnika-hi.jsonl"),
   heldOut("Yoklama docs", "Turkish", "yoklama-tr.jsonl"),
-  // Korean, two small sets beside the Vue docs: Dalbit's misses were read (a rule came of them),
-  // Saebyeok was run only before and after.
+  // Korean, two small sets beside the Vue docs, and a third small Japanese one: Dalbit's misses
+  // were read (a rule came of them), Saebyeok and Tsumiki were run only before and after.
   heldOut("Dalbit docs", "Korean", "dalbit-ko.jsonl"),
   heldOut("Saebyeok docs", "Korean", "saebyeok-ko.jsonl"),
+  heldOut("Tsumiki docs", "Japanese", "tsumiki-ja.jsonl"),
 ];
 
 /** Whether every file of a corpus is present (the sample always is). */
