@@ -101,11 +101,14 @@ export const SUITES: Suite[] = [
   heldOut("Sufra docs", "Arabic", "sufra-ar.jsonl"),
   heldOut("Prashnika docs", "Hindi", "prashnika-hi.jsonl"),
   heldOut("Yoklama docs", "Turkish", "yoklama-tr.jsonl"),
-  // Korean, two small sets beside the Vue docs, and a third small Japanese one: Dalbit's misses
-  // were read (a rule came of them), Saebyeok and Tsumiki were run only before and after.
+  // Small Korean, Japanese and Chinese sets beside the large ones: Dalbit's and Hanabi Pay's
+  // misses were read (rules were tried on them), Saebyeok, Tsumiki and Yunpiao were run only
+  // before and after (eval/README.md).
   heldOut("Dalbit docs", "Korean", "dalbit-ko.jsonl"),
   heldOut("Saebyeok docs", "Korean", "saebyeok-ko.jsonl"),
   heldOut("Tsumiki docs", "Japanese", "tsumiki-ja.jsonl"),
+  heldOut("Hanabi Pay docs", "Japanese", "hanabipay-ja.jsonl"),
+  heldOut("Yunpiao docs", "Chinese", "yunpiao-zh.jsonl"),
 ];
 
 /** Whether every file of a corpus is present (the sample always is). */
