@@ -66,15 +66,13 @@ export const searchableText = (text: string) =>
 /** Whether `language` is read by unstemmed.ts's prefix cut (PostgreSQL has no stemmer for it). */
 export const isUnstemmed = (language: Language) => (UNSTEMMED as string[]).includes(language);
 
-/** A document's text as indexed: searchableText, then cut to prefixes for an unstemmed language. */
-export const indexedText = (text: string, language: Language) => indexedTextAndLength(text, language).text;
-
 const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
 
 /**
- * indexedText and two lengths: `len`, its terms (BM25's unit: a CJK run's words, pairs and
- * characters), and `words`, the words a reader counts (a CJK run's words as the segmenter finds
- * them, not the pairs and characters beside them), which measure the knowledge base's size.
+ * A document's text as indexed — searchableText, then cut to prefixes for an unstemmed language —
+ * and two lengths: `len`, its terms (BM25's unit: a CJK run's words, pairs and characters), and
+ * `words`, the words a reader counts (a CJK run's words as the segmenter finds them, not the
+ * pairs and characters beside them), which measure the knowledge base's size.
  */
 export function indexedTextAndLength(text: string, language: Language): { text: string; len: number; words: number } {
   let cjkWords = 0;
