@@ -30,7 +30,7 @@ const QUANTITY_PAIRS = new Set(
 // Scripts without spaces: the interrogative as written inside the sentence.
 // 好几 and 十几 say "several" and "a dozen or so": no question.
 const QUANTITY_RUNS =
-  /多少|(?<![好十])几[个次天分秒年月周位种]?|多久|多长|多大|多快|いくつ|どれくらい|どのくらい|どれぐらい|何[日回分秒個件時年]|몇|얼마|เท่าไร|เท่าไหร่|กี่/u;
+  /多少|(?<![好十])几[个次天分秒年月周位种]?|多久|多长|多大|多快|いくつ|いくら|どれくらい|どのくらい|どれぐらい|何[日回分秒個件時年人円割週倍%％]|何パーセント|何[かヶカヵケ]月|몇|얼마|เท่าไร|เท่าไหร่|กี่/u;
 
 export function asksForQuantity(question: string): boolean {
   if (QUANTITY_RUNS.test(question)) return true;

@@ -78,10 +78,13 @@ describe("extract", () => {
     const asks = [
       ["How many requests a minute?", "Combien de requêtes ?", "¿Cuántas horas dura?", "Wie viele Anfragen?"],
       ["页面加载要多久？", "一天能发几次？", "몇 시간 걸리나요?", "どのくらいかかりますか？", "Сколько стоит?"],
+      // Japanese asks "how much" with いくら, a percentage or a count of months with 何.
+      ["月額はいくらですか？", "手数料って何％引かれますか？", "保存期間は何か月ですか？"],
     ].flat();
     // "Several" is no question: 好几个 in Chinese, "many" without "how".
     const asksNot = [
       "好几个页面都要用到它，怎么办？",
+      "何か設定が必要ですか？", // 何か: "something", no quantity
       "Many pages need it: how do I share it?",
       "How do I install it?",
     ];
