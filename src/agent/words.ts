@@ -8,6 +8,7 @@ import { CJK_RUN, lexemesOf, type SearchHit } from "../knowledge/index.ts";
 import { piecesOf } from "./pieces.ts";
 
 const words = new Intl.Segmenter(undefined, { granularity: "word" });
+const HIRAGANA_ONLY = /^[\p{Script=Hiragana}ーｰ]+$/u;
 
 /**
  * The words of `text`, lower-cased, a crude prefix stem for alphabetic scripts: how CJK runs are
@@ -15,7 +16,9 @@ const words = new Intl.Segmenter(undefined, { granularity: "word" });
  */
 export const termsOf = (text: string): string[] =>
   [...words.segment(text.toLowerCase())]
-    .filter((w) => w.isWordLike)
+    // What is all hiragana is Japanese grammar (で, ます, った), as search reads it (cjk.ts): a
+    // sentence sharing the question's particles is no closer to answering it.
+    .filter((w) => w.isWordLike && !HIRAGANA_ONLY.test(w.segment))
     // Latin and other cased scripts: a 5-character prefix joins inflected forms; CJK words stay whole.
     .map((w) => (/^[\p{Lu}\p{Ll}\p{N}_-]+$/u.test(w.segment) ? w.segment.slice(0, 5) : w.segment));
 

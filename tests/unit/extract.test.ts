@@ -74,6 +74,11 @@ describe("extract", () => {
     expect(quoted("What do access logs show?", content)).toEqual(["Access logs show every request to your site."]);
   });
 
+  test("Japanese: a sentence sharing the question's particles is not the answer; the one sharing its words is", () => {
+    const content = "画面で確認した場合は、ここを押します。\n\nJCBの手数料は3.6%です。";
+    expect(quoted("JCBで払った場合、手数料は？", content)[0]).toBe("JCBの手数料は3.6%です。");
+  });
+
   test("which questions ask for a quantity, in several languages and scripts", () => {
     const asks = [
       ["How many requests a minute?", "Combien de requêtes ?", "¿Cuántas horas dura?", "Wie viele Anfragen?"],
