@@ -165,7 +165,11 @@ export function cjkTerms(run: string): {
 }
 
 /** A CJK run as indexed: its words, bigrams and characters, space-separated. */
-export function segmentCjk(run: string): string {
-  const { words, bigrams, chars } = cjkTerms(run);
-  return [...words, ...bigrams, ...chars].join(" ");
-}
+export const segmentCjk = (run: string): string => indexedTerms(cjkTerms(run)).join(" ");
+
+/** The terms a run is indexed by, from its `cjkTerms`: words, bigrams, characters. */
+export const indexedTerms = ({ words, bigrams, chars }: ReturnType<typeof cjkTerms>) => [
+  ...words,
+  ...bigrams,
+  ...chars,
+];

@@ -4,7 +4,7 @@
  * guessed when none is given. Ingest and search both go through `searchableText`, so a
  * question is cut exactly as the passages were.
  */
-import { CJK_RUN, cjkTerms, fullWidthKana, HANGUL, KANA, segmentCjk } from "./cjk.ts";
+import { CJK_RUN, cjkTerms, fullWidthKana, HANGUL, indexedTerms, KANA } from "./cjk.ts";
 import { SEA_RUN, seaWords } from "./sea-words.ts";
 import { cutWords, UNSTEMMED, UNSTEMMED_FUNCTION_WORDS, type Unstemmed } from "./unstemmed.ts";
 
@@ -60,8 +60,21 @@ export const storableText = (text: string) => text.toWellFormed().replaceAll("\0
  * The text handed to `to_tsvector`: unchanged, except that text written without spaces is cut
  * into terms: CJK runs (cjk.ts), and Thai, Lao, Khmer and Burmese ones (sea-words.ts).
  */
-export const searchableText = (text: string) =>
-  spacedSea(fullWidthKana(text).replace(CJK_RUN, (run) => ` ${segmentCjk(run)} `));
+export const searchableText = (text: string) => cutCounted(text).text;
+
+/** searchableText, with its CJK runs' terms counted and their words (the segmenter's segments). */
+function cutCounted(text: string): { text: string; cjkTerms: number; cjkWords: number } {
+  let [terms, words] = [0, 0];
+  const cut = spacedSea(
+    fullWidthKana(text).replace(CJK_RUN, (run) => {
+      const found = cjkTerms(run);
+      const indexed = indexedTerms(found);
+      [terms, words] = [terms + indexed.length, words + found.length];
+      return ` ${indexed.join(" ")} `;
+    }),
+  );
+  return { text: cut, cjkTerms: terms, cjkWords: words };
+}
 
 /** Whether `language` is read by unstemmed.ts's prefix cut (PostgreSQL has no stemmer for it). */
 export const isUnstemmed = (language: Language) => (UNSTEMMED as string[]).includes(language);
@@ -75,20 +88,10 @@ const wordCount = (text: string) => text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
  * pairs and characters beside them), which measure the knowledge base's size.
  */
 export function indexedTextAndLength(text: string, language: Language): { text: string; len: number; words: number } {
-  let cjkWords = 0;
-  let cjkTokens = 0;
-  const searchable = spacedSea(
-    fullWidthKana(text).replace(CJK_RUN, (run) => {
-      const terms = cjkTerms(run);
-      const tokens = [...terms.words, ...terms.bigrams, ...terms.chars];
-      cjkWords += terms.length;
-      cjkTokens += tokens.length;
-      return ` ${tokens.join(" ")} `;
-    }),
-  );
-  const cut = isUnstemmed(language) ? cutWords(searchable) : searchable;
+  const searchable = cutCounted(text);
+  const cut = isUnstemmed(language) ? cutWords(searchable.text) : searchable.text;
   const len = wordCount(cut);
-  return { text: cut, len, words: Math.max(0, len - cjkTokens) + cjkWords };
+  return { text: cut, len, words: Math.max(0, len - searchable.cjkTerms) + searchable.cjkWords };
 }
 
 /** A SQL CASE mapping a language column to whether its text is cut (constants only). */

@@ -75,7 +75,7 @@ qmass as (
   select nullif(coalesce(sum(q.cw) filter (where q.df > 0 and not q.ctx), 0) + u.in_msg * k.unit, 0) as m,
     nullif(coalesce(sum(q.cw) filter (where q.df > 0), 0) + (u.in_msg + u.in_ctx * ${num(o.contextWeight)}) * k.unit, 0) as mc
   from qt q
-    cross join (select ${num(o.unseenWeight)} * (select words / (words + ${num(o.unseenHalfWords)}) from st)
+    cross join (select ${num(o.unseenWeight)} * (select seen from st)
       * coalesce(${sql.raw(o.unseenOf === "max" ? "max" : "avg")}(cw) filter (where df > 0 and cw > 0 and not ctx), 0) as unit from qt) k
     cross join (select count(*) filter (where not ctx) as in_msg, count(*) filter (where ctx) as in_ctx from qt
       where df = 0 and word and not framing and char_length(lexeme) > 1 and strpos(lexeme, '-') = 0
@@ -147,7 +147,7 @@ best as (
       -- context words count too, with at least one of its own: "and a permanent redirect?" is
       -- about the conversation's page.
       or exists (select 1 from pages where terms >= 1
-        and terms + ctx_terms >= greatest(2, ${num(o.minTerms)} * (select words / (words + ${num(o.unseenHalfWords)}) from st))))
+        and terms + ctx_terms >= greatest(2, ${num(o.minTerms)} * (select seen from st))))
   order by p.page_score desc, r.document_id, r.score desc, r.id
   limit ${num(o.limit)}
 )

@@ -103,7 +103,9 @@ export function termsCtes(o: Shape): SQL {
   return sql`
 with st as (
   select passages::float8 as n, case when passages > 0 then total_len::float8 / passages else 1 end as avglen,
-    total_words::float8 as words
+    -- How much of its language the knowledge base has seen (W / (W + unseenHalfWords), W its size
+    -- in words): the abstention's unseen word weight and its count of a page's words scale by it.
+    case when total_words > 0 then total_words::float8 / (total_words + ${num(o.unseenHalfWords)}) else 0 end as seen
   from (${stats}) s
 ),
 ${configCte(o)},
